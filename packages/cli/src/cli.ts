@@ -1,0 +1,75 @@
+import { createRequire } from "node:module";
+import { SkillportError } from "@skillport/host";
+import { Command, CommanderError } from "commander";
+import { call } from "./commands/call.js";
+import { check } from "./commands/check.js";
+import { list } from "./commands/list.js";
+import { serve } from "./commands/serve.js";
+
+const { version } = createRequire(import.meta.url)("../package.json") as { version: string };
+const MANIFEST_HELP = "the manifest to serve";
+const DEFAULT_MANIFEST = "skills.manifest.json";
+
+/**
+ * Runs the `skillport` command with process-style argv and resolves its exit code. Startup problems
+ * (invalid manifest, unknown package, name conflict) print their message to stderr and exit 1.
+ */
+export async function main(argv: readonly string[]): Promise<number> {
+  let exitCode = 0;
+  const program = new Command()
+    .name("skillport")
+    .description("Compose MCP tools from versioned skill packages and serve them from a manifest.")
+    .version(version)
+    .exitOverride()
+    .showHelpAfterError();
+
+  program
+    .command("serve")
+    .description("serve the manifest's tools to an MCP client")
+    .option("-m, --manifest <path>", MANIFEST_HELP, DEFAULT_MANIFEST)
+    .option("--stdio", "serve over stdin/stdout (what MCP clients spawn)", true)
+    .option("--banner", "print the tool table and how to connect to stderr")
+    .action(async (options) => {
+      exitCode = await serve(options);
+    });
+
+  program
+    .command("list")
+    .description("list the served tools: full name, risk, skill@version, title")
+    .option("-m, --manifest <path>", MANIFEST_HELP, DEFAULT_MANIFEST)
+    .option("--json", "print JSON")
+    .action(async (options) => {
+      exitCode = await list(options);
+    });
+
+  program
+    .command("call")
+    .description("call one tool through the full pipeline and print its envelope (exit 1 when it fails)")
+    .argument("<tool>", "the full tool name, e.g. notes.search_notes")
+    .argument("[arguments]", "the arguments as a JSON object", "{}")
+    .option("-m, --manifest <path>", MANIFEST_HELP, DEFAULT_MANIFEST)
+    .action(async (tool: string, json: string, options) => {
+      exitCode = await call(tool, json, options);
+    });
+
+  program
+    .command("check")
+    .description("validate the manifest, load every enabled skill and report the tool table")
+    .option("-m, --manifest <path>", MANIFEST_HELP, DEFAULT_MANIFEST)
+    .option("--json", "print JSON")
+    .action(async (options) => {
+      exitCode = await check(options);
+    });
+
+  try {
+    await program.parseAsync(argv as string[]);
+  } catch (error) {
+    if (error instanceof CommanderError) return error.exitCode === 0 ? 0 : 2;
+    if (error instanceof SkillportError) {
+      process.stderr.write(`${error.message}\n`);
+      return 1;
+    }
+    throw error;
+  }
+  return exitCode;
+}

@@ -1,0 +1,25 @@
+import { createHost } from "@skillport/host";
+import { formatTable } from "../format-table.js";
+import { quietLogger } from "../quiet-logger.js";
+import { toolRows } from "../tool-rows.js";
+
+export interface ListOptions {
+  manifest: string;
+  json?: boolean;
+}
+
+/** `skillport list`: the served tools with risk, skill@version and title. */
+export async function list(options: ListOptions): Promise<number> {
+  const host = await createHost({ manifest: options.manifest, logger: quietLogger() });
+  const rows = toolRows(host);
+  if (options.json) {
+    process.stdout.write(`${JSON.stringify(rows, null, 2)}\n`);
+  } else {
+    const table = formatTable(
+      ["TOOL", "RISK", "SKILL", "TITLE"],
+      rows.map((r) => [r.name, r.risk, r.skill, r.title]),
+    );
+    process.stdout.write(`${table}\n`);
+  }
+  return 0;
+}

@@ -1,0 +1,50 @@
+import path from "node:path";
+import { createHost } from "@skillport/host";
+import { serveHostStdio } from "@skillport/host/stdio";
+import { formatTable } from "../format-table.js";
+import { toolRows } from "../tool-rows.js";
+
+export interface ServeOptions {
+  manifest: string;
+  stdio?: boolean;
+  banner?: boolean;
+}
+
+/** `skillport serve --stdio`: serves the manifest's tools to one MCP client over stdin/stdout. */
+export async function serve(options: ServeOptions): Promise<number> {
+  const host = await createHost({ manifest: options.manifest });
+  if (options.banner) process.stderr.write(banner(options.manifest, toolRows(host)));
+  serveHostStdio(host);
+  host.logger.info({ manifest: host.manifest.file, tools: host.registry.tools.size }, "serving over stdio");
+  // The process stays up while stdin is open; the transport ends it when the client closes.
+  return new Promise<number>(() => undefined);
+}
+
+// --- internal ---
+
+function banner(manifest: string, rows: ReturnType<typeof toolRows>): string {
+  const absolute = path.resolve(manifest);
+  const table = formatTable(
+    ["TOOL", "RISK", "TITLE"],
+    rows.map((r) => [r.name, r.risk, r.title]),
+  );
+  const config = JSON.stringify(
+    { mcpServers: { skillport: { command: "npx", args: ["skillport", "serve", "--stdio", "--manifest", absolute] } } },
+    null,
+    2,
+  );
+  return `
+Skillport is serving ${rows.length} tools from ${absolute} over stdio.
+It is waiting for an MCP client on stdin; press Ctrl+C to stop.
+
+${table}
+
+Try a tool from another terminal:
+  pnpm exec skillport list
+  pnpm exec skillport call notes.search_notes '{"keyword":"agent"}'
+
+Connect a client (Claude Desktop, VS Code, Cursor) with:
+${config}
+
+`;
+}

@@ -1,0 +1,25 @@
+/** Structured log lines from a capability; the host routes them to stderr with the call's traceId. */
+export interface SkillLogger {
+  debug(message: string, data?: Record<string, unknown>): void;
+  info(message: string, data?: Record<string, unknown>): void;
+  warn(message: string, data?: Record<string, unknown>): void;
+  error(message: string, data?: Record<string, unknown>): void;
+}
+
+/**
+ * Everything a capability may use besides its parameters. No hidden globals: a skill never reads
+ * `process.env`, never keeps module-level mutable state, never writes to stdout.
+ */
+export interface SkillContext<Config = unknown> {
+  /** This skill instance's credential, resolved by the host from the manifest. */
+  token?: string | undefined;
+  /** Aborted when the client cancels or the call times out. Pass it to every I/O you start. */
+  signal: AbortSignal;
+  /** The instance's config from the manifest, validated against the skill's config schema. */
+  config: Config;
+  /** Report progress of long work; sent to clients that asked for it. */
+  progress(done: number, total?: number, message?: string): void;
+  log: SkillLogger;
+  /** Identifies this call in results, logs and audit lines. */
+  traceId: string;
+}

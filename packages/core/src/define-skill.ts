@@ -1,0 +1,106 @@
+import type { ToolDefinition } from "./define-tool.js";
+import type { ToolAnnotations } from "./risk.js";
+import { riskAnnotations } from "./risk.js";
+import type { JsonSchema, SchemaInput } from "./schema.js";
+import { toJsonSchema } from "./schema.js";
+
+/** What an author writes for a skill. */
+export interface SkillSpec<Config = unknown> {
+  /** The default MCP id, used as the tools' prefix. @example "notes" */
+  name: string;
+  /** Defaults to the package's own version, which the host reads from package.json. */
+  version?: string;
+  description?: string;
+  /**
+   * The instance config the manifest supplies, validated by the host. String fields with
+   * `format: "path"` are resolved against the manifest's folder (and `~`).
+   */
+  config?: SchemaInput;
+  // biome-ignore lint/suspicious/noExplicitAny: a skill's tools share its config type, whatever their params
+  tools: readonly ToolDefinition<Config | any>[];
+}
+
+/** A tool with its published JSON Schemas. */
+export interface RegisteredTool extends ToolDefinition {
+  inputSchema: JsonSchema;
+  /** The JSON Schema of `data`, when the tool declared an output. */
+  outputSchema: JsonSchema | undefined;
+  /** MCP annotations derived from the risk and the tool's extras. */
+  mcpAnnotations: ToolAnnotations;
+}
+
+/** A skill as `register()` hands it to the host. */
+export interface RegisteredSkill {
+  name: string;
+  version: string | undefined;
+  description: string | undefined;
+  configSchema: JsonSchema | undefined;
+  tools: RegisteredTool[];
+}
+
+/** What a skill package exports as `register`. */
+export type RegisterSkill = () => RegisteredSkill;
+
+const TOOL_NAME = /^[A-Za-z0-9_-]{1,64}$/;
+
+/**
+ * Describes a skill. Returns the `register` function the host calls; schemas are computed on the
+ * first call, not at import, so importing a skill stays cheap.
+ *
+ * @example
+ * export const register = defineSkill({ name: "notes", config: NotesConfig, tools: [searchNotesTool] });
+ */
+export function defineSkill<Config>(spec: SkillSpec<Config>): RegisterSkill {
+  let registered: RegisteredSkill | undefined;
+  return () => {
+    registered ??= registerSkill(spec as SkillSpec);
+    return registered;
+  };
+}
+
+// --- internal ---
+
+function registerSkill(spec: SkillSpec): RegisteredSkill {
+  const seen = new Set<string>();
+  const tools = spec.tools.map((tool) => {
+    if (!TOOL_NAME.test(tool.name)) {
+      throw new Error(
+        `[skill-${spec.name}] tool name "${tool.name}" is invalid: use 1-64 letters, digits, "_" or "-" (e.g. search_notes)`,
+      );
+    }
+    if (seen.has(tool.name)) {
+      throw new Error(
+        `[skill-${spec.name}] tool "${tool.name}" is defined twice; tool names must be unique in a skill`,
+      );
+    }
+    seen.add(tool.name);
+    return {
+      ...tool,
+      inputSchema: schemaOf(spec.name, tool.name, "input", tool.input),
+      outputSchema: tool.output === undefined ? undefined : schemaOf(spec.name, tool.name, "output", tool.output),
+      mcpAnnotations: riskAnnotations(tool.risk, tool.annotations),
+    };
+  });
+  return {
+    name: spec.name,
+    version: spec.version,
+    description: spec.description,
+    configSchema: spec.config === undefined ? undefined : schemaOf(spec.name, "config", "schema", spec.config),
+    tools,
+  };
+}
+
+function schemaOf(skill: string, tool: string, which: string, schema: SchemaInput): JsonSchema {
+  let json: JsonSchema;
+  try {
+    json = toJsonSchema(schema);
+  } catch (error) {
+    throw new Error(
+      `[skill-${skill}] ${tool} ${which} cannot be published as JSON Schema: ${(error as Error).message}`,
+    );
+  }
+  if (which === "input" && json.type !== "object") {
+    throw new Error(`[skill-${skill}] ${tool} input must be an object schema (MCP arguments are an object)`);
+  }
+  return json;
+}

@@ -1,0 +1,81 @@
+import type { z } from "zod";
+import type { SkillContext } from "./context.js";
+import type { ToolResult } from "./result.js";
+import type { Risk, ToolAnnotations } from "./risk.js";
+import type { SchemaInput } from "./schema.js";
+
+/** The parameters `run` receives: zod's output type (defaults applied), or a plain object for JSON Schema input. */
+export type ParamsOf<I> = I extends z.ZodType ? z.output<I> : Record<string, unknown>;
+
+/** The data a tool returns: typed from a zod output schema, else anything. */
+export type DataOf<O> = O extends z.ZodType ? z.output<O> : unknown;
+
+/** A capability: plain params in, plain data (or a {@link ToolResult}) out. */
+export type Capability<P, D, Config> = (
+  params: P,
+  ctx: SkillContext<Config>,
+) => D | ToolResult<D> | Promise<D | ToolResult<D>>;
+
+/** What an author writes for one tool. */
+export interface ToolSpec<I extends SchemaInput, O extends SchemaInput | undefined, Config> {
+  /** `<verb>_<object>`, stable: renaming a tool is a breaking change. @example "search_notes" */
+  name: string;
+  /** Short title for people. @example "Search notes" */
+  title: string;
+  /** What the tool does and when to use it, for the model. */
+  description: string;
+  /** The arguments: a zod v4 object schema or a JSON Schema object. */
+  input: I;
+  /** The shape of `data` in the envelope; advertised inside the tool's outputSchema. */
+  output?: O;
+  /** read_only | write | dangerous, mapped to MCP annotations. */
+  risk: Risk;
+  /** Hints added to the risk's annotations (idempotentHint, openWorldHint). */
+  annotations?: Omit<ToolAnnotations, "readOnlyHint" | "destructiveHint" | "title">;
+  /** One line saying what this call will do, for confirmation and audit. Pure: no I/O, no throw. */
+  buildBrief?: (params: ParamsOf<I>) => string;
+  /** Example arguments, valid against `input`. */
+  examples?: ParamsOf<I>[];
+  run: Capability<ParamsOf<I>, DataOf<O>, Config>;
+}
+
+/** A tool as the host reads it. */
+export interface ToolDefinition<Config = unknown> {
+  name: string;
+  title: string;
+  description: string;
+  input: SchemaInput;
+  output: SchemaInput | undefined;
+  risk: Risk;
+  annotations: Omit<ToolAnnotations, "readOnlyHint" | "destructiveHint" | "title">;
+  buildBrief: ((params: Record<string, unknown>) => string) | undefined;
+  examples: Record<string, unknown>[];
+  run: Capability<Record<string, unknown>, unknown, Config>;
+}
+
+/**
+ * Describes one tool over a capability. With a zod input, `run`'s params are typed from it.
+ *
+ * @example
+ * export const searchNotesTool = defineTool({
+ *   name: "search_notes", title: "Search notes", description: "Search allowed notes by keyword.",
+ *   input: z.object({ keyword: z.string().min(2) }), risk: "read_only",
+ *   run: searchNotes,
+ * });
+ */
+export function defineTool<I extends SchemaInput, O extends SchemaInput | undefined = undefined, Config = unknown>(
+  spec: ToolSpec<I, O, Config>,
+): ToolDefinition<Config> {
+  return {
+    name: spec.name,
+    title: spec.title,
+    description: spec.description,
+    input: spec.input,
+    output: spec.output,
+    risk: spec.risk,
+    annotations: spec.annotations ?? {},
+    buildBrief: spec.buildBrief as ToolDefinition["buildBrief"],
+    examples: (spec.examples ?? []) as Record<string, unknown>[],
+    run: spec.run as ToolDefinition<Config>["run"],
+  };
+}

@@ -1,0 +1,115 @@
+import type { JsonSchema } from "./schema.js";
+import type { ErrorCode } from "./skill-error.js";
+import { ERROR_CODES } from "./skill-error.js";
+
+const RESULT_BRAND = Symbol.for("skillport.result");
+
+/** Extras a capability may attach to its data. */
+export interface ResultExtras {
+  /** One line for a person or a model; the host writes a default when absent. */
+  message?: string;
+  /** The files, notes or URLs the data was drawn from. */
+  evidencePaths?: readonly string[];
+  /** Things the caller should know that did not stop the call. */
+  warnings?: readonly string[];
+  /** True when only part of the work succeeded; say what failed in `warnings`. */
+  partial?: boolean;
+}
+
+/** Data plus extras, as a capability returns it. Build one with {@link result} or {@link withEvidence}. */
+export interface ToolResult<T = unknown> extends ResultExtras {
+  readonly [RESULT_BRAND]: true;
+  data: T;
+}
+
+/**
+ * Wraps a capability's data with extras for the envelope.
+ * @example
+ * return result({ hits }, { message: `${hits.length} notes match`, evidencePaths: hits.map((h) => h.path) });
+ */
+export function result<T>(data: T, extras: ResultExtras = {}): ToolResult<T> {
+  return { [RESULT_BRAND]: true, data, ...extras };
+}
+
+/** Data with the paths it was drawn from. */
+export function withEvidence<T>(data: T, evidencePaths: readonly string[], extras: ResultExtras = {}): ToolResult<T> {
+  return result(data, { ...extras, evidencePaths });
+}
+
+/** Data that succeeded only in part: `warnings` say what did not. */
+export function partialResult<T>(data: T, warnings: readonly string[], extras: ResultExtras = {}): ToolResult<T> {
+  return result(data, { ...extras, warnings, partial: true });
+}
+
+/** True for a value built by {@link result}, also by another copy of this package. */
+export function isToolResult(value: unknown): value is ToolResult {
+  return typeof value === "object" && value !== null && (value as Record<symbol, unknown>)[RESULT_BRAND] === true;
+}
+
+/** Facts about a call, on every envelope. */
+export interface EnvelopeMeta {
+  traceId: string;
+  durationMs: number;
+  tool: string;
+  toolVersion: string;
+}
+
+/** What every tool answers with, as `structuredContent`. */
+export type Envelope<T = unknown> = SuccessEnvelope<T> | FailureEnvelope;
+
+export interface SuccessEnvelope<T = unknown> {
+  ok: true;
+  message: string;
+  data: T;
+  evidencePaths: string[];
+  warnings: string[];
+  partial?: true;
+  meta: EnvelopeMeta;
+}
+
+export interface FailureEnvelope {
+  ok: false;
+  message: string;
+  error: { code: ErrorCode; field?: string; retryable: boolean; traceId: string; status?: number };
+  warnings: string[];
+  meta: EnvelopeMeta;
+}
+
+/** The `outputSchema` a tool advertises: the envelope, with `data` described by the tool's own output schema. */
+export function envelopeSchema(dataSchema: JsonSchema | undefined): JsonSchema {
+  const { $schema: _dialect, ...data } = dataSchema ?? {};
+  return {
+    $schema: "https://json-schema.org/draft/2020-12/schema",
+    type: "object",
+    properties: {
+      ok: { type: "boolean", description: "false when the call failed; then `error` says why" },
+      message: { type: "string", description: "one line for a person or a model" },
+      data: dataSchema === undefined ? { description: "the tool's result" } : data,
+      evidencePaths: { type: "array", items: { type: "string" }, description: "what the data was drawn from" },
+      warnings: { type: "array", items: { type: "string" } },
+      partial: { type: "boolean", description: "true when only part of the work succeeded" },
+      error: {
+        type: "object",
+        properties: {
+          code: { type: "string", enum: [...ERROR_CODES] },
+          field: { type: "string", description: "JSON pointer of the argument at fault" },
+          retryable: { type: "boolean" },
+          traceId: { type: "string" },
+          status: { type: "integer" },
+        },
+        required: ["code", "retryable", "traceId"],
+      },
+      meta: {
+        type: "object",
+        properties: {
+          traceId: { type: "string" },
+          durationMs: { type: "number" },
+          tool: { type: "string" },
+          toolVersion: { type: "string" },
+        },
+        required: ["traceId", "durationMs", "tool", "toolVersion"],
+      },
+    },
+    required: ["ok", "message", "meta"],
+  };
+}

@@ -1,0 +1,42 @@
+import type { Logger } from "./log.js";
+import { createLogger } from "./log.js";
+import { loadManifest } from "./manifest/load-manifest.js";
+import type { LoadedManifest } from "./manifest/manifest.js";
+import type { Pipeline } from "./pipeline/pipeline.js";
+import { createPipeline } from "./pipeline/pipeline.js";
+import { buildRegistry } from "./registry/build-registry.js";
+import type { Registry } from "./registry/registry.js";
+
+/** Options for {@link createHost}. */
+export interface HostOptions {
+  /**
+   * A manifest file, or one already loaded with loadManifest().
+   * @default "skills.manifest.json" in the current folder
+   */
+  manifest?: string | LoadedManifest;
+  /** @default JSON lines on stderr */
+  logger?: Logger;
+}
+
+/** A manifest turned into a tool table and a call pipeline; transports serve it. */
+export interface Host {
+  manifest: LoadedManifest;
+  registry: Registry;
+  pipeline: Pipeline;
+  logger: Logger;
+}
+
+/**
+ * Loads the manifest and its skills and builds the host. Throws a SkillportError listing every problem
+ * (invalid manifest, unknown package, invalid config, name conflict) when it cannot start.
+ *
+ * @example
+ * const host = await createHost({ manifest: "./skills.manifest.json" });
+ * const outcome = await host.pipeline.call("notes.search_notes", { keyword: "agent" });
+ */
+export async function createHost(options: HostOptions = {}): Promise<Host> {
+  const manifest = typeof options.manifest === "object" ? options.manifest : await loadManifest(options.manifest);
+  const logger = options.logger ?? createLogger();
+  const registry = await buildRegistry(manifest);
+  return { manifest, registry, pipeline: createPipeline(registry, logger), logger };
+}

@@ -1,0 +1,115 @@
+import type { ErrorObject } from "ajv";
+
+/**
+ * Turns ajv errors into one line each: where (as `skills[1].mcp`, or a JSON pointer for tool arguments), what is
+ * wrong, and what is allowed. Duplicates (ajv repeats itself under `anyOf`) are dropped.
+ */
+export function describeAjvErrors(errors: readonly ErrorObject[], style: "path" | "pointer", root = ""): Problem[] {
+  const seen = new Set<string>();
+  const problems: Problem[] = [];
+  for (const error of errors) {
+    if (error.keyword === "if") continue; // the failing "then" branch says what is wrong
+    const problem = describeAjvError(error, style, root);
+    const key = `${problem.where}\u0000${problem.message}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    problems.push(problem);
+  }
+  return problems;
+}
+
+export interface Problem {
+  /** A JSON pointer (`/keyword`) or a path (`skills[1].mcp`). */
+  where: string;
+  /** What is wrong, without the location. */
+  message: string;
+}
+
+/** A JSON pointer as a person reads it: `/skills/1/mcp` → `skills[1].mcp`. */
+export function pointerToPath(pointer: string, root = ""): string {
+  let out = root;
+  for (const raw of pointer.split("/").slice(1)) {
+    const segment = raw.replaceAll("~1", "/").replaceAll("~0", "~");
+    if (/^\d+$/.test(segment)) out += `[${segment}]`;
+    else if (/^[A-Za-z_$][\w$-]*$/.test(segment)) out += out === "" ? segment : `.${segment}`;
+    else out += `[${JSON.stringify(segment)}]`;
+  }
+  return out === "" ? "(root)" : out;
+}
+
+// --- internal ---
+
+function describeAjvError(error: ErrorObject, style: "path" | "pointer", root: string): Problem {
+  let pointer = error.instancePath;
+  let message: string;
+  const p = error.params as Record<string, unknown>;
+  switch (error.keyword) {
+    case "required":
+      pointer += `/${escapePointer(String(p.missingProperty))}`;
+      message = "is required but missing";
+      break;
+    case "additionalProperties": {
+      pointer += `/${escapePointer(String(p.additionalProperty))}`;
+      const allowed = allowedProperties(error);
+      message = `is not a known field${allowed ? `; allowed fields are ${allowed}` : ""}`;
+      break;
+    }
+    case "type":
+      message = `must be ${article(String(p.type))}, got ${describeValue(error.data)}`;
+      break;
+    case "enum":
+      message = `must be one of ${(p.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(", ")}, got ${describeValue(error.data)}`;
+      break;
+    case "const":
+      message = `must be ${JSON.stringify(p.allowedValue)}`;
+      break;
+    case "minLength":
+      message = `must have at least ${String(p.limit)} characters, got ${String((error.data as string).length)}`;
+      break;
+    case "maxLength":
+      message = `must have at most ${String(p.limit)} characters, got ${String((error.data as string).length)}`;
+      break;
+    case "minimum":
+    case "maximum":
+    case "exclusiveMinimum":
+    case "exclusiveMaximum":
+      message = `must be ${String(p.comparison)} ${String(p.limit)}, got ${describeValue(error.data)}`;
+      break;
+    case "minItems":
+      message = `must have at least ${String(p.limit)} items`;
+      break;
+    case "maxItems":
+      message = `must have at most ${String(p.limit)} items`;
+      break;
+    case "format":
+      message = `must be a valid ${String(p.format)}${p.format === "date" ? " (a real calendar date, YYYY-MM-DD)" : ""}, got ${describeValue(error.data)}`;
+      break;
+    case "pattern":
+      message = `must match the pattern ${String(p.pattern)}, got ${describeValue(error.data)}`;
+      break;
+    default:
+      message = error.message ?? `fails the "${error.keyword}" rule`;
+  }
+  return { where: style === "pointer" ? pointer || "/" : pointerToPath(pointer, root), message };
+}
+
+function allowedProperties(error: ErrorObject): string | undefined {
+  const properties = (error.parentSchema as { properties?: Record<string, unknown> } | undefined)?.properties;
+  return properties === undefined ? undefined : Object.keys(properties).join(", ");
+}
+
+function escapePointer(segment: string): string {
+  return segment.replaceAll("~", "~0").replaceAll("/", "~1");
+}
+
+function article(type: string): string {
+  return /^[aeiou]/.test(type) ? `an ${type}` : `a ${type}`;
+}
+
+function describeValue(value: unknown): string {
+  if (value === null) return "null";
+  if (Array.isArray(value)) return "an array";
+  if (typeof value === "string") return JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value);
+  if (typeof value === "object") return "an object";
+  return `${typeof value} ${String(value)}`;
+}

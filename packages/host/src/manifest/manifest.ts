@@ -1,0 +1,33 @@
+/** The manifest as written in skills.manifest.json (see manifest.schema.json). */
+export interface Manifest {
+  $schema?: string;
+  name?: string;
+  version?: string;
+  separator?: Separator;
+  skills: SkillEntry[];
+}
+
+export type Separator = "." | "_" | "__";
+
+/** One skill instance in the manifest. */
+export interface SkillEntry {
+  package?: string;
+  path?: string;
+  version?: string;
+  mcp?: string;
+  enabled?: boolean;
+  config?: Record<string, unknown>;
+  tools?: { include?: string[]; exclude?: string[] };
+}
+
+/** A manifest read from disk and checked against its schema. */
+export interface LoadedManifest {
+  /** Absolute path of the manifest file. */
+  file: string;
+  /** The folder the manifest's relative paths and packages resolve from. */
+  dir: string;
+  name: string;
+  version: string;
+  separator: Separator;
+  skills: SkillEntry[];
+}

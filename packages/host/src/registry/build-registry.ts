@@ -1,0 +1,230 @@
+import os from "node:os";
+import path from "node:path";
+import type { JsonSchema, RegisteredSkill, RegisterSkill } from "@skillport/core";
+import { envelopeSchema } from "@skillport/core";
+import semver from "semver";
+import { createAjv } from "../ajv.js";
+import type { SkillportErrorCode } from "../errors.js";
+import { SkillportError } from "../errors.js";
+import { describeAjvErrors } from "../manifest/format-ajv-errors.js";
+import type { LoadedManifest, SkillEntry } from "../manifest/manifest.js";
+import type { Registry, SkillInstance, ToolEntry, ToolListing } from "./registry.js";
+import { resolveSkill } from "./resolve-skill.js";
+
+const FULL_NAME = /^[A-Za-z0-9._-]{1,128}$/;
+
+/**
+ * Loads every enabled skill of a manifest and builds the namespaced tool table. Every problem (unknown package,
+ * version mismatch, invalid config, name conflict) is collected and reported at once; any problem stops the host.
+ */
+export async function buildRegistry(manifest: LoadedManifest): Promise<Registry> {
+  const problems: Problem[] = [];
+  const ajv = createAjv();
+  const instances: SkillInstance[] = [];
+  for (const [index, entry] of manifest.skills.entries()) {
+    if (entry.enabled === false) continue;
+    try {
+      instances.push(await loadInstance(manifest, entry, index, ajv));
+    } catch (error) {
+      if (!(error instanceof SkillportError)) throw error;
+      problems.push(
+        ...(error.problems.length > 0 ? error.problems : [error.message]).map((m) => ({
+          code: error.code,
+          message: m,
+        })),
+      );
+    }
+  }
+  failOn(problems, manifest);
+
+  const tools = new Map<string, ToolEntry>();
+  const listings: ToolListing[] = [];
+  for (const instance of instances) {
+    for (const tool of selectTools(instance, manifest.skills[instance.index] as SkillEntry, problems)) {
+      const fullName = `${instance.id}${manifest.separator}${tool.name}`;
+      if (!FULL_NAME.test(fullName)) {
+        problems.push({
+          code: "SKILL_INVALID",
+          message: `${instance.source}: the full tool name "${fullName}" is invalid for MCP (letters, digits, ".", "_", "-", at most 128); choose a shorter "mcp" id`,
+        });
+        continue;
+      }
+      const taken = tools.get(fullName);
+      if (taken !== undefined) {
+        problems.push({
+          code: "TOOL_CONFLICT",
+          message: `tool "${fullName}" is defined by both ${taken.instance.source} and ${instance.source}; give one of them another "mcp" id`,
+        });
+        continue;
+      }
+      const listing: ToolListing = {
+        name: fullName,
+        title: tool.title,
+        description: tool.description,
+        inputSchema: tool.inputSchema as ToolListing["inputSchema"],
+        outputSchema: envelopeSchema(tool.outputSchema) as ToolListing["outputSchema"],
+        annotations: { title: tool.title, ...tool.mcpAnnotations },
+      };
+      tools.set(fullName, { fullName, instance, tool, listing, validate: undefined });
+      listings.push(listing);
+    }
+  }
+  failOn(problems, manifest);
+  return { instances, tools, listings };
+}
+
+// --- internal ---
+
+interface Problem {
+  code: SkillportErrorCode;
+  message: string;
+}
+
+function failOn(problems: Problem[], manifest: LoadedManifest): void {
+  if (problems.length === 0) return;
+  const first = problems[0] as Problem;
+  const noun = problems.length === 1 ? "problem" : "problems";
+  throw new SkillportError(
+    first.code,
+    `[skillport] cannot start: ${problems.length} ${noun} in ${manifest.file}:`,
+    problems.map((p) => p.message),
+  );
+}
+
+async function loadInstance(
+  manifest: LoadedManifest,
+  entry: SkillEntry,
+  index: number,
+  ajv: ReturnType<typeof createAjv>,
+): Promise<SkillInstance> {
+  const where = `skills[${index}]`;
+  const resolved = await resolveSkill(entry, manifest.dir, where);
+  if (entry.version !== undefined) {
+    if (semver.validRange(entry.version) === null) {
+      throw new SkillportError(
+        "MANIFEST_INVALID",
+        `[skillport] ${where}.version: "${entry.version}" is not a semver range (e.g. "^0.1.0")`,
+      );
+    }
+    if (!semver.satisfies(resolved.version, entry.version, { includePrerelease: true })) {
+      throw new SkillportError(
+        "VERSION_MISMATCH",
+        `[skillport] ${where}.version: the manifest asks for ${resolved.packageName}@${entry.version} but ${resolved.version} is installed; install a matching version or change the range`,
+      );
+    }
+  }
+  const skill = await importSkill(resolved.entryUrl, `${where} (${resolved.packageName})`);
+  const id = entry.mcp ?? skill.name;
+  const source = `${where} (${resolved.packageName} as "${id}")`;
+  const config = validateConfig(skill, entry, where, manifest.dir, ajv);
+  return { id, index, source, packageName: resolved.packageName, version: resolved.version, skill, config };
+}
+
+async function importSkill(entryUrl: string, where: string): Promise<RegisteredSkill> {
+  let module: { register?: unknown; default?: unknown };
+  try {
+    module = (await import(entryUrl)) as typeof module;
+  } catch (error) {
+    throw new SkillportError(
+      "SKILL_INVALID",
+      `[skillport] ${where}: importing ${entryUrl} failed: ${(error as Error).message}`,
+    );
+  }
+  const register = (typeof module.register === "function" ? module.register : module.default) as
+    | RegisterSkill
+    | undefined;
+  if (typeof register !== "function") {
+    throw new SkillportError(
+      "SKILL_INVALID",
+      `[skillport] ${where}: the module exports no register() function; export one made with defineSkill() from @skillport/core`,
+    );
+  }
+  let skill: RegisteredSkill;
+  try {
+    skill = register();
+  } catch (error) {
+    throw new SkillportError("SKILL_INVALID", `[skillport] ${where}: register() failed: ${(error as Error).message}`);
+  }
+  if (typeof skill?.name !== "string" || !Array.isArray(skill.tools)) {
+    throw new SkillportError(
+      "SKILL_INVALID",
+      `[skillport] ${where}: register() must return a skill made with defineSkill()`,
+    );
+  }
+  return skill;
+}
+
+function validateConfig(
+  skill: RegisteredSkill,
+  entry: SkillEntry,
+  where: string,
+  manifestDir: string,
+  ajv: ReturnType<typeof createAjv>,
+): unknown {
+  if (skill.configSchema === undefined) {
+    if (entry.config !== undefined && Object.keys(entry.config).length > 0) {
+      throw new SkillportError(
+        "CONFIG_INVALID",
+        `[skillport] ${where}.config: skill "${skill.name}" takes no config; remove it`,
+      );
+    }
+    return {};
+  }
+  const config = structuredClone(entry.config ?? {});
+  const validate = ajv.compile(skill.configSchema);
+  if (!validate(config)) {
+    const problems = describeAjvErrors(validate.errors ?? [], "path", `${where}.config`).map(
+      (p) => `${p.where}: ${p.message}`,
+    );
+    throw new SkillportError(
+      "CONFIG_INVALID",
+      `[skillport] ${where}.config is invalid for skill "${skill.name}":`,
+      problems,
+    );
+  }
+  return resolvePaths(config, skill.configSchema, manifestDir);
+}
+
+/** String fields declared `format: "path"` resolve against the manifest's folder; `~` is the home folder. */
+function resolvePaths(value: unknown, schema: JsonSchema, base: string): unknown {
+  if (typeof value === "string" && schema.format === "path") {
+    const home = value === "~" || value.startsWith("~/") ? path.join(os.homedir(), value.slice(1)) : value;
+    return path.resolve(base, home);
+  }
+  if (Array.isArray(value) && isSchema(schema.items)) {
+    return value.map((item) => resolvePaths(item, schema.items as JsonSchema, base));
+  }
+  if (typeof value === "object" && value !== null && isSchema(schema.properties)) {
+    const properties = schema.properties as Record<string, JsonSchema>;
+    const record = value as Record<string, unknown>;
+    for (const [key, child] of Object.entries(properties)) {
+      if (key in record) record[key] = resolvePaths(record[key], child, base);
+    }
+  }
+  return value;
+}
+
+function isSchema(value: unknown): value is JsonSchema {
+  return typeof value === "object" && value !== null;
+}
+
+function selectTools(instance: SkillInstance, entry: SkillEntry, problems: Problem[]) {
+  const { include, exclude } = entry.tools ?? {};
+  const names = new Set(instance.skill.tools.map((t) => t.name));
+  for (const [field, list] of [
+    ["include", include],
+    ["exclude", exclude],
+  ] as const) {
+    for (const name of list ?? []) {
+      if (!names.has(name)) {
+        problems.push({
+          code: "MANIFEST_INVALID",
+          message: `skills[${instance.index}].tools.${field}: skill "${instance.skill.name}" has no tool "${name}"; its tools are ${[...names].join(", ")}`,
+        });
+      }
+    }
+  }
+  return instance.skill.tools.filter(
+    (t) => (include === undefined || include.includes(t.name)) && !(exclude ?? []).includes(t.name),
+  );
+}

@@ -1,0 +1,47 @@
+import type { JsonSchema, RegisteredSkill, RegisteredTool, ToolAnnotations } from "@skillport/core";
+import type { ValidateFunction } from "ajv";
+
+/** One skill instance from the manifest, loaded and configured. */
+export interface SkillInstance {
+  /** The instance's mcp id, the prefix of its tool names. */
+  id: string;
+  /** Its position in the manifest's `skills`. */
+  index: number;
+  /** How messages name it: `skills[0] (@skillport/skill-notes as "notes")`. */
+  source: string;
+  packageName: string;
+  /** The installed package version. */
+  version: string;
+  skill: RegisteredSkill;
+  /** The validated config, defaults filled in and paths resolved. */
+  config: unknown;
+}
+
+/** A tool as tools/list shows it. */
+export interface ToolListing {
+  name: string;
+  title: string;
+  description: string;
+  inputSchema: JsonSchema & { type: "object" };
+  outputSchema: JsonSchema & { type: "object" };
+  annotations: ToolAnnotations;
+}
+
+/** One row of the dispatch table: everything a call needs, prepared once. */
+export interface ToolEntry {
+  fullName: string;
+  instance: SkillInstance;
+  tool: RegisteredTool;
+  listing: ToolListing;
+  /** Compiled on the first call, then reused. */
+  validate: ValidateFunction | undefined;
+}
+
+/** The namespaced tool table of a manifest. */
+export interface Registry {
+  instances: readonly SkillInstance[];
+  /** Full name → entry; the per-call lookup. */
+  tools: ReadonlyMap<string, ToolEntry>;
+  /** The tools/list answer, in manifest order, built once. */
+  listings: readonly ToolListing[];
+}

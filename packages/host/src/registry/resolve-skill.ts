@@ -1,0 +1,95 @@
+import { readFile } from "node:fs/promises";
+import path from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import { resolve as resolveImport } from "import-meta-resolve";
+import { SkillportError } from "../errors.js";
+import type { SkillEntry } from "../manifest/manifest.js";
+
+/** Where a manifest entry's skill lives. */
+export interface ResolvedSkill {
+  /** The package name from its package.json. */
+  packageName: string;
+  /** The installed version from its package.json. */
+  version: string;
+  /** The module to import. */
+  entryUrl: string;
+}
+
+/**
+ * Finds a skill: `package` is resolved the way Node resolves an import from the manifest's folder;
+ * `path` names a local package folder, relative to the manifest.
+ */
+export async function resolveSkill(entry: SkillEntry, manifestDir: string, where: string): Promise<ResolvedSkill> {
+  if (entry.path !== undefined) return resolveFolder(path.resolve(manifestDir, entry.path), where);
+  const name = entry.package as string;
+  let entryUrl: string;
+  try {
+    entryUrl = resolveImport(name, pathToFileURL(path.join(manifestDir, "skills.manifest.json")).href);
+  } catch (error) {
+    throw new SkillportError(
+      "SKILL_NOT_FOUND",
+      `[skillport] ${where}.package: cannot find package "${name}" from ${manifestDir}; install it there (pnpm add ${name}) or fix the name (${firstLine(error)})`,
+    );
+  }
+  const pkg = await findPackageJson(fileURLToPath(entryUrl), name);
+  if (pkg === undefined) {
+    throw new SkillportError(
+      "SKILL_INVALID",
+      `[skillport] ${where}.package: "${name}" has no package.json above its entry ${entryUrl}`,
+    );
+  }
+  return { packageName: name, version: pkg.version ?? "0.0.0", entryUrl };
+}
+
+// --- internal ---
+
+interface PackageJson {
+  name?: string;
+  version?: string;
+  main?: string;
+  exports?: unknown;
+}
+
+async function resolveFolder(folder: string, where: string): Promise<ResolvedSkill> {
+  const pkg = await readPackageJson(path.join(folder, "package.json"));
+  if (pkg === undefined) {
+    throw new SkillportError(
+      "SKILL_NOT_FOUND",
+      `[skillport] ${where}.path: ${folder} holds no package.json; point "path" at a skill package folder`,
+    );
+  }
+  let entryUrl: string;
+  try {
+    // A package may import itself by name when it has "exports": the same rule Node applies.
+    entryUrl =
+      pkg.name !== undefined && pkg.exports !== undefined
+        ? resolveImport(pkg.name, pathToFileURL(path.join(folder, "package.json")).href)
+        : pathToFileURL(path.join(folder, pkg.main ?? "index.js")).href;
+  } catch (error) {
+    throw new SkillportError(
+      "SKILL_INVALID",
+      `[skillport] ${where}.path: cannot resolve the entry of ${folder} (${firstLine(error)}); is it built?`,
+    );
+  }
+  return { packageName: pkg.name ?? path.basename(folder), version: pkg.version ?? "0.0.0", entryUrl };
+}
+
+async function findPackageJson(file: string, name: string): Promise<PackageJson | undefined> {
+  for (let dir = path.dirname(file); ; dir = path.dirname(dir)) {
+    const pkg = await readPackageJson(path.join(dir, "package.json"));
+    if (pkg?.name === name) return pkg;
+    if (path.dirname(dir) === dir) return undefined;
+  }
+}
+
+async function readPackageJson(file: string): Promise<PackageJson | undefined> {
+  try {
+    return JSON.parse(await readFile(file, "utf8")) as PackageJson;
+  } catch {
+    return undefined;
+  }
+}
+
+function firstLine(error: unknown): string {
+  return String((error as Error).message ?? error).split("\n")[0] ?? "";
+}

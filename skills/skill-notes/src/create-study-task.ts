@@ -1,0 +1,126 @@
+import { mkdir, open, realpath } from "node:fs/promises";
+import path from "node:path";
+import type { SkillContext } from "@skillport/core";
+import { defineTool, result, SkillError } from "@skillport/core";
+import { stringify } from "yaml";
+import { z } from "zod";
+import type { NotesConfig } from "./config.js";
+import { readNote, realVault, resolveNotePath } from "./vault.js";
+
+export const CreateStudyTaskInput = z
+  .object({
+    title: z
+      .string()
+      .min(1)
+      .max(120)
+      .regex(/\S/, "title must contain a visible character")
+      .describe("What to study, as the task's title")
+      .meta({ examples: ["Review the MCP tool annotations"] }),
+    source_note: z
+      .string()
+      .min(1)
+      .max(500)
+      .describe("The vault-relative path of an existing note the task is about")
+      .meta({ examples: ["AI-Agent/mcp-basics.md"] }),
+    due_date: z.iso
+      .date()
+      .optional()
+      .describe("When the task is due, as a real calendar date YYYY-MM-DD")
+      .meta({ examples: ["2026-12-15"] }),
+  })
+  .strict();
+
+export const CreateStudyTaskOutput = z.object({
+  path: z.string().describe("The new task note, relative to the vault"),
+  title: z.string(),
+  source: z.string(),
+  due: z.string().nullable(),
+  created: z.string().describe("ISO timestamp"),
+});
+
+export type CreateStudyTaskParams = z.output<typeof CreateStudyTaskInput>;
+
+const MAX_NAME_ATTEMPTS = 100;
+
+/** Writes a study task note into the tasks folder. Never overwrites: a taken name gets a numbered suffix. */
+export async function createStudyTask(params: CreateStudyTaskParams, ctx: SkillContext<NotesConfig>) {
+  ctx.signal.throwIfAborted();
+  const source = await resolveNotePath(ctx.config, "all-allowed", params.source_note, "/source_note");
+  const sourceNote = await readNote(ctx.config, source.relative, source.real);
+  const vault = await realVault(ctx.config);
+  const folder = path.join(vault, ctx.config.tasksFolder);
+  await mkdir(folder, { recursive: true });
+  const realFolder = await realpath(folder);
+  if (path.relative(vault, realFolder).startsWith("..")) {
+    throw new SkillError({
+      code: "PERMISSION_DENIED",
+      message: `the tasks folder "${ctx.config.tasksFolder}" is outside the vault; fix "tasksFolder" in the manifest config`,
+    });
+  }
+  const created = new Date().toISOString();
+  const frontmatter = {
+    title: params.title,
+    source: source.relative,
+    due: params.due_date ?? null,
+    created,
+    type: "study-task",
+  };
+  const text = `---\n${stringify(frontmatter)}---\n\n# ${params.title}\n\nStudy [[${source.relative}]] (${sourceNote.title}).\n`;
+  const base = `${created.slice(0, 10)}-${slug(params.title)}`;
+  for (let attempt = 1; attempt <= MAX_NAME_ATTEMPTS; attempt++) {
+    ctx.signal.throwIfAborted();
+    const name = attempt === 1 ? `${base}.md` : `${base}-${attempt}.md`;
+    let handle: Awaited<ReturnType<typeof open>>;
+    try {
+      handle = await open(path.join(realFolder, name), "wx"); // "x": fail if it exists, never overwrite
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === "EEXIST") continue;
+      throw error;
+    }
+    try {
+      await handle.writeFile(text, "utf8");
+    } finally {
+      await handle.close();
+    }
+    const relative = path.relative(vault, path.join(realFolder, name)).split(path.sep).join("/");
+    return result(
+      { path: relative, title: params.title, source: source.relative, due: params.due_date ?? null, created },
+      { message: `Created study task ${relative}`, evidencePaths: [relative, source.relative] },
+    );
+  }
+  throw new SkillError({
+    code: "CONFLICT",
+    message: `${MAX_NAME_ATTEMPTS} task notes named "${base}" already exist; choose another title`,
+    field: "/title",
+  });
+}
+
+export const createStudyTaskTool = defineTool({
+  name: "create_study_task",
+  title: "Create study task",
+  description:
+    "Create a study task note about an existing note, with an optional due date. Writes a new Markdown file in the tasks folder and never overwrites one; returns its path.",
+  input: CreateStudyTaskInput,
+  output: CreateStudyTaskOutput,
+  risk: "write",
+  annotations: { idempotentHint: false, openWorldHint: false },
+  examples: [
+    { title: "Review the MCP tool annotations", source_note: "AI-Agent/mcp-basics.md", due_date: "2026-12-15" },
+  ],
+  buildBrief: (p) => `Create study task “${p.title}” about ${p.source_note}${p.due_date ? `, due ${p.due_date}` : ""}`,
+  run: createStudyTask,
+});
+
+// --- internal ---
+
+/** Letters and digits of any script survive (Chinese titles stay readable); the rest becomes "-". */
+function slug(title: string): string {
+  const cleaned = title
+    .normalize("NFKC")
+    .toLocaleLowerCase()
+    .replace(/[^\p{L}\p{N}]+/gu, "-")
+    .replace(/^-+|-+$/g, "")
+    .slice(0, 60)
+    .replace(/-+$/, "");
+  return cleaned === "" ? "task" : cleaned;
+}
