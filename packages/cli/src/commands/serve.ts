@@ -1,3 +1,4 @@
+import { realpathSync } from "node:fs";
 import path from "node:path";
 import { createHost } from "@skillport/host";
 import { serveHostStdio } from "@skillport/host/stdio";
@@ -28,11 +29,13 @@ function banner(manifest: string, rows: ReturnType<typeof toolRows>): string {
     ["TOOL", "RISK", "TITLE"],
     rows.map((r) => [r.name, r.risk, r.title]),
   );
-  const config = JSON.stringify(
-    { mcpServers: { skillport: { command: "npx", args: ["skillport", "serve", "--stdio", "--manifest", absolute] } } },
-    null,
-    2,
-  );
+  // The command a client spawns: this very CLI, by absolute path, so it works from any folder.
+  const server = {
+    command: process.execPath,
+    args: [realpathSync(process.argv[1] ?? "skillport"), "serve", "--stdio", "--manifest", absolute],
+  };
+  const claude = JSON.stringify({ mcpServers: { skillport: server } }, null, 2);
+  const vscode = JSON.stringify({ servers: { skillport: { type: "stdio", ...server } } }, null, 2);
   return `
 Skillport is serving ${rows.length} tools from ${absolute} over stdio.
 It is waiting for an MCP client on stdin; press Ctrl+C to stop.
@@ -43,8 +46,11 @@ Try a tool from another terminal:
   pnpm exec skillport list
   pnpm exec skillport call notes.search_notes '{"keyword":"agent"}'
 
-Connect a client (Claude Desktop, VS Code, Cursor) with:
-${config}
+Connect Claude Desktop (claude_desktop_config.json) or Cursor (.cursor/mcp.json):
+${claude}
+
+Connect VS Code (.vscode/mcp.json):
+${vscode}
 
 `;
 }

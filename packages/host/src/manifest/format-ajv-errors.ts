@@ -64,10 +64,10 @@ function describeAjvError(error: ErrorObject, style: "path" | "pointer", root: s
       message = `must be ${JSON.stringify(p.allowedValue)}`;
       break;
     case "minLength":
-      message = `must have at least ${String(p.limit)} characters, got ${String((error.data as string).length)}`;
+      message = `must have at least ${String(p.limit)} characters, got ${lengthOf(error.data)}`;
       break;
     case "maxLength":
-      message = `must have at most ${String(p.limit)} characters, got ${String((error.data as string).length)}`;
+      message = `must have at most ${String(p.limit)} characters, got ${lengthOf(error.data)}`;
       break;
     case "minimum":
     case "maximum":
@@ -96,6 +96,10 @@ function describeAjvError(error: ErrorObject, style: "path" | "pointer", root: s
 function allowedProperties(error: ErrorObject): string | undefined {
   const properties = (error.parentSchema as { properties?: Record<string, unknown> } | undefined)?.properties;
   return properties === undefined ? undefined : Object.keys(properties).join(", ");
+}
+
+function lengthOf(value: unknown): string {
+  return typeof value === "string" ? String([...value].length) : describeValue(value);
 }
 
 function escapePointer(segment: string): string {

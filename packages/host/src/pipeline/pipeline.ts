@@ -6,7 +6,7 @@ import type { Logger } from "../log.js";
 import type { Registry, ToolEntry } from "../registry/registry.js";
 import type { CallFacts, CallOutcome } from "./envelope.js";
 import { failureOutcome, successOutcome, thrownOutcome } from "./envelope.js";
-import { validateArguments } from "./validate-arguments.js";
+import { SchemaCompileError, validateArguments } from "./validate-arguments.js";
 
 /** Options for one call. */
 export interface CallOptions {

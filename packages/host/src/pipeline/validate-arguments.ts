@@ -16,7 +16,7 @@ export function validateArguments(ajv: Ajv2020, entry: ToolEntry, args: unknown)
   if (typeof args !== "object" || args === null || Array.isArray(args)) {
     return { field: "/", message: "arguments must be a JSON object" };
   }
-  entry.validate ??= ajv.compile(entry.tool.inputSchema);
+  entry.validate ??= compile(ajv, entry);
   if (entry.validate(args)) return undefined;
   const problems = describeAjvErrors(entry.validate.errors ?? [], "pointer");
   const first = problems[0] ?? { where: "/", message: "does not match the input schema" };
@@ -24,7 +24,20 @@ export function validateArguments(ajv: Ajv2020, entry: ToolEntry, args: unknown)
   return { field: first.where, message: `invalid arguments for ${entry.fullName}: ${all}` };
 }
 
+/** Thrown when a tool's published input schema does not compile: the skill's fault, not the caller's. */
+export class SchemaCompileError extends Error {
+  override readonly name = "SchemaCompileError";
+}
+
 // --- internal ---
+
+function compile(ajv: Ajv2020, entry: ToolEntry) {
+  try {
+    return ajv.compile(entry.tool.inputSchema);
+  } catch (error) {
+    throw new SchemaCompileError(`${entry.fullName}: ${(error as Error).message}`, { cause: error });
+  }
+}
 
 function label(pointer: string): string {
   return pointer === "/" ? "the arguments" : pointer.slice(1);

@@ -1,0 +1,126 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Workspace } from "./workspace.js";
+import { makeWorkspace, NOTES_SKILL, runCli } from "./workspace.js";
+
+describe("skillport refuses to start on a broken manifest", () => {
+  let ws: Workspace;
+
+  beforeAll(async () => {
+    ws = await makeWorkspace();
+  });
+  afterAll(() => ws.dispose());
+
+  it("exits non-zero on two instances giving the same full name, naming both entries", async () => {
+    const manifest = await ws.writeManifest(
+      {
+        skills: [
+          { path: NOTES_SKILL, mcp: "notes", config: { vault: "./vault" } },
+          { path: NOTES_SKILL, mcp: "notes", config: { vault: "./other-vault" } },
+        ],
+      },
+      "conflict.json",
+    );
+    const { code, stdout, stderr } = await runCli(["serve", "--stdio", "--manifest", manifest], ws.dir);
+    expect(code).toBe(1);
+    expect(stdout).toBe("");
+    expect(stderr).toContain('tool "notes.search_notes" is defined by both skills[0]');
+    expect(stderr).toContain('and skills[1] (@skillport/skill-notes as "notes")');
+  });
+
+  it.each([
+    [
+      "an unknown field",
+      { skills: [{ path: NOTES_SKILL, config: { vault: "./vault" }, enable: false }] },
+      "skills[0].enable: is not a known field",
+    ],
+    [
+      "a wrong type",
+      { skills: [{ path: NOTES_SKILL, config: { vault: "./vault" }, enabled: "no" }] },
+      'skills[0].enabled: must be a boolean, got "no"',
+    ],
+    [
+      "an unknown package",
+      { skills: [{ package: "@skillport/skill-missing" }] },
+      'skills[0].package: cannot find package "@skillport/skill-missing"',
+    ],
+    [
+      "an invalid config",
+      { skills: [{ path: NOTES_SKILL, config: { vault: 3 } }] },
+      "skills[0].config.vault: must be a string, got number 3",
+    ],
+  ])("exits non-zero on %s, naming the field", async (_case, manifest, expected) => {
+    const file = await ws.writeManifest(manifest, "broken.json");
+    for (const command of [["serve", "--stdio"], ["list"], ["check"]]) {
+      const { code, stderr } = await runCli([...command, "--manifest", file], ws.dir);
+      expect(code, command.join(" ")).toBe(1);
+      expect(stderr).toContain(expected);
+    }
+  });
+
+  it("says how to fix a missing manifest", async () => {
+    const { code, stderr } = await runCli(["list", "--manifest", "nope.json"], ws.dir);
+    expect(code).toBe(1);
+    expect(stderr).toContain("pass --manifest <path>");
+  });
+});
+
+describe("skillport list, call and check", () => {
+  let ws: Workspace;
+
+  beforeAll(async () => {
+    ws = await makeWorkspace();
+  });
+  afterAll(() => ws.dispose());
+
+  it("lists full name, risk, skill@version and title, as a table or JSON", async () => {
+    const table = await runCli(["list", "--manifest", ws.manifest], ws.dir);
+    expect(table.code).toBe(0);
+    expect(table.stdout.split("\n")[0]).toMatch(/^TOOL\s+RISK\s+SKILL\s+TITLE$/);
+    expect(table.stdout).toMatch(
+      /notes\.create_study_task\s+write\s+@skillport\/skill-notes@0\.1\.0\s+Create study task/,
+    );
+    const json = await runCli(["list", "--json", "--manifest", ws.manifest], ws.dir);
+    expect(JSON.parse(json.stdout)).toContainEqual({
+      name: "notes.search_notes",
+      risk: "read_only",
+      skill: "@skillport/skill-notes@0.1.0",
+      title: "Search notes",
+    });
+  });
+
+  it("finds skills.manifest.json in the current folder by default", async () => {
+    const { code, stdout } = await runCli(["list"], ws.dir);
+    expect(code).toBe(0);
+    expect(stdout).toContain("notes.read_note");
+  });
+
+  it("prints the envelope of a call and exits 0, or 1 when it fails", async () => {
+    const ok = await runCli(["call", "notes.search_notes", '{"keyword":"rust","scope":"all-allowed"}'], ws.dir);
+    expect(ok.code).toBe(0);
+    const found = JSON.parse(ok.stdout);
+    expect(found.ok).toBe(true);
+    expect(found.data.hits[0].path).toBe("Learning/rust-ownership.md");
+    const bad = await runCli(["call", "notes.read_note", '{"path":"Private/medical.md"}'], ws.dir);
+    expect(bad.code).toBe(1);
+    expect(JSON.parse(bad.stdout)).toMatchObject({ ok: false, error: { code: "PERMISSION_DENIED", field: "/path" } });
+    expect(bad.stdout).not.toContain("SECRET-PRIVATE-MARKER");
+  });
+
+  it("explains arguments that are not JSON, and unknown tools", async () => {
+    const notJson = await runCli(["call", "notes.search_notes", "{keyword:agent}"], ws.dir);
+    expect(notJson.code).toBe(2);
+    expect(notJson.stderr).toContain("not valid JSON");
+    const unknown = await runCli(["call", "notes.nope", "{}"], ws.dir);
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toContain('unknown tool "notes.nope"');
+  });
+
+  it("checks a manifest and reports its tool table", async () => {
+    const { code, stdout } = await runCli(["check", "--json"], ws.dir);
+    expect(code).toBe(0);
+    expect(JSON.parse(stdout)).toMatchObject({
+      ok: true,
+      instances: [{ mcp: "notes", tools: ["notes.search_notes", "notes.read_note", "notes.create_study_task"] }],
+    });
+  });
+});

@@ -1,0 +1,33 @@
+import { readFile } from "node:fs/promises";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { describe, expect, it } from "vitest";
+
+const DIST = fileURLToPath(new URL("../dist/", import.meta.url));
+
+/** Every module the built file pulls in, following relative imports through the bundle's chunks. */
+async function importsOf(file: string, seen = new Set<string>()): Promise<string[]> {
+  if (seen.has(file)) return [];
+  seen.add(file);
+  const source = await readFile(file, "utf8");
+  const specifiers = [
+    ...source.matchAll(/(?:import|export)\s[^;]*?from\s*["']([^"']+)["']|import\(\s*["']([^"']+)["']\s*\)/g),
+  ].map((m) => (m[1] ?? m[2]) as string);
+  const nested = await Promise.all(
+    specifiers.filter((s) => s.startsWith(".")).map((s) => importsOf(path.resolve(path.dirname(file), s), seen)),
+  );
+  return [...specifiers, ...nested.flat()];
+}
+
+describe("the root entry of @skillport/host", () => {
+  it("imports no MCP SDK: transports live behind @skillport/host/stdio", async () => {
+    const imports = await importsOf(path.join(DIST, "index.js"));
+    expect(imports).toContain("ajv/dist/2020.js");
+    expect(imports.filter((s) => s.startsWith("@modelcontextprotocol"))).toEqual([]);
+  });
+
+  it("while the stdio entry does", async () => {
+    const imports = await importsOf(path.join(DIST, "stdio.js"));
+    expect(imports).toContain("@modelcontextprotocol/server/stdio");
+  });
+});

@@ -1,0 +1,148 @@
+import os from "node:os";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { SkillportError } from "../src/errors.js";
+import { buildRegistry } from "../src/registry/build-registry.js";
+import { BROKEN_IMPORT, ECHO, FIXTURES, manifestOf, NOTES } from "./helpers.js";
+
+async function failureOf(json: unknown): Promise<SkillportError> {
+  try {
+    await buildRegistry(manifestOf(json));
+  } catch (error) {
+    expect(error).toBeInstanceOf(SkillportError);
+    return error as SkillportError;
+  }
+  throw new Error("the registry was built");
+}
+
+const notes = (extra: Record<string, unknown> = {}) => ({ path: NOTES, config: { vault: "./vault" }, ...extra });
+
+describe("buildRegistry", () => {
+  it("namespaces tools as <mcp><separator><tool>, in manifest order", async () => {
+    const registry = await buildRegistry(manifestOf({ skills: [notes(), { path: ECHO, mcp: "say" }] }));
+    expect([...registry.tools.keys()]).toEqual([
+      "notes.search_notes",
+      "notes.read_note",
+      "notes.create_study_task",
+      "say.echo",
+      "say.plain",
+      "say.nothing",
+      "say.fail",
+      "say.boom",
+      "say.wait",
+      "say.config",
+    ]);
+    expect(registry.listings.map((l) => l.name)).toEqual([...registry.tools.keys()]);
+    const echo = registry.tools.get("say.echo");
+    expect(echo?.instance).toMatchObject({ id: "say", packageName: "fixture-skill-echo", version: "1.4.2" });
+    expect(echo?.listing.annotations).toEqual({ title: "Echo", readOnlyHint: true, destructiveHint: false });
+    expect(registry.tools.get("say.fail")?.listing.annotations).toMatchObject({ destructiveHint: true });
+  });
+
+  it("uses the skill's name when the entry gives no mcp id, and the chosen separator", async () => {
+    const registry = await buildRegistry(manifestOf({ separator: "__", skills: [{ path: ECHO }] }));
+    expect(registry.tools.has("echo__echo")).toBe(true);
+  });
+
+  it("resolves a package the way Node resolves an import from the manifest's folder", async () => {
+    const registry = await buildRegistry(
+      manifestOf({ skills: [{ package: "@skillport/skill-notes", config: { vault: "./v" } }] }),
+    );
+    expect(registry.instances[0]).toMatchObject({ id: "notes", packageName: "@skillport/skill-notes" });
+  });
+
+  it("validates the config, fills its defaults and resolves path fields against the manifest's folder", async () => {
+    const registry = await buildRegistry(manifestOf({ skills: [notes(), { path: ECHO, config: { dir: "~/x" } }] }));
+    expect(registry.instances[0]?.config).toMatchObject({ vault: path.join(FIXTURES, "vault"), tasksFolder: "Tasks" });
+    expect(registry.instances[1]?.config).toEqual({ prefix: "", dir: path.join(os.homedir(), "x") });
+  });
+
+  it("refuses two tools with the same full name, naming both manifest entries", async () => {
+    const error = await failureOf({ skills: [notes({ mcp: "notes" }), notes({ mcp: "notes" })] });
+    expect(error.code).toBe("TOOL_CONFLICT");
+    expect(error.problems).toHaveLength(3);
+    expect(error.problems[0]).toBe(
+      `tool "notes.search_notes" is defined by both skills[0] (@skillport/skill-notes as "notes") and skills[1] (@skillport/skill-notes as "notes"); give one of them another "mcp" id`,
+    );
+  });
+
+  it("allows the same skill twice under different mcp ids", async () => {
+    const registry = await buildRegistry(manifestOf({ skills: [notes({ mcp: "a" }), notes({ mcp: "b" })] }));
+    expect(registry.tools.size).toBe(6);
+    expect(registry.instances[0]).not.toBe(registry.instances[1]);
+  });
+
+  it.each([
+    [
+      "an unknown package",
+      { package: "@skillport/skill-nope" },
+      "SKILL_NOT_FOUND",
+      'skills[0].package: cannot find package "@skillport/skill-nope"',
+    ],
+    ["a folder without a package", { path: "./nowhere" }, "SKILL_NOT_FOUND", "skills[0].path:"],
+    ["a module that fails to import", { path: BROKEN_IMPORT }, "SKILL_INVALID", "this skill cannot be imported"],
+    [
+      "a version the package does not satisfy",
+      { path: ECHO, version: "^2.0.0" },
+      "VERSION_MISMATCH",
+      "fixture-skill-echo@^2.0.0 but 1.4.2 is installed",
+    ],
+    [
+      "a version that is not a range",
+      { path: ECHO, version: "latest-and-greatest" },
+      "MANIFEST_INVALID",
+      "not a semver range",
+    ],
+    [
+      "a config missing a required field",
+      { path: NOTES, config: {} },
+      "CONFIG_INVALID",
+      "skills[0].config.vault: is required but missing",
+    ],
+    [
+      "a config field of the wrong type",
+      { path: NOTES, config: { vault: "./v", maxNoteBytes: "big" } },
+      "CONFIG_INVALID",
+      'skills[0].config.maxNoteBytes: must be an integer, got "big"',
+    ],
+    [
+      "an unknown config field",
+      { path: NOTES, config: { vault: "./v", vualt: 1 } },
+      "CONFIG_INVALID",
+      "skills[0].config.vualt: is not a known field",
+    ],
+    [
+      "an unknown tool in exclude",
+      { path: ECHO, tools: { exclude: ["ecco"] } },
+      "MANIFEST_INVALID",
+      'skills[0].tools.exclude: skill "echo" has no tool "ecco"',
+    ],
+  ])("stops on %s, naming the field", async (_case, entry, code, expected) => {
+    const error = await failureOf({ skills: [entry] });
+    expect(error.code).toBe(code);
+    expect(error.message).toContain(expected);
+  });
+
+  it("reports the problems of every entry at once", async () => {
+    const error = await failureOf({ skills: [{ package: "@skillport/skill-nope" }, { path: NOTES, config: {} }] });
+    expect(error.problems.map((p) => p.slice(0, 14))).toEqual(["[skillport] sk", "skills[1].conf"]);
+  });
+
+  it("never imports a disabled instance", async () => {
+    const registry = await buildRegistry(
+      manifestOf({ skills: [{ path: BROKEN_IMPORT, enabled: false }, { path: ECHO }] }),
+    );
+    expect(registry.instances.map((i) => i.id)).toEqual(["echo"]);
+  });
+
+  it("serves only the included tools, or all but the excluded", async () => {
+    const included = await buildRegistry(
+      manifestOf({ skills: [{ path: ECHO, tools: { include: ["echo", "plain"] } }] }),
+    );
+    expect([...included.tools.keys()]).toEqual(["echo.echo", "echo.plain"]);
+    const excluded = await buildRegistry(
+      manifestOf({ skills: [notes({ tools: { exclude: ["create_study_task"] } })] }),
+    );
+    expect([...excluded.tools.keys()]).toEqual(["notes.search_notes", "notes.read_note"]);
+  });
+});

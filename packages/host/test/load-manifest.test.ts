@@ -1,0 +1,84 @@
+import { mkdtemp, writeFile } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { SkillportError } from "../src/errors.js";
+import { loadManifest } from "../src/manifest/load-manifest.js";
+import { manifestOf } from "./helpers.js";
+
+function problemsOf(json: unknown): SkillportError {
+  try {
+    manifestOf(json);
+  } catch (error) {
+    expect(error).toBeInstanceOf(SkillportError);
+    return error as SkillportError;
+  }
+  throw new Error("the manifest was accepted");
+}
+
+describe("loadManifest", () => {
+  it("fills defaults and resolves from the manifest's folder", () => {
+    const manifest = manifestOf({ skills: [{ package: "@skillport/skill-notes" }] });
+    expect(manifest).toMatchObject({ name: "skillport", version: "0.0.0", separator: "." });
+    expect(path.basename(manifest.dir)).toBe("fixtures");
+  });
+
+  it.each([
+    [
+      "an unknown top-level field",
+      { skills: [], bogus: 1 },
+      "bogus: is not a known field; allowed fields are $schema, name",
+    ],
+    ["an unknown field in an entry", { skills: [{ package: "a", mpc: "x" }] }, "skills[0].mpc: is not a known field"],
+    ["a wrong type", { skills: [{ package: "a", enabled: "yes" }] }, 'skills[0].enabled: must be a boolean, got "yes"'],
+    ["skills not an array", { skills: {} }, "skills: must be an array, got an object"],
+    ["a missing skills list", {}, "skills: is required but missing"],
+    ["a bad separator", { separator: "/", skills: [] }, 'separator: must be one of ".", "_", "__", got "/"'],
+    ["a bad mcp id", { skills: [{ package: "a", mcp: "no spaces" }] }, "skills[0].mcp: must match the pattern"],
+    ["a bad package name", { skills: [{ package: "Not A Package" }] }, "skills[0].package: must match the pattern"],
+    [
+      "package and path together",
+      { skills: [{ package: "a", path: "./b" }] },
+      'skills[0]: give exactly one of "package"',
+    ],
+    ["neither package nor path", { skills: [{ mcp: "x" }] }, 'skills[0]: give exactly one of "package"'],
+    [
+      "include and exclude together",
+      { skills: [{ package: "a", tools: { include: ["x"], exclude: ["y"] } }] },
+      'skills[0].tools: use "include" or "exclude", not both',
+    ],
+  ])("names the field for %s", (_case, json, expected) => {
+    const error = problemsOf(json);
+    expect(error.code).toBe("MANIFEST_INVALID");
+    expect(error.message).toContain(expected);
+  });
+
+  it("reports every problem at once", () => {
+    const error = problemsOf({
+      skills: [
+        { package: "a", enabled: 1 },
+        { path: "b", bogus: true },
+      ],
+      separator: "+",
+    });
+    expect(error.problems).toHaveLength(3);
+  });
+
+  it("says where the file should be when it is missing", async () => {
+    const dir = await mkdtemp(path.join(os.tmpdir(), "skillport-manifest-"));
+    await expect(loadManifest(path.join(dir, "skills.manifest.json"))).rejects.toMatchObject({
+      code: "MANIFEST_NOT_FOUND",
+      message: expect.stringContaining("--manifest"),
+    });
+  });
+
+  it("names the file when it is not JSON", async () => {
+    const dir = await mkdtemp(path.join(os.tmpdir(), "skillport-manifest-"));
+    const file = path.join(dir, "skills.manifest.json");
+    await writeFile(file, '{ "skills": [ }');
+    await expect(loadManifest(file)).rejects.toMatchObject({
+      code: "MANIFEST_INVALID",
+      message: expect.stringContaining(file),
+    });
+  });
+});
