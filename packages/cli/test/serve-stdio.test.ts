@@ -9,6 +9,7 @@ import { CLI, makeWorkspace } from "./workspace.js";
 type Envelope = {
   ok: boolean;
   message: string;
+  // biome-ignore lint/suspicious/noExplicitAny: each tool's data has its own shape; the assertions say which
   data?: any;
   error?: { code: string; field?: string; retryable: boolean; traceId: string };
   evidencePaths?: string[];

@@ -101,3 +101,17 @@ describe("the call pipeline", () => {
     await expect(pipeline.call("echo.nope", {})).rejects.toMatchObject({ code: "UNKNOWN_TOOL" });
   });
 });
+
+describe("a tool whose input schema cannot compile", () => {
+  it("answers INTERNAL naming the tool, and keeps the host serving", async () => {
+    const registry = await buildRegistry(manifestOf({ skills: [{ path: ECHO }] }));
+    const entry = registry.tools.get("echo.plain");
+    if (entry === undefined) throw new Error("fixture tool missing");
+    entry.tool = { ...entry.tool, inputSchema: { type: "object", properties: { a: { type: "no-such-type" } } } };
+    const pipeline = createPipeline(registry, silentLogger());
+    const outcome = await pipeline.call("echo.plain", {});
+    expect(outcome.envelope).toMatchObject({ ok: false, error: { code: "INTERNAL" } });
+    expect(outcome.envelope.message).toContain("echo.plain has an input schema the host cannot compile");
+    expect((await pipeline.call("echo.echo", { text: "still here" })).envelope.ok).toBe(true);
+  });
+});

@@ -44,6 +44,7 @@ export function createPipeline(registry: Registry, logger: Logger): Pipeline {
       try {
         problem = validateArguments(ajv, entry, input);
       } catch (error) {
+        if (!(error instanceof SchemaCompileError)) throw error;
         logger.error({ err: error, traceId: facts.traceId, tool: fullName }, "input schema does not compile");
         return failureOutcome(
           facts,
