@@ -11,8 +11,10 @@ export interface SkillLogger {
  * `process.env`, never keeps module-level mutable state, never writes to stdout.
  */
 export interface SkillContext<Config = unknown> {
-  /** This skill instance's credential, resolved by the host from the manifest. */
+  /** This skill instance's `token` credential, resolved by the host from the manifest. */
   token?: string | undefined;
+  /** Every credential this instance was given, by name (`token` included). Never another instance's. */
+  credentials: Readonly<Record<string, string | undefined>>;
   /** Aborted when the client cancels or the call times out. Pass it to every I/O you start. */
   signal: AbortSignal;
   /** The instance's config from the manifest, validated against the skill's config schema. */

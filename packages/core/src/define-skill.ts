@@ -16,8 +16,26 @@ export interface SkillSpec<Config = unknown> {
    * `format: "path"` are resolved against the manifest's folder (and `~`).
    */
   config?: SchemaInput;
+  /**
+   * The credentials the skill needs, by name; the manifest says where each comes from
+   * (`"credentials": { "token": { "env": "GITHUB_TOKEN" } }`). `token` reaches `ctx.token`, every one
+   * reaches `ctx.credentials.<name>`.
+   * @example { token: { required: true, description: "A GitHub token with repo scope" } }
+   */
+  credentials?: Readonly<Record<string, CredentialSpec>>;
   // biome-ignore lint/suspicious/noExplicitAny: a skill's tools share its config type, whatever their params
   tools: readonly ToolDefinition<Config | any>[];
+}
+
+/** One credential a skill declares. */
+export interface CredentialSpec {
+  /** What it is and where to get it, for the person writing the manifest. */
+  description: string;
+  /**
+   * A missing required credential makes the instance's tools answer CREDENTIALS_MISSING.
+   * @default true
+   */
+  required?: boolean;
 }
 
 /** A tool with its published JSON Schemas. */
@@ -35,6 +53,7 @@ export interface RegisteredSkill {
   version: string | undefined;
   description: string | undefined;
   configSchema: JsonSchema | undefined;
+  credentials: Readonly<Record<string, Required<CredentialSpec>>>;
   tools: RegisteredTool[];
 }
 
@@ -86,6 +105,12 @@ function registerSkill(spec: SkillSpec): RegisteredSkill {
     version: spec.version,
     description: spec.description,
     configSchema: spec.config === undefined ? undefined : schemaOf(spec.name, "config", "schema", spec.config),
+    credentials: Object.fromEntries(
+      Object.entries(spec.credentials ?? {}).map(([name, c]) => [
+        name,
+        { description: c.description, required: c.required ?? true },
+      ]),
+    ),
     tools,
   };
 }

@@ -1,7 +1,7 @@
 // Any new export added here becomes public API. Use named exports, not wildcards.
 
 export type { SkillContext, SkillLogger } from "./context.js";
-export type { RegisteredSkill, RegisteredTool, RegisterSkill, SkillSpec } from "./define-skill.js";
+export type { CredentialSpec, RegisteredSkill, RegisteredTool, RegisterSkill, SkillSpec } from "./define-skill.js";
 export { defineSkill } from "./define-skill.js";
 export type { Capability, DataOf, ParamsOf, ToolDefinition, ToolSpec } from "./define-tool.js";
 export { defineTool } from "./define-tool.js";

@@ -88,6 +88,7 @@ function contextFor(
   const skillLog: SkillLogger = { debug: log("debug"), info: log("info"), warn: log("warn"), error: log("error") };
   return {
     token: undefined,
+    credentials: {},
     signal,
     config: entry.instance.config,
     traceId: facts.traceId,
