@@ -146,6 +146,20 @@ describe.each(ERAS)("skillport serve --stdio, $era era, driven by the SDK client
       "/when",
     ],
     [
+      "title with a line break",
+      "notes.create_study_task",
+      { title: "one\n# two", source_note: "AI-Agent/mcp-basics.md" },
+      "ARGUMENT_INVALID",
+      "/title",
+    ],
+    [
+      "blank title",
+      "notes.create_study_task",
+      { title: "   ", source_note: "AI-Agent/mcp-basics.md" },
+      "ARGUMENT_INVALID",
+      "/title",
+    ],
+    [
       "out of range",
       "notes.create_study_task",
       { title: "x".repeat(121), source_note: "AI-Agent/mcp-basics.md" },

@@ -45,6 +45,8 @@ export interface RegisteredTool extends ToolDefinition {
   outputSchema: JsonSchema | undefined;
   /** MCP annotations derived from the risk and the tool's extras. */
   mcpAnnotations: ToolAnnotations;
+  /** The JSON Schemas of the tool's legacy inputs, in the order declared. */
+  legacySchemas: JsonSchema[];
 }
 
 /** A skill as `register()` hands it to the host. */
@@ -87,6 +89,9 @@ function registerSkill(spec: SkillSpec): RegisteredSkill {
         `[skill-${spec.name}] tool name "${tool.name}" is invalid: use 1-64 letters, digits, "_" or "-" (e.g. search_notes)`,
       );
     }
+    if (tool.timeoutMs !== undefined && !(Number.isInteger(tool.timeoutMs) && tool.timeoutMs > 0)) {
+      throw new Error(`[skill-${spec.name}] tool "${tool.name}": timeoutMs must be a positive integer of milliseconds`);
+    }
     if (seen.has(tool.name)) {
       throw new Error(
         `[skill-${spec.name}] tool "${tool.name}" is defined twice; tool names must be unique in a skill`,
@@ -96,8 +101,10 @@ function registerSkill(spec: SkillSpec): RegisteredSkill {
     return {
       ...tool,
       inputSchema: schemaOf(spec.name, tool.name, "input", tool.input),
-      outputSchema: tool.output === undefined ? undefined : schemaOf(spec.name, tool.name, "output", tool.output),
+      outputSchema:
+        tool.output === undefined ? undefined : schemaOf(spec.name, tool.name, "output", tool.output, "output"),
       mcpAnnotations: riskAnnotations(tool.risk, tool.annotations),
+      legacySchemas: tool.legacy.map((l, i) => schemaOf(spec.name, tool.name, `legacy[${i}] input`, l.input)),
     };
   });
   return {
@@ -115,16 +122,22 @@ function registerSkill(spec: SkillSpec): RegisteredSkill {
   };
 }
 
-function schemaOf(skill: string, tool: string, which: string, schema: SchemaInput): JsonSchema {
+function schemaOf(
+  skill: string,
+  tool: string,
+  which: string,
+  schema: SchemaInput,
+  io: "input" | "output" = "input",
+): JsonSchema {
   let json: JsonSchema;
   try {
-    json = toJsonSchema(schema);
+    json = toJsonSchema(schema, io);
   } catch (error) {
     throw new Error(
       `[skill-${skill}] ${tool} ${which} cannot be published as JSON Schema: ${(error as Error).message}`,
     );
   }
-  if (which === "input" && json.type !== "object") {
+  if (which.endsWith("input") && json.type !== "object") {
     throw new Error(`[skill-${skill}] ${tool} input must be an object schema (MCP arguments are an object)`);
   }
   return json;

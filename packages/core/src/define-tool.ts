@@ -36,7 +36,29 @@ export interface ToolSpec<I extends SchemaInput, O extends SchemaInput | undefin
   buildBrief?: (params: ParamsOf<I>) => string;
   /** Example arguments, valid against `input`. */
   examples?: ParamsOf<I>[];
+  /**
+   * How long a call may run before its signal aborts and it answers TIMEOUT. The manifest may override it
+   * per instance.
+   * @default 30000 (the host's default)
+   */
+  timeoutMs?: number;
+  /**
+   * Earlier shapes of `input` still accepted: a call that fails `input` but matches a legacy input is migrated
+   * and runs, with `note` as a warning in the envelope.
+   * @example [{ input: z.object({ query: z.string() }), migrate: (old) => ({ keyword: old.query }), note: "\"query\" is now \"keyword\"" }]
+   */
+  legacy?: readonly LegacyInput[];
   run: Capability<ParamsOf<I>, DataOf<O>, Config>;
+}
+
+/** An earlier input shape of a tool and how to turn a call in that shape into the current one. */
+export interface LegacyInput {
+  /** The old input schema (zod v4 or JSON Schema). */
+  input: SchemaInput;
+  /** Turns old arguments into current ones; the result is validated against the current input. Pure. */
+  migrate(old: Record<string, unknown>): Record<string, unknown>;
+  /** Said to the caller as a warning, e.g. what to send instead. */
+  note: string;
 }
 
 /** A tool as the host reads it. */
@@ -50,6 +72,8 @@ export interface ToolDefinition<Config = unknown> {
   annotations: Omit<ToolAnnotations, "readOnlyHint" | "destructiveHint" | "title">;
   buildBrief: ((params: Record<string, unknown>) => string) | undefined;
   examples: Record<string, unknown>[];
+  timeoutMs: number | undefined;
+  legacy: readonly LegacyInput[];
   run: Capability<Record<string, unknown>, unknown, Config>;
 }
 
@@ -76,6 +100,8 @@ export function defineTool<I extends SchemaInput, O extends SchemaInput | undefi
     annotations: spec.annotations ?? {},
     buildBrief: spec.buildBrief as ToolDefinition["buildBrief"],
     examples: (spec.examples ?? []) as Record<string, unknown>[],
+    timeoutMs: spec.timeoutMs,
+    legacy: spec.legacy ?? [],
     run: spec.run as ToolDefinition<Config>["run"],
   };
 }

@@ -3,7 +3,7 @@
 export type { SkillContext, SkillLogger } from "./context.js";
 export type { CredentialSpec, RegisteredSkill, RegisteredTool, RegisterSkill, SkillSpec } from "./define-skill.js";
 export { defineSkill } from "./define-skill.js";
-export type { Capability, DataOf, ParamsOf, ToolDefinition, ToolSpec } from "./define-tool.js";
+export type { Capability, DataOf, LegacyInput, ParamsOf, ToolDefinition, ToolSpec } from "./define-tool.js";
 export { defineTool } from "./define-tool.js";
 export type {
   Envelope,

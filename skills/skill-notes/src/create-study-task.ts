@@ -5,7 +5,7 @@ import { defineTool, result, SkillError } from "@skillport/core";
 import { stringify } from "yaml";
 import { z } from "zod";
 import type { NotesConfig } from "./config.js";
-import { readNote, realVault, resolveNotePath } from "./vault.js";
+import { isInsideReal, readNote, realVault, resolveNotePath } from "./vault.js";
 
 export const CreateStudyTaskInput = z
   .object({
@@ -13,7 +13,7 @@ export const CreateStudyTaskInput = z
       .string()
       .min(1)
       .max(120)
-      .regex(/\S/, "title must contain a visible character")
+      .regex(/^[^\p{Cc}]*[^\p{Cc}\s][^\p{Cc}]*$/u, "title must be one line with a visible character")
       .describe("What to study, as the task's title")
       .meta({ examples: ["Review the MCP tool annotations"] }),
     source_note: z
@@ -48,15 +48,15 @@ export async function createStudyTask(params: CreateStudyTaskParams, ctx: SkillC
   const source = await resolveNotePath(ctx.config, "all-allowed", params.source_note, "/source_note");
   const sourceNote = await readNote(ctx.config, source.relative, source.real);
   const vault = await realVault(ctx.config);
-  const folder = path.join(vault, ctx.config.tasksFolder);
+  const folder = path.resolve(vault, ctx.config.tasksFolder);
+  const outside = new SkillError({
+    code: "PERMISSION_DENIED",
+    message: `the tasks folder "${ctx.config.tasksFolder}" is outside the vault; fix "tasksFolder" in the manifest config`,
+  });
+  if (!isInsideReal(folder, vault)) throw outside; // checked before mkdir, so nothing is created outside
   await mkdir(folder, { recursive: true });
   const realFolder = await realpath(folder);
-  if (path.relative(vault, realFolder).startsWith("..")) {
-    throw new SkillError({
-      code: "PERMISSION_DENIED",
-      message: `the tasks folder "${ctx.config.tasksFolder}" is outside the vault; fix "tasksFolder" in the manifest config`,
-    });
-  }
+  if (!isInsideReal(realFolder, vault)) throw outside; // and again through symlinks
   const created = new Date().toISOString();
   const frontmatter = {
     title: params.title,
@@ -119,8 +119,8 @@ function slug(title: string): string {
     .normalize("NFKC")
     .toLocaleLowerCase()
     .replace(/[^\p{L}\p{N}]+/gu, "-")
-    .replace(/^-+|-+$/g, "")
-    .slice(0, 60)
-    .replace(/-+$/, "");
-  return cleaned === "" ? "task" : cleaned;
+    .replace(/^-+|-+$/g, "");
+  // Cut by code points, never inside a surrogate pair.
+  const short = Array.from(cleaned).slice(0, 60).join("").replace(/-+$/, "");
+  return short === "" ? "task" : short;
 }

@@ -167,9 +167,9 @@ function isInside(relative: string, folder: string): boolean {
   return folder === "" || relative === folder || relative.startsWith(`${folder}/`);
 }
 
-function isInsideReal(real: string, folder: string): boolean {
+export function isInsideReal(real: string, folder: string): boolean {
   const rel = path.relative(folder, real);
-  return rel === "" || (!rel.startsWith("..") && !path.isAbsolute(rel));
+  return rel === "" || (rel !== ".." && !rel.startsWith(`..${path.sep}`) && !path.isAbsolute(rel));
 }
 
 function printable(value: string): string {

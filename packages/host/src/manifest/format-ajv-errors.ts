@@ -7,8 +7,11 @@ import type { ErrorObject } from "ajv";
 export function describeAjvErrors(errors: readonly ErrorObject[], style: "path" | "pointer", root = ""): Problem[] {
   const seen = new Set<string>();
   const problems: Problem[] = [];
+  // A value matching none of several forms gets one line naming the forms, not one per failed branch.
+  const alternatives = errors.filter((e) => e.keyword === "oneOf" || e.keyword === "anyOf");
   for (const error of errors) {
     if (error.keyword === "if") continue; // the failing "then" branch says what is wrong
+    if (alternatives.some((a) => a !== error && error.schemaPath.startsWith(`${a.schemaPath}/`))) continue;
     const problem = describeAjvError(error, style, root);
     const key = `${problem.where}\u0000${problem.message}`;
     if (seen.has(key)) continue;
@@ -87,6 +90,12 @@ function describeAjvError(error: ErrorObject, style: "path" | "pointer", root: s
     case "pattern":
       message = `must match the pattern ${String(p.pattern)}, got ${describeValue(error.data)}`;
       break;
+    case "oneOf":
+    case "anyOf": {
+      const description = (error.parentSchema as { description?: string } | undefined)?.description;
+      message = `matches none of the allowed forms${description ? ` (${description})` : ""}, got ${describeValue(error.data)}`;
+      break;
+    }
     default:
       message = error.message ?? `fails the "${error.keyword}" rule`;
   }

@@ -73,6 +73,11 @@ export function parseManifest(json: unknown, file: string): LoadedManifest {
     name: json.name ?? "skillport",
     version: json.version ?? "0.0.0",
     separator: json.separator ?? ".",
+    audit: {
+      file: json.audit?.file === undefined ? undefined : path.resolve(path.dirname(file), json.audit.file),
+      arguments: json.audit?.arguments ?? false,
+    },
+    confirmation: { secret: json.confirmation?.secret, ttlSeconds: json.confirmation?.ttlSeconds ?? 300 },
     skills: json.skills,
   };
 }

@@ -4,10 +4,15 @@ export interface Manifest {
   name?: string;
   version?: string;
   separator?: Separator;
+  audit?: { file?: string; arguments?: boolean };
+  confirmation?: { secret?: SecretSource; ttlSeconds?: number };
   skills: SkillEntry[];
 }
 
 export type Separator = "." | "_" | "__";
+
+/** Where a secret comes from: an environment variable or a file (trimmed). */
+export type SecretSource = { env: string } | { file: string };
 
 /** One skill instance in the manifest. */
 export interface SkillEntry {
@@ -18,6 +23,13 @@ export interface SkillEntry {
   enabled?: boolean;
   config?: Record<string, unknown>;
   tools?: { include?: string[]; exclude?: string[] };
+  credentials?: Record<string, SecretSource>;
+  timeoutMs?: number;
+  concurrency?: number;
+  queue?: number;
+  isolation?: "in-process" | "worker";
+  memoryMb?: number;
+  allow?: string[];
 }
 
 /** A manifest read from disk and checked against its schema. */
@@ -29,5 +41,7 @@ export interface LoadedManifest {
   name: string;
   version: string;
   separator: Separator;
+  audit: { file: string | undefined; arguments: boolean };
+  confirmation: { secret: SecretSource | undefined; ttlSeconds: number };
   skills: SkillEntry[];
 }

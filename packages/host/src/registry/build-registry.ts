@@ -8,10 +8,18 @@ import type { SkillportErrorCode } from "../errors.js";
 import { SkillportError } from "../errors.js";
 import { describeAjvErrors } from "../manifest/format-ajv-errors.js";
 import type { LoadedManifest, SkillEntry } from "../manifest/manifest.js";
+import { readSecret } from "./read-secret.js";
 import type { Registry, SkillInstance, ToolEntry, ToolListing } from "./registry.js";
 import { resolveSkill } from "./resolve-skill.js";
 
 const FULL_NAME = /^[A-Za-z0-9._-]{1,128}$/;
+
+/** A call's time limit when neither the manifest nor the tool sets one. */
+export const DEFAULT_TIMEOUT_MS = 30_000;
+/** Calls an instance runs at once, unless the manifest says otherwise. */
+export const DEFAULT_CONCURRENCY = 8;
+/** Calls that may wait for a slot before RATE_LIMITED. */
+export const DEFAULT_QUEUE = 64;
 
 /**
  * Loads every enabled skill of a manifest and builds the namespaced tool table. Every problem (unknown package,
@@ -65,7 +73,15 @@ export async function buildRegistry(manifest: LoadedManifest): Promise<Registry>
         outputSchema: envelopeSchema(tool.outputSchema) as ToolListing["outputSchema"],
         annotations: { title: tool.title, ...tool.mcpAnnotations },
       };
-      tools.set(fullName, { fullName, instance, tool, listing, validate: undefined });
+      tools.set(fullName, {
+        fullName,
+        instance,
+        tool,
+        listing,
+        validate: undefined,
+        legacyValidators: undefined,
+        timeoutMs: instance.timeoutMs ?? tool.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+      });
       listings.push(listing);
     }
   }
@@ -117,7 +133,77 @@ async function loadInstance(
   const id = entry.mcp ?? skill.name;
   const source = `${where} (${resolved.packageName} as "${id}")`;
   const config = validateConfig(skill, entry, where, manifest.dir, ajv);
-  return { id, index, source, packageName: resolved.packageName, version: resolved.version, skill, config };
+  const { credentials, missing } = await resolveCredentials(skill, entry, where, manifest.dir);
+  checkAllow(skill, entry, where);
+  return {
+    id,
+    index,
+    source,
+    packageName: resolved.packageName,
+    version: resolved.version,
+    skill,
+    config,
+    entryUrl: resolved.entryUrl,
+    credentials,
+    missingCredentials: missing,
+    allow: new Set(entry.allow ?? []),
+    timeoutMs: entry.timeoutMs,
+    concurrency: entry.concurrency ?? DEFAULT_CONCURRENCY,
+    queue: entry.queue ?? DEFAULT_QUEUE,
+    isolation: entry.isolation ?? "in-process",
+    memoryMb: entry.memoryMb,
+  };
+}
+
+/**
+ * Reads each credential the manifest names for this instance. A declared credential the manifest does not
+ * name, or whose variable or file is empty, is missing; a missing required one makes the instance's tools
+ * answer CREDENTIALS_MISSING while the rest of the server works.
+ */
+async function resolveCredentials(skill: RegisteredSkill, entry: SkillEntry, where: string, manifestDir: string) {
+  const declared = skill.credentials;
+  const credentials: Record<string, string | undefined> = {};
+  const missing: string[] = [];
+  for (const name of Object.keys(entry.credentials ?? {})) {
+    if (!(name in declared)) {
+      const known = Object.keys(declared);
+      throw new SkillportError(
+        "CONFIG_INVALID",
+        `[skillport] ${where}.credentials.${name}: skill "${skill.name}" declares no credential "${name}"; ${known.length === 0 ? "it needs none, remove it" : `it declares ${known.join(", ")}`}`,
+      );
+    }
+  }
+  for (const [name, spec] of Object.entries(declared)) {
+    const source = entry.credentials?.[name];
+    if (source === undefined) {
+      credentials[name] = undefined;
+      if (spec.required) {
+        missing.push(
+          `credential "${name}" (${spec.description}) is not configured; set ${where}.credentials.${name} to { "env": "NAME" } or { "file": "path" }`,
+        );
+      }
+      continue;
+    }
+    const reading = await readSecret(source, manifestDir);
+    credentials[name] = reading.value;
+    if (reading.value === undefined && spec.required) {
+      missing.push(`credential "${name}" is missing: set ${reading.where} (${where}.credentials.${name})`);
+    }
+  }
+  return { credentials, missing };
+}
+
+function checkAllow(skill: RegisteredSkill, entry: SkillEntry, where: string): void {
+  for (const name of entry.allow ?? []) {
+    const tool = skill.tools.find((t) => t.name === name);
+    if (tool?.risk !== "dangerous") {
+      const dangerous = skill.tools.filter((t) => t.risk === "dangerous").map((t) => t.name);
+      throw new SkillportError(
+        "CONFIG_INVALID",
+        `[skillport] ${where}.allow: "${name}" is not a dangerous tool of skill "${skill.name}"; ${dangerous.length === 0 ? "it has none, remove allow" : `its dangerous tools are ${dangerous.join(", ")}`}`,
+      );
+    }
+  }
 }
 
 async function importSkill(entryUrl: string, where: string): Promise<RegisteredSkill> {

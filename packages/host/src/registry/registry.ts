@@ -15,6 +15,19 @@ export interface SkillInstance {
   skill: RegisteredSkill;
   /** The validated config, defaults filled in and paths resolved. */
   config: unknown;
+  /** The module the skill was imported from (a worker imports it again). */
+  entryUrl: string;
+  /** This instance's credentials by name, read by the host at start-up. Never shared with another instance. */
+  credentials: Readonly<Record<string, string | undefined>>;
+  /** Required credentials that were not found, each saying what to set. Non-empty → CREDENTIALS_MISSING. */
+  missingCredentials: readonly string[];
+  /** Dangerous tools the manifest allows this instance to run. */
+  allow: ReadonlySet<string>;
+  timeoutMs: number | undefined;
+  concurrency: number;
+  queue: number;
+  isolation: "in-process" | "worker";
+  memoryMb: number | undefined;
 }
 
 /** A tool as tools/list shows it. */
@@ -35,6 +48,10 @@ export interface ToolEntry {
   listing: ToolListing;
   /** Compiled on the first call, then reused. */
   validate: ValidateFunction | undefined;
+  /** The tool's legacy inputs, compiled on the first call that needs them. */
+  legacyValidators: ValidateFunction[] | undefined;
+  /** The call's time limit: the instance's override, else the tool's own, else the host default. */
+  timeoutMs: number;
 }
 
 /** The namespaced tool table of a manifest. */

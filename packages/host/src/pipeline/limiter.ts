@@ -1,0 +1,72 @@
+/** Thrown by {@link Limiter.acquire} when the queue is full. */
+export class QueueFullError extends Error {
+  override readonly name = "QueueFullError";
+}
+
+/**
+ * Bounds one instance's calls: `concurrency` run at once, up to `queue` wait, the rest are refused at once
+ * (the pipeline answers RATE_LIMITED) instead of piling up. A waiting call leaves the queue when its signal aborts.
+ */
+export class Limiter {
+  private active = 0;
+  private readonly waiting: Array<{
+    resolve: () => void;
+    reject: (reason: unknown) => void;
+    signal: AbortSignal;
+    onAbort: () => void;
+  }> = [];
+
+  constructor(
+    readonly concurrency: number,
+    readonly queue: number,
+  ) {}
+
+  /** Resolves with a release function once a slot is free. */
+  async acquire(signal: AbortSignal): Promise<() => void> {
+    signal.throwIfAborted();
+    if (this.active < this.concurrency) {
+      this.active++;
+      return this.releaser();
+    }
+    if (this.waiting.length >= this.queue) {
+      throw new QueueFullError(`${this.active} calls are running and ${this.waiting.length} are waiting`);
+    }
+    await new Promise<void>((resolve, reject) => {
+      const waiter = {
+        resolve,
+        reject,
+        signal,
+        onAbort: () => {
+          const at = this.waiting.indexOf(waiter);
+          if (at !== -1) this.waiting.splice(at, 1);
+          reject(signal.reason);
+        },
+      };
+      signal.addEventListener("abort", waiter.onAbort, { once: true });
+      this.waiting.push(waiter);
+    });
+    return this.releaser();
+  }
+
+  /** Calls running now and calls waiting. */
+  get load(): { active: number; waiting: number } {
+    return { active: this.active, waiting: this.waiting.length };
+  }
+
+  // --- internal ---
+
+  private releaser(): () => void {
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      const next = this.waiting.shift();
+      if (next === undefined) {
+        this.active--;
+        return;
+      }
+      next.signal.removeEventListener("abort", next.onAbort);
+      next.resolve(); // the slot passes straight to the next call
+    };
+  }
+}
