@@ -5,7 +5,8 @@ export const shared = defineConfig({
   test: {
     include: ["test/**/*.test.ts"],
     typecheck: { enabled: true, include: ["test/**/*.test-d.ts"], tsconfig: "./tsconfig.test.json" },
-    testTimeout: 30_000,
-    hookTimeout: 30_000,
+    // Generous: tests spawn real processes, and CI machines are shared.
+    testTimeout: 90_000,
+    hookTimeout: 90_000,
   },
 });

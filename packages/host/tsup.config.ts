@@ -1,7 +1,7 @@
 import { defineConfig } from "tsup";
 
 export default defineConfig({
-  entry: ["src/index.ts", "src/stdio.ts"],
+  entry: { index: "src/index.ts", stdio: "src/stdio.ts", worker: "src/pipeline/worker-main.ts" },
   format: ["esm"],
   dts: true,
   clean: true,

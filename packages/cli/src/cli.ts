@@ -1,14 +1,12 @@
 import { createRequire } from "node:module";
 import { SkillportError } from "@skillport/host";
 import { Command, CommanderError } from "commander";
-import { call } from "./commands/call.js";
-import { check } from "./commands/check.js";
-import { list } from "./commands/list.js";
-import { serve } from "./commands/serve.js";
 
 const { version } = createRequire(import.meta.url)("../package.json") as { version: string };
 const MANIFEST_HELP = "the manifest to serve";
 const DEFAULT_MANIFEST = "skills.manifest.json";
+
+// Commands load on demand, so `skillport list` never pays for the MCP SDK that `serve` needs.
 
 /**
  * Runs the `skillport` command with process-style argv and resolves its exit code. Startup problems
@@ -30,7 +28,7 @@ export async function main(argv: readonly string[]): Promise<number> {
     .option("--stdio", "serve over stdin/stdout (what MCP clients spawn)", true)
     .option("--banner", "print the tool table and how to connect to stderr")
     .action(async (options) => {
-      exitCode = await serve(options);
+      exitCode = await (await import("./commands/serve.js")).serve(options);
     });
 
   program
@@ -39,7 +37,7 @@ export async function main(argv: readonly string[]): Promise<number> {
     .option("-m, --manifest <path>", MANIFEST_HELP, DEFAULT_MANIFEST)
     .option("--json", "print JSON")
     .action(async (options) => {
-      exitCode = await list(options);
+      exitCode = await (await import("./commands/list.js")).list(options);
     });
 
   program
@@ -49,7 +47,7 @@ export async function main(argv: readonly string[]): Promise<number> {
     .argument("[arguments]", "the arguments as a JSON object", "{}")
     .option("-m, --manifest <path>", MANIFEST_HELP, DEFAULT_MANIFEST)
     .action(async (tool: string, json: string, options) => {
-      exitCode = await call(tool, json, options);
+      exitCode = await (await import("./commands/call.js")).call(tool, json, options);
     });
 
   program
@@ -58,7 +56,7 @@ export async function main(argv: readonly string[]): Promise<number> {
     .option("-m, --manifest <path>", MANIFEST_HELP, DEFAULT_MANIFEST)
     .option("--json", "print JSON")
     .action(async (options) => {
-      exitCode = await check(options);
+      exitCode = await (await import("./commands/check.js")).check(options);
     });
 
   try {

@@ -197,6 +197,15 @@ describe.each(ERAS)("skillport serve --stdio, $era era, driven by the SDK client
     expect(again.envelope.ok).toBe(true);
   });
 
+  it("accepts the legacy argument name query for keyword, with a deprecation warning", async () => {
+    const legacy = await call("notes.search_notes", { query: "agent", limit: 2 });
+    expect(legacy.envelope.ok).toBe(true);
+    expect(legacy.envelope.data.hits).toHaveLength(2);
+    expect((legacy.envelope as unknown as { warnings: string[] }).warnings).toEqual([
+      'search_notes: "query" is deprecated; send "keyword" instead',
+    ]);
+  });
+
   it("answers an unknown tool with a JSON-RPC error, not a result", async () => {
     await expect(client.callTool({ name: "notes.nope", arguments: {} })).rejects.toThrow(/unknown tool "notes.nope"/);
   });

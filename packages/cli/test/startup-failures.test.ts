@@ -50,9 +50,10 @@ describe("skillport refuses to start on a broken manifest", () => {
     ],
   ])("exits non-zero on %s, naming the field", async (_case, manifest, expected) => {
     const file = await ws.writeManifest(manifest, "broken.json");
-    for (const command of [["serve", "--stdio"], ["list"], ["check"]]) {
-      const { code, stderr } = await runCli([...command, "--manifest", file], ws.dir);
-      expect(code, command.join(" ")).toBe(1);
+    const commands = [["serve", "--stdio"], ["list"], ["check"]];
+    const runs = await Promise.all(commands.map((command) => runCli([...command, "--manifest", file], ws.dir)));
+    for (const [i, { code, stderr }] of runs.entries()) {
+      expect(code, commands[i]?.join(" ")).toBe(1);
       expect(stderr).toContain(expected);
     }
   });

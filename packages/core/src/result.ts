@@ -70,7 +70,17 @@ export interface SuccessEnvelope<T = unknown> {
 export interface FailureEnvelope {
   ok: false;
   message: string;
-  error: { code: ErrorCode; field?: string; retryable: boolean; traceId: string; status?: number };
+  error: {
+    code: ErrorCode;
+    field?: string;
+    retryable: boolean;
+    traceId: string;
+    status?: number;
+    /** With CONFIRMATION_REQUIRED: repeat the same call with `"_confirm": operationId` to run it once. */
+    operationId?: string;
+    /** With CONFIRMATION_REQUIRED: when the operation id stops being valid (ISO time). */
+    expiresAt?: string;
+  };
   warnings: string[];
   meta: EnvelopeMeta;
 }
@@ -95,7 +105,12 @@ export function envelopeSchema(dataSchema: JsonSchema | undefined): JsonSchema {
           field: { type: "string", description: "JSON pointer of the argument at fault" },
           retryable: { type: "boolean" },
           traceId: { type: "string" },
-          status: { type: "integer" },
+          status: { type: "integer", description: "the upstream HTTP status, when an upstream answered" },
+          operationId: {
+            type: "string",
+            description: 'with CONFIRMATION_REQUIRED: repeat the call with "_confirm" set to it',
+          },
+          expiresAt: { type: "string", description: "with CONFIRMATION_REQUIRED: when the operation id expires" },
         },
         required: ["code", "retryable", "traceId"],
       },

@@ -2,9 +2,14 @@ import type { Logger } from "./log.js";
 import { createLogger } from "./log.js";
 import { loadManifest } from "./manifest/load-manifest.js";
 import type { LoadedManifest } from "./manifest/manifest.js";
+import { createAudit } from "./pipeline/audit.js";
+import { createConfirmations } from "./pipeline/confirmations.js";
 import type { Pipeline } from "./pipeline/pipeline.js";
 import { createPipeline } from "./pipeline/pipeline.js";
+import type { Redactor } from "./pipeline/redact.js";
+import { createRedactor } from "./pipeline/redact.js";
 import { buildRegistry } from "./registry/build-registry.js";
+import { readSecret } from "./registry/read-secret.js";
 import type { Registry } from "./registry/registry.js";
 
 /** Options for {@link createHost}. */
@@ -24,6 +29,10 @@ export interface Host {
   registry: Registry;
   pipeline: Pipeline;
   logger: Logger;
+  /** Knows every secret the host read; whatever leaves the host passes through it. */
+  redactor: Redactor;
+  /** Stops isolation workers; serving transports call it on shutdown. */
+  close(): Promise<void>;
 }
 
 /**
@@ -38,5 +47,18 @@ export async function createHost(options: HostOptions = {}): Promise<Host> {
   const manifest = typeof options.manifest === "object" ? options.manifest : await loadManifest(options.manifest);
   const logger = options.logger ?? createLogger();
   const registry = await buildRegistry(manifest);
-  return { manifest, registry, pipeline: createPipeline(registry, logger), logger };
+  const redactor = createRedactor();
+  for (const instance of registry.instances) redactor.add(Object.values(instance.credentials));
+  const secret =
+    manifest.confirmation.secret === undefined
+      ? undefined
+      : (await readSecret(manifest.confirmation.secret, manifest.dir)).value;
+  redactor.add([secret]);
+  const pipeline = createPipeline(registry, {
+    logger,
+    redactor,
+    audit: createAudit(manifest.audit, redactor),
+    confirmations: createConfirmations({ secret, ttlSeconds: manifest.confirmation.ttlSeconds }),
+  });
+  return { manifest, registry, pipeline, logger, redactor, close: () => pipeline.close() };
 }

@@ -31,12 +31,20 @@ describe("buildRegistry", () => {
       "say.boom",
       "say.wait",
       "say.config",
+      "say.wipe",
+      "say.find",
+      "say.sleep",
+      "say.spin",
+      "say.hog",
+      "say.count",
+      "say.stray",
+      "say.leak",
     ]);
     expect(registry.listings.map((l) => l.name)).toEqual([...registry.tools.keys()]);
     const echo = registry.tools.get("say.echo");
     expect(echo?.instance).toMatchObject({ id: "say", packageName: "fixture-skill-echo", version: "1.4.2" });
     expect(echo?.listing.annotations).toEqual({ title: "Echo", readOnlyHint: true, destructiveHint: false });
-    expect(registry.tools.get("say.fail")?.listing.annotations).toMatchObject({ destructiveHint: true });
+    expect(registry.tools.get("say.wipe")?.listing.annotations).toMatchObject({ destructiveHint: true });
   });
 
   it("uses the skill's name when the entry gives no mcp id, and the chosen separator", async () => {

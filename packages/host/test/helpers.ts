@@ -2,9 +2,16 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { createLogger } from "../src/log.js";
 import { parseManifest } from "../src/manifest/load-manifest.js";
+import type { AuditRecord } from "../src/pipeline/audit.js";
+import type { ConfirmationsOptions } from "../src/pipeline/confirmations.js";
+import { createConfirmations } from "../src/pipeline/confirmations.js";
+import { createPipeline } from "../src/pipeline/pipeline.js";
+import { createRedactor } from "../src/pipeline/redact.js";
+import type { Registry } from "../src/registry/registry.js";
 
 export const FIXTURES = fileURLToPath(new URL("./fixtures/", import.meta.url));
 export const ECHO = path.join(FIXTURES, "skill-echo");
+export const NEEDS_TOKEN = path.join(FIXTURES, "skill-needs-token");
 export const BROKEN_IMPORT = path.join(FIXTURES, "skill-broken-import");
 export const NOTES = fileURLToPath(new URL("../../../skills/skill-notes/", import.meta.url));
 
@@ -14,3 +21,17 @@ export function manifestOf(json: unknown) {
 }
 
 export const silentLogger = () => createLogger({ level: "silent" });
+
+/** A pipeline over a registry whose audit lines are collected in `audits`, as the host wires it. */
+export function pipelineOf(registry: Registry, confirmations: ConfirmationsOptions = {}) {
+  const audits: AuditRecord[] = [];
+  const redactor = createRedactor();
+  for (const instance of registry.instances) redactor.add(Object.values(instance.credentials));
+  const pipeline = createPipeline(registry, {
+    logger: silentLogger(),
+    redactor,
+    audit: (record) => audits.push(redactor.value(record)),
+    confirmations: createConfirmations(confirmations),
+  });
+  return { pipeline, audits, redactor };
+}

@@ -1,9 +1,8 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import type { Pipeline } from "../src/pipeline/pipeline.js";
-import { createPipeline } from "../src/pipeline/pipeline.js";
 import { buildRegistry } from "../src/registry/build-registry.js";
 import type { Registry } from "../src/registry/registry.js";
-import { ECHO, manifestOf, silentLogger } from "./helpers.js";
+import { ECHO, manifestOf, pipelineOf } from "./helpers.js";
 
 describe("the call pipeline", () => {
   let registry: Registry;
@@ -11,7 +10,7 @@ describe("the call pipeline", () => {
 
   beforeAll(async () => {
     registry = await buildRegistry(manifestOf({ skills: [{ path: ECHO, config: { prefix: "> " } }] }));
-    pipeline = createPipeline(registry, silentLogger());
+    pipeline = pipelineOf(registry).pipeline;
   });
 
   it("runs a valid call with schema defaults filled in and shapes the envelope", async () => {
@@ -108,7 +107,7 @@ describe("a tool whose input schema cannot compile", () => {
     const entry = registry.tools.get("echo.plain");
     if (entry === undefined) throw new Error("fixture tool missing");
     entry.tool = { ...entry.tool, inputSchema: { type: "object", properties: { a: { type: "no-such-type" } } } };
-    const pipeline = createPipeline(registry, silentLogger());
+    const pipeline = pipelineOf(registry).pipeline;
     const outcome = await pipeline.call("echo.plain", {});
     expect(outcome.envelope).toMatchObject({ ok: false, error: { code: "INTERNAL" } });
     expect(outcome.envelope.message).toContain("echo.plain has an input schema the host cannot compile");

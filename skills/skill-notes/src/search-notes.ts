@@ -93,6 +93,14 @@ export const searchNotesTool = defineTool({
     { keyword: "提示词", limit: 3, scope: "all-allowed" },
   ],
   buildBrief: (p) => `Search notes for “${p.keyword}” in ${p.scope} (top ${p.limit})`,
+  legacy: [
+    {
+      // Before 0.1.0 the keyword was called "query".
+      input: SearchNotesInput.omit({ keyword: true }).extend({ query: SearchNotesInput.shape.keyword }),
+      migrate: ({ query, ...rest }) => ({ keyword: query, ...rest }),
+      note: 'search_notes: "query" is deprecated; send "keyword" instead',
+    },
+  ],
   run: searchNotes,
 });
 

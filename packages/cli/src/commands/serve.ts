@@ -1,6 +1,6 @@
 import { realpathSync } from "node:fs";
 import path from "node:path";
-import { createHost } from "@skillport/host";
+import { createHost, installProcessGuards } from "@skillport/host";
 import { serveHostStdio } from "@skillport/host/stdio";
 import { formatTable } from "../format-table.js";
 import { toolRows } from "../tool-rows.js";
@@ -14,6 +14,7 @@ export interface ServeOptions {
 /** `skillport serve --stdio`: serves the manifest's tools to one MCP client over stdin/stdout. */
 export async function serve(options: ServeOptions): Promise<number> {
   const host = await createHost({ manifest: options.manifest });
+  installProcessGuards(host.logger);
   if (options.banner) process.stderr.write(banner(options.manifest, toolRows(host)));
   serveHostStdio(host);
   host.logger.info({ manifest: host.manifest.file, tools: host.registry.tools.size }, "serving over stdio");

@@ -1,5 +1,12 @@
-import type { CallToolResult, ListToolsResult } from "@modelcontextprotocol/server";
-import { ProtocolError, ProtocolErrorCode, Server } from "@modelcontextprotocol/server";
+import type { CallToolResult, ClientCapabilities, ListToolsResult, ServerContext } from "@modelcontextprotocol/server";
+import {
+  CLIENT_CAPABILITIES_META_KEY,
+  inputRequired,
+  inputResponse,
+  ProtocolError,
+  ProtocolErrorCode,
+  Server,
+} from "@modelcontextprotocol/server";
 import { SkillportError } from "../errors.js";
 import type { Host } from "../host.js";
 
@@ -16,18 +23,20 @@ export function createServerFactory(host: Host): () => Server {
   return () => {
     const server = new Server(info, { capabilities: { tools: { listChanged: false } }, instructions });
     server.setRequestHandler("tools/list", () => listResult);
-    server.setRequestHandler("tools/call", async (request, ctx): Promise<CallToolResult> => {
+    server.setRequestHandler("tools/call", async (request, ctx) => {
       const { name, arguments: args } = request.params;
       const progressToken = request.params._meta?.progressToken;
       let outcome: Awaited<ReturnType<Host["pipeline"]["call"]>>;
+      const notifying = new Set<Promise<unknown>>();
       try {
         outcome = await host.pipeline.call(name, args ?? {}, {
           signal: ctx.mcpReq.signal,
+          elicitation: elicitationOf(server, ctx),
           ...(progressToken === undefined
             ? {}
             : {
                 onProgress: (progress, total, message) => {
-                  void ctx.mcpReq
+                  const sent = ctx.mcpReq
                     .notify({
                       method: "notifications/progress",
                       params: {
@@ -38,6 +47,8 @@ export function createServerFactory(host: Host): () => Server {
                       },
                     })
                     .catch(() => undefined); // a client gone away must not fail the call
+                  notifying.add(sent);
+                  void sent.finally(() => notifying.delete(sent));
                 },
               }),
         });
@@ -46,6 +57,16 @@ export function createServerFactory(host: Host): () => Server {
           throw new ProtocolError(ProtocolErrorCode.InvalidParams, error.message);
         }
         throw error;
+      }
+      // Progress sent before the answer must reach the client before it: it ignores progress after the result.
+      if (notifying.size > 0) await Promise.all(notifying);
+      if (outcome.elicit !== undefined) {
+        // Ask the user through the client; the SDK calls this handler again with the answer.
+        return inputRequired({
+          inputRequests: {
+            [CONFIRM_KEY]: inputRequired.elicit({ message: outcome.elicit.message, requestedSchema: CONFIRM_SCHEMA }),
+          },
+        });
       }
       const entry = host.registry.tools.get(name);
       const result: CallToolResult = {
@@ -56,5 +77,28 @@ export function createServerFactory(host: Host): () => Server {
       return server.projectCallToolResult(result, entry?.listing.outputSchema);
     });
     return server;
+  };
+}
+
+// --- internal ---
+
+const CONFIRM_KEY = "skillport_confirm";
+const CONFIRM_SCHEMA = {
+  type: "object" as const,
+  properties: { confirm: { type: "boolean" as const, title: "Allow", description: "Run this operation" } },
+  required: ["confirm"],
+};
+
+/** Whether the client can ask its user (2026 era: per request; 2025 era: at initialize), and its answer if any. */
+function elicitationOf(server: Server, ctx: ServerContext) {
+  const envelope = ctx.mcpReq.envelope as Record<string, unknown> | undefined;
+  const perRequest = envelope?.[CLIENT_CAPABILITIES_META_KEY] as ClientCapabilities | undefined;
+  const supported = Boolean((perRequest ?? server.getClientCapabilities())?.elicitation);
+  const view = inputResponse(ctx.mcpReq.inputResponses, CONFIRM_KEY);
+  if (view.kind !== "elicit") return { supported, response: undefined };
+  const accepted = view.action === "accept" && view.content?.confirm === true;
+  return {
+    supported,
+    response: accepted ? ("accept" as const) : view.action === "accept" ? ("decline" as const) : view.action,
   };
 }

@@ -7,6 +7,11 @@ export interface CallOutcome {
   envelope: Envelope;
   isError: boolean;
   text: string;
+  /**
+   * Set when a dangerous call should be confirmed by asking the user (the client supports elicitation): the
+   * transport asks with this message and calls again with the answer. The envelope is the fallback answer.
+   */
+  elicit?: { message: string };
 }
 
 /** Facts the pipeline gathered about the call. */
@@ -14,6 +19,8 @@ export interface CallFacts {
   entry: ToolEntry;
   traceId: string;
   startedAt: number;
+  /** What the call will do, from the tool's buildBrief, once the arguments are valid. */
+  brief: string | undefined;
 }
 
 /** Shapes a capability's return value (plain data or a `result(...)`) into a success envelope. */
@@ -37,7 +44,13 @@ export function failureOutcome(
   facts: CallFacts,
   code: ErrorCode,
   message: string,
-  extra: { field?: string | undefined; retryable?: boolean; status?: number | undefined } = {},
+  extra: {
+    field?: string | undefined;
+    retryable?: boolean;
+    status?: number | undefined;
+    operationId?: string;
+    expiresAt?: string;
+  } = {},
 ): CallOutcome {
   const error: FailureEnvelope["error"] = {
     code,
@@ -45,6 +58,7 @@ export function failureOutcome(
     traceId: facts.traceId,
     ...(extra.field === undefined ? {} : { field: extra.field }),
     ...(extra.status === undefined ? {} : { status: extra.status }),
+    ...(extra.operationId === undefined ? {} : { operationId: extra.operationId, expiresAt: extra.expiresAt }),
   };
   const envelope: FailureEnvelope = { ok: false, message, error, warnings: [], meta: metaOf(facts) };
   const at = extra.field === undefined ? "" : ` (at ${extra.field})`;

@@ -3,29 +3,267 @@ import type { SkillContext, SkillLogger } from "@skillport/core";
 import { createAjv } from "../ajv.js";
 import { SkillportError } from "../errors.js";
 import type { Logger } from "../log.js";
-import type { Registry, ToolEntry } from "../registry/registry.js";
+import type { Registry, SkillInstance, ToolEntry } from "../registry/registry.js";
+import type { Audit } from "./audit.js";
+import type { Confirmations } from "./confirmations.js";
 import type { CallFacts, CallOutcome } from "./envelope.js";
 import { failureOutcome, successOutcome, thrownOutcome } from "./envelope.js";
+import { Limiter, QueueFullError } from "./limiter.js";
+import type { Redactor } from "./redact.js";
+import type { SendProgress } from "./throttle-progress.js";
+import { throttleProgress } from "./throttle-progress.js";
 import { SchemaCompileError, validateArguments } from "./validate-arguments.js";
+import { WorkerPool } from "./worker-pool.js";
+
+/** The argument a dangerous tool's call carries to confirm an operation id. Advertised in its input schema. */
+export const CONFIRM_ARGUMENT = "_confirm";
+
+/** Who is calling, when the transport authenticated them. Never the raw token. */
+export interface Caller {
+  id: string;
+  scopes: readonly string[];
+}
 
 /** Options for one call. */
 export interface CallOptions {
-  /** Aborted when the client cancels; passed to the capability as `ctx.signal`. */
+  /** Aborted when the client cancels; the capability's `ctx.signal` follows it. */
   signal?: AbortSignal;
-  /** Receives `ctx.progress` reports; set when the client asked for progress. */
-  onProgress?: (progress: number, total: number | undefined, message: string | undefined) => void;
+  /** Receives `ctx.progress` reports, throttled; set when the client asked for progress. */
+  onProgress?: SendProgress;
+  caller?: Caller;
+  /**
+   * Whether the client can ask its user (MCP elicitation), and, on the call that follows the question, the
+   * answer. Without it a dangerous call answers CONFIRMATION_REQUIRED with an operation id.
+   */
+  elicitation?: { supported: boolean; response?: "accept" | "decline" | "cancel" | undefined };
 }
 
-/** Runs calls through the stages: resolve → validate → inject → run → shape. */
+/** Runs calls through the stages: resolve → credentials → validate (migrate) → confirm → bound → run → shape. */
 export interface Pipeline {
   /** Throws SkillportError UNKNOWN_TOOL for a name not in the table; every other failure is an envelope. */
   call(fullName: string, args: unknown, options?: CallOptions): Promise<CallOutcome>;
+  /** Stops the isolation workers. */
+  close(): Promise<void>;
+}
+
+/** What the pipeline needs besides the registry. */
+export interface PipelineDeps {
+  logger: Logger;
+  redactor: Redactor;
+  audit: Audit;
+  confirmations: Confirmations;
 }
 
 /** Builds the call pipeline over a registry. Validators compile lazily, once per tool. */
-export function createPipeline(registry: Registry, logger: Logger): Pipeline {
+export function createPipeline(registry: Registry, deps: PipelineDeps): Pipeline {
+  const { logger, redactor, audit, confirmations } = deps;
   const ajv = createAjv();
   const neverAborted = new AbortController().signal;
+  const limiters = new Map<SkillInstance, Limiter>(
+    registry.instances.map((i) => [i, new Limiter(i.concurrency, i.queue)]),
+  );
+  const pools = new Map<SkillInstance, WorkerPool>();
+  const poolOf = (instance: SkillInstance) => {
+    let pool = pools.get(instance);
+    if (pool === undefined) {
+      pool = new WorkerPool(instance, logger);
+      pools.set(instance, pool);
+    }
+    return pool;
+  };
+
+  async function stages(entry: ToolEntry, facts: CallFacts, raw: unknown, options: CallOptions): Promise<CallOutcome> {
+    const { instance, tool } = entry;
+    if (instance.missingCredentials.length > 0) {
+      return failureOutcome(
+        facts,
+        "CREDENTIALS_MISSING",
+        `${entry.fullName} cannot run: ${instance.missingCredentials.join("; ")}`,
+      );
+    }
+
+    // The confirmation argument belongs to the host, not to the capability.
+    let confirm: unknown;
+    let input = raw ?? {};
+    if (tool.risk === "dangerous" && typeof input === "object" && input !== null && CONFIRM_ARGUMENT in input) {
+      const { [CONFIRM_ARGUMENT]: given, ...rest } = input as Record<string, unknown>;
+      confirm = given;
+      input = rest;
+    }
+
+    let validation: ReturnType<typeof validateArguments>;
+    try {
+      validation = validateArguments(ajv, entry, input);
+    } catch (error) {
+      if (!(error instanceof SchemaCompileError)) throw error;
+      logger.error(
+        { err: redactor.value(error), traceId: facts.traceId, tool: entry.fullName },
+        "input schema does not compile",
+      );
+      return failureOutcome(
+        facts,
+        "INTERNAL",
+        `${entry.fullName} has an input schema the host cannot compile; tell the skill's author`,
+      );
+    }
+    if (!validation.ok) {
+      return failureOutcome(facts, "ARGUMENT_INVALID", validation.message, {
+        field: validation.field,
+        retryable: true,
+      });
+    }
+    const args = validation.args;
+    facts.brief = briefOf(entry, args);
+
+    if (tool.risk === "dangerous") {
+      const refusal = confirmDangerous(entry, facts, args, confirm, options);
+      if (refusal !== undefined) return refusal;
+    }
+
+    return bound(entry, facts, args, validation.warnings, options);
+  }
+
+  function confirmDangerous(
+    entry: ToolEntry,
+    facts: CallFacts,
+    args: Record<string, unknown>,
+    confirm: unknown,
+    options: CallOptions,
+  ) {
+    const { instance, tool } = entry;
+    const brief = facts.brief ?? `Run ${entry.fullName}`;
+    if (!instance.allow.has(tool.name)) {
+      return failureOutcome(
+        facts,
+        "PERMISSION_DENIED",
+        `${entry.fullName} is dangerous and this server does not allow it; to enable it add "${tool.name}" to ${placeOf(instance)}.allow in the manifest`,
+      );
+    }
+    if (confirm !== undefined) {
+      const verdict = typeof confirm === "string" ? confirmations.redeem(confirm, entry.fullName, args) : "invalid";
+      if (verdict === "ok") return undefined;
+      const why = {
+        invalid: "is not an operation id this server issued",
+        expired: "has expired",
+        mismatch: "was issued for other arguments",
+        reused: "was already used",
+      }[verdict];
+      return failureOutcome(
+        facts,
+        "PERMISSION_DENIED",
+        `the ${CONFIRM_ARGUMENT} operation id ${why}; call ${entry.fullName} again without ${CONFIRM_ARGUMENT} to get a new one`,
+        { field: `/${CONFIRM_ARGUMENT}`, retryable: true },
+      );
+    }
+    const elicitation = options.elicitation;
+    if (elicitation?.supported) {
+      if (elicitation.response === "accept") return undefined;
+      if (elicitation.response !== undefined) {
+        return failureOutcome(facts, "PERMISSION_DENIED", `the user declined: ${brief}`);
+      }
+      const outcome = failureOutcome(facts, "CONFIRMATION_REQUIRED", `Confirm: ${brief}`, { retryable: true });
+      return { ...outcome, elicit: { message: `${entry.fullName} wants to: ${brief}. Allow it?` } };
+    }
+    const { operationId, expiresAt } = confirmations.issue(entry.fullName, args);
+    return failureOutcome(
+      facts,
+      "CONFIRMATION_REQUIRED",
+      `Confirm: ${brief}. Ask the user; to run it, repeat the same call with "${CONFIRM_ARGUMENT}": "${operationId}" before ${expiresAt.toISOString()}`,
+      { retryable: true, operationId, expiresAt: expiresAt.toISOString() },
+    );
+  }
+
+  /** Runs the capability within its limits: a concurrency slot, the timeout, and the client's cancel. */
+  async function bound(
+    entry: ToolEntry,
+    facts: CallFacts,
+    args: Record<string, unknown>,
+    warnings: string[],
+    options: CallOptions,
+  ) {
+    const controller = new AbortController();
+    const clientSignal = options.signal ?? neverAborted;
+    const onCancel = () => controller.abort(new DOMException("the client cancelled the call", "AbortError"));
+    if (clientSignal.aborted) onCancel();
+    else clientSignal.addEventListener("abort", onCancel, { once: true });
+    const timer = setTimeout(
+      () => controller.abort(new DOMException(`no answer within ${entry.timeoutMs} ms`, "TimeoutError")),
+      entry.timeoutMs,
+    );
+    const progress = options.onProgress === undefined ? undefined : throttleProgress(options.onProgress);
+    let release: (() => void) | undefined;
+    try {
+      release = await (limiters.get(entry.instance) as Limiter).acquire(controller.signal);
+      const ctx = contextFor(entry, facts, controller.signal, progress?.report);
+      const running =
+        entry.instance.isolation === "worker"
+          ? poolOf(entry.instance).run(entry.tool.name, args, ctx)
+          : Promise.resolve().then(() => entry.tool.run(args, ctx));
+      running.catch(() => undefined); // answered below; a late rejection after an abort is expected
+      const value = await raceAbort(running, controller.signal);
+      const outcome = successOutcome(value, facts);
+      if (warnings.length > 0) outcome.envelope.warnings.unshift(...warnings);
+      return outcome;
+    } catch (error) {
+      return failureOf(error, entry, facts, controller.signal);
+    } finally {
+      release?.();
+      clearTimeout(timer);
+      clientSignal.removeEventListener("abort", onCancel);
+      progress?.close();
+    }
+  }
+
+  function failureOf(error: unknown, entry: ToolEntry, facts: CallFacts, signal: AbortSignal): CallOutcome {
+    if (error instanceof QueueFullError) {
+      return failureOutcome(
+        facts,
+        "RATE_LIMITED",
+        `${entry.instance.id} is busy (${error.message}); try again shortly, or raise concurrency/queue for ${placeOf(entry.instance)}`,
+        { retryable: true },
+      );
+    }
+    if (signal.aborted && (signal.reason as Error | undefined)?.name === "TimeoutError") {
+      return failureOutcome(
+        facts,
+        "TIMEOUT",
+        `${entry.fullName} did not finish within ${entry.timeoutMs} ms and was stopped; try narrower arguments, or raise timeoutMs for ${placeOf(entry.instance)}`,
+        { retryable: true },
+      );
+    }
+    const outcome = thrownOutcome(error, facts, signal);
+    if (outcome.envelope.ok === false && outcome.envelope.error.code === "INTERNAL") {
+      logger.error(
+        { err: redactor.value(error), traceId: facts.traceId, tool: entry.fullName },
+        "tool threw an unexpected error",
+      );
+    }
+    return outcome;
+  }
+
+  function contextFor(
+    entry: ToolEntry,
+    facts: CallFacts,
+    signal: AbortSignal,
+    report: SendProgress | undefined,
+  ): SkillContext {
+    let child: Logger | undefined;
+    const log = (level: "debug" | "info" | "warn" | "error") => (message: string, data?: Record<string, unknown>) => {
+      child ??= logger.child({ traceId: facts.traceId, tool: entry.fullName });
+      child[level](redactor.value(data ?? {}), redactor.string(message));
+    };
+    const skillLog: SkillLogger = { debug: log("debug"), info: log("info"), warn: log("warn"), error: log("error") };
+    const { credentials } = entry.instance;
+    return {
+      token: credentials.token,
+      credentials,
+      signal,
+      config: entry.instance.config,
+      traceId: facts.traceId,
+      log: skillLog,
+      progress: (done, total, message) => report?.(done, total, message),
+    };
+  }
 
   return {
     async call(fullName, args, options = {}) {
@@ -36,63 +274,60 @@ export function createPipeline(registry: Registry, logger: Logger): Pipeline {
           `unknown tool "${fullName}"; tools/list names the tools this server has`,
         );
       }
-      const facts: CallFacts = { entry, traceId: randomUUID(), startedAt: performance.now() };
-      const signal = options.signal ?? neverAborted;
-      const input = args ?? {};
-
-      let problem: ReturnType<typeof validateArguments>;
-      try {
-        problem = validateArguments(ajv, entry, input);
-      } catch (error) {
-        if (!(error instanceof SchemaCompileError)) throw error;
-        logger.error({ err: error, traceId: facts.traceId, tool: fullName }, "input schema does not compile");
-        return failureOutcome(
-          facts,
-          "INTERNAL",
-          `${fullName} has an input schema the host cannot compile; tell the skill's author`,
-        );
-      }
-      if (problem !== undefined) {
-        return failureOutcome(facts, "ARGUMENT_INVALID", problem.message, { field: problem.field, retryable: true });
-      }
-
-      const ctx = contextFor(entry, facts, signal, options, logger);
-      try {
-        const value = await entry.tool.run(input as Record<string, unknown>, ctx);
-        return successOutcome(value, facts);
-      } catch (error) {
-        const outcome = thrownOutcome(error, facts, signal);
-        if (outcome.envelope.ok === false && outcome.envelope.error.code === "INTERNAL") {
-          logger.error({ err: error, traceId: facts.traceId, tool: fullName }, "tool threw an unexpected error");
-        }
-        return outcome;
-      }
+      const facts: CallFacts = { entry, traceId: randomUUID(), startedAt: performance.now(), brief: undefined };
+      const raw = await stages(entry, facts, args, options);
+      const outcome = redactor.active
+        ? { ...raw, envelope: redactor.value(raw.envelope), text: redactor.string(raw.text) }
+        : raw;
+      audit({
+        traceId: facts.traceId,
+        tool: fullName,
+        instance: entry.instance.id,
+        skill: `${entry.instance.packageName}@${entry.instance.version}`,
+        risk: entry.tool.risk,
+        brief: facts.brief,
+        outcome: outcome.envelope.ok ? "OK" : outcome.envelope.error.code,
+        durationMs: outcome.envelope.meta.durationMs,
+        caller: options.caller?.id,
+        arguments: args,
+      });
+      return outcome;
+    },
+    async close() {
+      await Promise.all([...pools.values()].map((p) => p.close()));
     },
   };
 }
 
 // --- internal ---
 
-function contextFor(
-  entry: ToolEntry,
-  facts: CallFacts,
-  signal: AbortSignal,
-  options: CallOptions,
-  logger: Logger,
-): SkillContext {
-  let child: Logger | undefined;
-  const log = (level: "debug" | "info" | "warn" | "error") => (message: string, data?: Record<string, unknown>) => {
-    child ??= logger.child({ traceId: facts.traceId, tool: entry.fullName });
-    child[level](data ?? {}, message);
-  };
-  const skillLog: SkillLogger = { debug: log("debug"), info: log("info"), warn: log("warn"), error: log("error") };
-  return {
-    token: undefined,
-    credentials: {},
-    signal,
-    config: entry.instance.config,
-    traceId: facts.traceId,
-    log: skillLog,
-    progress: (done, total, message) => options.onProgress?.(done, total, message),
-  };
+function briefOf(entry: ToolEntry, args: Record<string, unknown>): string | undefined {
+  try {
+    return entry.tool.buildBrief?.(args);
+  } catch {
+    return undefined; // a brief is a courtesy; a throwing one never fails the call
+  }
+}
+
+function placeOf(instance: SkillInstance): string {
+  return `skills[${instance.index}]`;
+}
+
+/** Settles with the work, or rejects with the signal's reason as soon as it aborts. */
+function raceAbort<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener("abort", onAbort, { once: true });
+    work.then(
+      (value) => {
+        signal.removeEventListener("abort", onAbort);
+        resolve(value);
+      },
+      (error) => {
+        signal.removeEventListener("abort", onAbort);
+        reject(error);
+      },
+    );
+  });
 }

@@ -2,40 +2,55 @@ import type { Ajv2020 } from "ajv/dist/2020.js";
 import { describeAjvErrors } from "../manifest/format-ajv-errors.js";
 import type { ToolEntry } from "../registry/registry.js";
 
-/** Why arguments were refused: the first field at fault and a message listing every problem. */
-export interface ArgumentProblem {
-  field: string;
-  message: string;
-}
-
-/**
- * Validates call arguments against the tool's published JSON Schema, compiled once per tool on its first call.
- * Defaults from the schema are filled into `args`. Returns undefined when the arguments are valid.
- */
-export function validateArguments(ajv: Ajv2020, entry: ToolEntry, args: unknown): ArgumentProblem | undefined {
-  if (typeof args !== "object" || args === null || Array.isArray(args)) {
-    return { field: "/", message: "arguments must be a JSON object" };
-  }
-  entry.validate ??= compile(ajv, entry);
-  if (entry.validate(args)) return undefined;
-  const problems = describeAjvErrors(entry.validate.errors ?? [], "pointer");
-  const first = problems[0] ?? { where: "/", message: "does not match the input schema" };
-  const all = problems.map((p) => `${label(p.where)} ${p.message}`).join("; ");
-  return { field: first.where, message: `invalid arguments for ${entry.fullName}: ${all}` };
-}
+/** Valid arguments (defaults filled in, legacy shapes migrated), or why they were refused. */
+export type Validation =
+  | { ok: true; args: Record<string, unknown>; warnings: string[] }
+  | { ok: false; field: string; message: string };
 
 /** Thrown when a tool's published input schema does not compile: the skill's fault, not the caller's. */
 export class SchemaCompileError extends Error {
   override readonly name = "SchemaCompileError";
 }
 
+/**
+ * Validates call arguments against the tool's published JSON Schema, compiled once per tool on its first call;
+ * schema defaults are filled in. Arguments that fail it but match one of the tool's legacy inputs are migrated,
+ * validated again, and carry the legacy note as a warning.
+ */
+export function validateArguments(ajv: Ajv2020, entry: ToolEntry, raw: unknown): Validation {
+  if (typeof raw !== "object" || raw === null || Array.isArray(raw)) {
+    return { ok: false, field: "/", message: "arguments must be a JSON object" };
+  }
+  const legacy = entry.tool.legacy;
+  // Validation fills in defaults; keep the original for the legacy shapes, which may not allow them.
+  const original = legacy.length > 0 ? structuredClone(raw) : raw;
+  entry.validate ??= compile(ajv, entry.tool.inputSchema, entry.fullName);
+  if (entry.validate(raw)) return { ok: true, args: raw as Record<string, unknown>, warnings: [] };
+  const problems = describeAjvErrors(entry.validate.errors ?? [], "pointer");
+
+  if (legacy.length > 0) {
+    entry.legacyValidators ??= entry.tool.legacySchemas.map((schema) => compile(ajv, schema, entry.fullName));
+    for (const [index, matches] of entry.legacyValidators.entries()) {
+      const candidate = structuredClone(original);
+      const shape = legacy[index];
+      if (shape === undefined || !matches(candidate)) continue;
+      const migrated = shape.migrate(candidate as Record<string, unknown>);
+      if (entry.validate(migrated)) return { ok: true, args: migrated, warnings: [shape.note] };
+    }
+  }
+
+  const first = problems[0] ?? { where: "/", message: "does not match the input schema" };
+  const all = problems.map((p) => `${label(p.where)} ${p.message}`).join("; ");
+  return { ok: false, field: first.where, message: `invalid arguments for ${entry.fullName}: ${all}` };
+}
+
 // --- internal ---
 
-function compile(ajv: Ajv2020, entry: ToolEntry) {
+function compile(ajv: Ajv2020, schema: object, tool: string) {
   try {
-    return ajv.compile(entry.tool.inputSchema);
+    return ajv.compile(schema);
   } catch (error) {
-    throw new SchemaCompileError(`${entry.fullName}: ${(error as Error).message}`, { cause: error });
+    throw new SchemaCompileError(`${tool}: ${(error as Error).message}`, { cause: error });
   }
 }
 

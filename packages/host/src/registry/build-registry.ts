@@ -1,6 +1,6 @@
 import os from "node:os";
 import path from "node:path";
-import type { JsonSchema, RegisteredSkill, RegisterSkill } from "@skillport/core";
+import type { JsonSchema, RegisteredSkill, RegisteredTool, RegisterSkill } from "@skillport/core";
 import { envelopeSchema } from "@skillport/core";
 import semver from "semver";
 import { createAjv } from "../ajv.js";
@@ -69,7 +69,7 @@ export async function buildRegistry(manifest: LoadedManifest): Promise<Registry>
         name: fullName,
         title: tool.title,
         description: tool.description,
-        inputSchema: tool.inputSchema as ToolListing["inputSchema"],
+        inputSchema: advertisedInput(tool),
         outputSchema: envelopeSchema(tool.outputSchema) as ToolListing["outputSchema"],
         annotations: { title: tool.title, ...tool.mcpAnnotations },
       };
@@ -288,6 +288,26 @@ function resolvePaths(value: unknown, schema: JsonSchema, base: string): unknown
     }
   }
   return value;
+}
+
+/** A dangerous tool advertises the host's confirmation argument beside its own. */
+function advertisedInput(tool: RegisteredTool): ToolListing["inputSchema"] {
+  const schema = tool.inputSchema as ToolListing["inputSchema"];
+  if (tool.risk !== "dangerous") return schema;
+  const properties = (schema.properties ?? {}) as Record<string, unknown>;
+  return {
+    ...schema,
+    properties: {
+      ...properties,
+      _confirm: {
+        type: "string",
+        minLength: 1,
+        maxLength: 2048,
+        description:
+          "Leave out on the first call. If the answer is CONFIRMATION_REQUIRED, ask the user; to go ahead, repeat the exact same call with this set to error.operationId.",
+      },
+    },
+  };
 }
 
 function isSchema(value: unknown): value is JsonSchema {

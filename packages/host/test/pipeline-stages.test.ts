@@ -1,0 +1,381 @@
+import { readFile } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createHost } from "../src/host.js";
+import { createAudit } from "../src/pipeline/audit.js";
+import { createRedactor, REDACTED } from "../src/pipeline/redact.js";
+import { buildRegistry } from "../src/registry/build-registry.js";
+import { ECHO, manifestOf, NEEDS_TOKEN, pipelineOf, silentLogger } from "./helpers.js";
+
+const CANARY = "canary-7f3a9e1c-secret-token";
+
+async function echoPipeline(entry: Record<string, unknown> = {}, confirmations = {}) {
+  const registry = await buildRegistry(manifestOf({ skills: [{ path: ECHO, ...entry }] }));
+  return { registry, ...pipelineOf(registry, confirmations) };
+}
+
+describe("credentials", () => {
+  beforeAll(() => {
+    process.env.SKILLPORT_TEST_CANARY = CANARY;
+  });
+  afterAll(() => {
+    delete process.env.SKILLPORT_TEST_CANARY;
+  });
+
+  it("reaches ctx.token and ctx.credentials from the environment or a trimmed file, and no process.env read on a call", async () => {
+    const registry = await buildRegistry(
+      manifestOf({
+        skills: [
+          {
+            path: NEEDS_TOKEN,
+            credentials: { token: { env: "SKILLPORT_TEST_CANARY" } },
+          },
+          { path: ECHO, credentials: { token: { file: "./secret-token.txt" } } },
+        ],
+      }),
+    );
+    const { pipeline } = pipelineOf(registry);
+    const real = process.env;
+    const reads: PropertyKey[] = [];
+    process.env = new Proxy(real, {
+      get(target, key) {
+        reads.push(key);
+        return Reflect.get(target, key);
+      },
+    });
+    try {
+      const outcome = await pipeline.call("needy.use_token", {});
+      expect(outcome.envelope).toMatchObject({ ok: true, data: { length: CANARY.length, sameAsCredentials: true } });
+    } finally {
+      process.env = real;
+    }
+    expect(reads).toEqual([]);
+    expect(registry.instances[1]?.credentials.token).toBe("token-from-a-file");
+  });
+
+  it("answers CREDENTIALS_MISSING naming the variable, while other instances keep working", async () => {
+    const registry = await buildRegistry(
+      manifestOf({
+        skills: [
+          { path: NEEDS_TOKEN, credentials: { token: { env: "SKILLPORT_TEST_UNSET_VARIABLE" } } },
+          { path: NEEDS_TOKEN, mcp: "bare" },
+          { path: ECHO },
+        ],
+      }),
+    );
+    const { pipeline } = pipelineOf(registry);
+    const missing = await pipeline.call("needy.use_token", {});
+    expect(missing.envelope).toMatchObject({ ok: false, error: { code: "CREDENTIALS_MISSING" } });
+    expect(missing.envelope.message).toContain("set the environment variable SKILLPORT_TEST_UNSET_VARIABLE");
+    const unconfigured = await pipeline.call("bare.use_token", {});
+    expect(unconfigured.envelope.message).toContain('set skills[1].credentials.token to { "env": "NAME" }');
+    expect((await pipeline.call("echo.echo", { text: "fine" })).envelope.ok).toBe(true);
+  });
+
+  it("never shows one instance another's credentials", async () => {
+    process.env.SKILLPORT_TEST_OTHER = "second-instance-secret";
+    const registry = await buildRegistry(
+      manifestOf({
+        skills: [
+          { path: ECHO, mcp: "a", credentials: { token: { env: "SKILLPORT_TEST_CANARY" } } },
+          { path: ECHO, mcp: "b", credentials: { other: { env: "SKILLPORT_TEST_OTHER" } } },
+        ],
+      }),
+    );
+    expect(registry.instances[0]?.credentials).toEqual({ token: CANARY, other: undefined });
+    expect(registry.instances[1]?.credentials).toEqual({ token: undefined, other: "second-instance-secret" });
+  });
+
+  it("refuses a credential the skill does not declare", async () => {
+    await expect(
+      buildRegistry(manifestOf({ skills: [{ path: ECHO, credentials: { tokn: { env: "X" } } }] })),
+    ).rejects.toThrow(
+      'skills[0].credentials.tokn: skill "echo" declares no credential "tokn"; it declares token, other',
+    );
+  });
+});
+
+describe("redaction", () => {
+  beforeAll(() => {
+    process.env.SKILLPORT_TEST_CANARY = CANARY;
+  });
+
+  it.each([
+    ["data, message and warnings", ""],
+    ["a SkillError message", "throw"],
+    ["an unexpected error", "crash"],
+  ])("replaces a canary token in %s, the audit line and the log", async (_case, prefix) => {
+    const { pipeline, audits } = await echoPipeline({
+      credentials: { token: { env: "SKILLPORT_TEST_CANARY" } },
+      config: { prefix },
+    });
+    const outcome = await pipeline.call("echo.leak", {});
+    const everything = JSON.stringify([outcome, audits]);
+    expect(everything).not.toContain(CANARY);
+    if (prefix === "") {
+      expect(outcome.envelope).toMatchObject({
+        ok: true,
+        data: { token: REDACTED, nested: [{ again: `Bearer ${REDACTED}` }] },
+      });
+      expect(outcome.text).toContain(REDACTED);
+    }
+    if (prefix === "throw") expect(outcome.envelope.message).toBe(`upstream refused ${REDACTED}`);
+  });
+
+  it("redacts log lines a skill writes and audit arguments", async () => {
+    const lines: string[] = [];
+    const registry = await buildRegistry(
+      manifestOf({ skills: [{ path: ECHO, credentials: { token: { env: "SKILLPORT_TEST_CANARY" } } }] }),
+    );
+    const redactor = createRedactor();
+    redactor.add([CANARY]);
+    expect(redactor.value({ a: [`x${CANARY}y`], [CANARY]: 1 })).toEqual({ a: [`x${REDACTED}y`], [REDACTED]: 1 });
+    const file = path.join(os.tmpdir(), `skillport-audit-${process.pid}-${Date.now()}.log`);
+    const audit = createAudit({ file, arguments: true }, redactor);
+    audit({
+      traceId: "t",
+      tool: "echo.echo",
+      instance: "echo",
+      skill: "s@1",
+      risk: "read_only",
+      brief: undefined,
+      outcome: "OK",
+      durationMs: 1,
+      arguments: { text: CANARY },
+    });
+    const line = JSON.parse(await readFile(file, "utf8"));
+    expect(line).toMatchObject({ kind: "audit", tool: "echo.echo", outcome: "OK", arguments: { text: REDACTED } });
+    expect(line.time).toMatch(/^\d{4}-\d{2}-\d{2}T/);
+    lines.push(JSON.stringify(registry.instances[0]?.credentials));
+    expect(lines[0]).toContain(CANARY); // the host itself holds it; only what leaves is redacted
+  });
+});
+
+describe("timeouts, cancellation and progress", () => {
+  it("aborts ctx.signal at the tool's timeout and answers TIMEOUT, retryable", async () => {
+    const { pipeline, audits } = await echoPipeline({ timeoutMs: 50 });
+    const outcome = await pipeline.call("echo.sleep", { ms: 60_000 });
+    expect(outcome.envelope).toMatchObject({ ok: false, error: { code: "TIMEOUT", retryable: true } });
+    expect(outcome.envelope.message).toContain("did not finish within 50 ms");
+    expect(outcome.envelope.message).toContain("raise timeoutMs for skills[0]");
+    expect(audits.at(-1)).toMatchObject({ tool: "echo.sleep", outcome: "TIMEOUT" });
+  });
+
+  it("uses the tool's own timeout unless the instance overrides it", async () => {
+    const { registry } = await echoPipeline();
+    expect(registry.tools.get("echo.sleep")?.timeoutMs).toBe(60_000);
+    expect(registry.tools.get("echo.echo")?.timeoutMs).toBe(30_000);
+    const overridden = await echoPipeline({ timeoutMs: 1234 });
+    expect(overridden.registry.tools.get("echo.sleep")?.timeoutMs).toBe(1234);
+  });
+
+  it("stops an abort-aware capability when the client cancels, well before its timer, and audits CANCELLED", async () => {
+    const { pipeline, audits } = await echoPipeline();
+    const controller = new AbortController();
+    const pending = pipeline.call("echo.sleep", { ms: 50_000 }, { signal: controller.signal });
+    setTimeout(() => controller.abort(), 20);
+    const outcome = await pending;
+    expect(outcome.envelope).toMatchObject({ ok: false, error: { code: "CANCELLED" } });
+    expect(outcome.envelope.meta.durationMs).toBeLessThan(50_000);
+    expect(audits.at(-1)).toMatchObject({ outcome: "CANCELLED" });
+  });
+
+  it("throttles progress from a tight loop, increasing, ending with the final count", async () => {
+    const { pipeline } = await echoPipeline();
+    const sent: Array<[number, number | undefined]> = [];
+    const outcome = await pipeline.call("echo.count", {}, { onProgress: (done, total) => sent.push([done, total]) });
+    expect(outcome.envelope.ok).toBe(true);
+    expect(sent.length).toBeGreaterThanOrEqual(1);
+    expect(sent.length).toBeLessThan(100); // 10,000 reports in, a handful out
+    expect(sent.at(-1)).toEqual([10_000, 10_000]);
+    expect(sent.every(([done], i) => i === 0 || done > (sent[i - 1]?.[0] ?? 0))).toBe(true);
+  });
+});
+
+describe("concurrency", () => {
+  it("queues beyond the limit and answers RATE_LIMITED beyond the queue, retryable", async () => {
+    const { pipeline } = await echoPipeline({ concurrency: 2, queue: 1 });
+    const controller = new AbortController();
+    const running = [1, 2, 3].map(() => pipeline.call("echo.sleep", { ms: 60_000 }, { signal: controller.signal }));
+    const refused = await pipeline.call("echo.sleep", { ms: 1 });
+    expect(refused.envelope).toMatchObject({ ok: false, error: { code: "RATE_LIMITED", retryable: true } });
+    expect(refused.envelope.message).toContain("2 calls are running and 1 are waiting");
+    controller.abort();
+    const outcomes = await Promise.all(running);
+    expect(outcomes.map((o) => (o.envelope.ok ? "OK" : o.envelope.error.code))).toEqual([
+      "CANCELLED",
+      "CANCELLED",
+      "CANCELLED",
+    ]);
+    expect((await pipeline.call("echo.sleep", { ms: 1 })).envelope.ok).toBe(true);
+  });
+});
+
+describe("dangerous tools", () => {
+  it("are refused unless the manifest allows them, naming the field", async () => {
+    const { pipeline } = await echoPipeline();
+    const outcome = await pipeline.call("echo.wipe", { target: "disk" });
+    expect(outcome.envelope).toMatchObject({ ok: false, error: { code: "PERMISSION_DENIED" } });
+    expect(outcome.envelope.message).toContain('add "wipe" to skills[0].allow in the manifest');
+  });
+
+  it("refuses allowing a tool that is not dangerous", async () => {
+    await expect(buildRegistry(manifestOf({ skills: [{ path: ECHO, allow: ["echo"] }] }))).rejects.toThrow(
+      'skills[0].allow: "echo" is not a dangerous tool of skill "echo"; its dangerous tools are wipe',
+    );
+  });
+
+  it("advertise the _confirm argument", async () => {
+    const { registry } = await echoPipeline();
+    expect(registry.tools.get("echo.wipe")?.listing.inputSchema.properties).toHaveProperty("_confirm");
+    expect(registry.tools.get("echo.echo")?.listing.inputSchema.properties).not.toHaveProperty("_confirm");
+  });
+
+  it("need confirmation: an operation id bound to the exact arguments runs once; reuse, changed arguments and expiry are refused", async () => {
+    let now = Date.now();
+    const { pipeline, audits } = await echoPipeline({ allow: ["wipe"] }, { now: () => now, ttlSeconds: 60 });
+    const { runs } = (await import(path.join(ECHO, "index.js"))) as { runs: { wipe: string[] } };
+    const before = runs.wipe.length;
+
+    const asked = await pipeline.call("echo.wipe", { target: "disk" });
+    expect(asked.envelope).toMatchObject({ ok: false, error: { code: "CONFIRMATION_REQUIRED", retryable: true } });
+    expect(asked.envelope.message).toContain("Confirm: Wipe disk");
+    const id = asked.envelope.ok ? "" : (asked.envelope.error.operationId ?? "");
+    expect(id).not.toBe("");
+    expect(runs.wipe.length).toBe(before);
+
+    const changed = await pipeline.call("echo.wipe", { target: "other-disk", _confirm: id });
+    expect(changed.envelope).toMatchObject({ ok: false, error: { code: "PERMISSION_DENIED", field: "/_confirm" } });
+    expect(changed.envelope.message).toContain("was issued for other arguments");
+
+    const ran = await pipeline.call("echo.wipe", { target: "disk", _confirm: id });
+    expect(ran.envelope).toMatchObject({ ok: true, data: { wiped: "disk" } });
+    expect(runs.wipe.length).toBe(before + 1);
+
+    const reused = await pipeline.call("echo.wipe", { target: "disk", _confirm: id });
+    expect(reused.envelope.message).toContain("was already used");
+    expect(runs.wipe.length).toBe(before + 1);
+
+    const second = await pipeline.call("echo.wipe", { target: "disk" });
+    const secondId = second.envelope.ok ? "" : (second.envelope.error.operationId ?? "");
+    now += 61_000;
+    const expired = await pipeline.call("echo.wipe", { target: "disk", _confirm: secondId });
+    expect(expired.envelope.message).toContain("has expired");
+    const forged = await pipeline.call("echo.wipe", { target: "disk", _confirm: `${secondId.split(".")[0]}.forged` });
+    expect(forged.envelope.message).toContain("is not an operation id this server issued");
+    expect(runs.wipe.length).toBe(before + 1);
+    expect(audits.map((a) => a.outcome)).toEqual([
+      "CONFIRMATION_REQUIRED",
+      "PERMISSION_DENIED",
+      "OK",
+      "PERMISSION_DENIED",
+      "CONFIRMATION_REQUIRED",
+      "PERMISSION_DENIED",
+      "PERMISSION_DENIED",
+    ]);
+    expect(audits[2]).toMatchObject({ brief: "Wipe disk", risk: "dangerous" });
+  });
+
+  it("ask the user when the client can, and run only on accept", async () => {
+    const { pipeline } = await echoPipeline({ allow: ["wipe"] });
+    const ask = await pipeline.call("echo.wipe", { target: "tmp" }, { elicitation: { supported: true } });
+    expect(ask.elicit?.message).toContain("Wipe tmp");
+    const declined = await pipeline.call(
+      "echo.wipe",
+      { target: "tmp" },
+      { elicitation: { supported: true, response: "decline" } },
+    );
+    expect(declined.envelope).toMatchObject({ ok: false, error: { code: "PERMISSION_DENIED" } });
+    const accepted = await pipeline.call(
+      "echo.wipe",
+      { target: "tmp" },
+      { elicitation: { supported: true, response: "accept" } },
+    );
+    expect(accepted.envelope).toMatchObject({ ok: true, data: { wiped: "tmp" } });
+  });
+});
+
+describe("schema evolution", () => {
+  it("migrates a call in a legacy shape, with the note as a warning", async () => {
+    const { pipeline } = await echoPipeline();
+    const outcome = await pipeline.call("echo.find", { query: "agents" });
+    expect(outcome.envelope).toMatchObject({
+      ok: true,
+      data: { found: "agents" },
+      warnings: ['"query" is deprecated; send "keyword"'],
+    });
+    const current = await pipeline.call("echo.find", { keyword: "agents" });
+    expect(current.envelope.warnings).toEqual([]);
+  });
+
+  it("reports the current schema's errors when no legacy shape fits", async () => {
+    const { pipeline } = await echoPipeline();
+    const outcome = await pipeline.call("echo.find", { query: 3 });
+    expect(outcome.envelope).toMatchObject({ ok: false, error: { code: "ARGUMENT_INVALID", field: "/keyword" } });
+    expect(outcome.envelope.message).toContain("keyword is required but missing; query is not a known field");
+  });
+});
+
+describe("isolation in worker threads", () => {
+  it("runs capabilities in a worker with the instance's config and credentials", async () => {
+    process.env.SKILLPORT_TEST_CANARY = CANARY;
+    const { pipeline } = await echoPipeline({
+      isolation: "worker",
+      config: { prefix: "w:" },
+      credentials: { token: { env: "SKILLPORT_TEST_CANARY" } },
+    });
+    try {
+      const echoed = await pipeline.call("echo.echo", { text: "hi", times: 2 });
+      expect(echoed.envelope).toMatchObject({
+        ok: true,
+        message: "echoed",
+        data: { echoed: "w:hihi" },
+        evidencePaths: ["mem://echo"],
+      });
+      const leak = await pipeline.call("echo.leak", {});
+      expect(leak.envelope).toMatchObject({ ok: true, data: { token: REDACTED, keys: ["token", "other"] } });
+      const failed = await pipeline.call("echo.fail", {});
+      expect(failed.envelope).toMatchObject({ ok: false, error: { code: "NOT_FOUND", field: "/thing" } });
+      const boom = await pipeline.call("echo.boom", {});
+      expect(boom.envelope).toMatchObject({ ok: false, error: { code: "INTERNAL" } });
+      expect(JSON.stringify(boom)).not.toContain("hunter2");
+    } finally {
+      await pipeline.close();
+    }
+  });
+
+  it("terminates a synchronous infinite loop at the timeout; the next call gets a fresh worker", async () => {
+    const { pipeline } = await echoPipeline({ isolation: "worker" });
+    try {
+      const stuck = await pipeline.call("echo.spin", {});
+      expect(stuck.envelope).toMatchObject({ ok: false, error: { code: "TIMEOUT" } });
+      const after = await pipeline.call("echo.echo", { text: "alive" });
+      expect(after.envelope).toMatchObject({ ok: true, data: { echoed: "alive" } });
+    } finally {
+      await pipeline.close();
+    }
+  });
+
+  it("answers UNAVAILABLE when a capability exhausts the worker's memory, and keeps serving", async () => {
+    const { pipeline } = await echoPipeline({ isolation: "worker", memoryMb: 32 });
+    try {
+      const hog = await pipeline.call("echo.hog", {});
+      expect(hog.envelope).toMatchObject({ ok: false, error: { code: "UNAVAILABLE" } });
+      expect(hog.envelope.message).toContain("ran out of memory (limit 32 MiB)");
+      expect((await pipeline.call("echo.echo", { text: "alive" })).envelope.ok).toBe(true);
+    } finally {
+      await pipeline.close();
+    }
+  });
+});
+
+describe("createHost", () => {
+  it("builds the pipeline with audit, redaction and confirmations wired", async () => {
+    const host = await createHost({ manifest: manifestOf({ skills: [{ path: ECHO }] }), logger: silentLogger() });
+    expect(host.redactor.active).toBe(false);
+    const outcome = await host.pipeline.call("echo.plain", {});
+    expect(outcome.envelope.ok).toBe(true);
+    await host.close();
+  });
+});
