@@ -116,6 +116,19 @@ describe("skillport list, call and check", () => {
     expect(unknown.stderr).toContain('unknown tool "notes.nope"');
   });
 
+  it("check fails on a missing credential, naming what to set", async () => {
+    const needy = `${NOTES_SKILL}/../../packages/host/test/fixtures/skill-needs-token`;
+    const manifest = await ws.writeManifest(
+      { skills: [{ path: needy, credentials: { token: { env: "CHECK_UNSET_VARIABLE" } } }] },
+      "needs-token.json",
+    );
+    const { code, stdout } = await runCli(["check", "--manifest", manifest], ws.dir);
+    expect(code).toBe(1);
+    expect(stdout).toContain(
+      '✖ skills[0] (fixture-skill-needs-token as "needy"): credential "token" is missing: set the environment variable CHECK_UNSET_VARIABLE',
+    );
+  });
+
   it("checks a manifest and reports its tool table", async () => {
     const { code, stdout } = await runCli(["check", "--json"], ws.dir);
     expect(code).toBe(0);

@@ -23,12 +23,12 @@ export function manifestOf(json: unknown) {
 export const silentLogger = () => createLogger({ level: "silent" });
 
 /** A pipeline over a registry whose audit lines are collected in `audits`, as the host wires it. */
-export function pipelineOf(registry: Registry, confirmations: ConfirmationsOptions = {}) {
+export function pipelineOf(registry: Registry, confirmations: ConfirmationsOptions = {}, logger = silentLogger()) {
   const audits: AuditRecord[] = [];
   const redactor = createRedactor();
   for (const instance of registry.instances) redactor.add(Object.values(instance.credentials));
   const pipeline = createPipeline(registry, {
-    logger: silentLogger(),
+    logger,
     redactor,
     audit: (record) => audits.push(redactor.value(record)),
     confirmations: createConfirmations(confirmations),

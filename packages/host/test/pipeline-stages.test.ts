@@ -1,6 +1,7 @@
 import { readFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
+import pino from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createHost } from "../src/host.js";
 import { createAudit } from "../src/pipeline/audit.js";
@@ -123,7 +124,22 @@ describe("redaction", () => {
     if (prefix === "throw") expect(outcome.envelope.message).toBe(`upstream refused ${REDACTED}`);
   });
 
-  it("redacts log lines a skill writes and audit arguments", async () => {
+  it("redacts the log lines a skill writes, message and data", async () => {
+    const lines: string[] = [];
+    const logger = pino({ level: "info" }, { write: (line: string) => lines.push(line) });
+    const registry = await buildRegistry(
+      manifestOf({ skills: [{ path: ECHO, credentials: { token: { env: "SKILLPORT_TEST_CANARY" } } }] }),
+    );
+    const { pipeline } = pipelineOf(registry, {}, logger);
+    await pipeline.call("echo.leak", {});
+    const logged = lines
+      .map((l) => JSON.parse(l) as Record<string, unknown>)
+      .find((l) => String(l.msg).startsWith("token is"));
+    expect(logged).toMatchObject({ msg: `token is ${REDACTED}`, token: REDACTED, tool: "echo.leak" });
+    expect(lines.join("")).not.toContain(CANARY);
+  });
+
+  it("redacts audit arguments", async () => {
     const lines: string[] = [];
     const registry = await buildRegistry(
       manifestOf({ skills: [{ path: ECHO, credentials: { token: { env: "SKILLPORT_TEST_CANARY" } } }] }),
