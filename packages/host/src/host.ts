@@ -4,6 +4,7 @@ import { loadManifest } from "./manifest/load-manifest.js";
 import type { LoadedManifest } from "./manifest/manifest.js";
 import type { Pipeline } from "./pipeline/pipeline.js";
 import { createPipeline } from "./pipeline/pipeline.js";
+import type { SkillModule } from "./registry/build-registry.js";
 import { buildRegistry } from "./registry/build-registry.js";
 import type { Registry } from "./registry/registry.js";
 
@@ -16,6 +17,12 @@ export interface HostOptions {
   manifest?: string | LoadedManifest;
   /** @default JSON lines on stderr */
   logger?: Logger;
+  /**
+   * Skill modules already imported, by package name: a manifest entry whose `package` is listed here uses the
+   * module instead of importing the package. For tests (`@skillport/testing`) and for embedding a host.
+   * @default {}
+   */
+  modules?: Readonly<Record<string, SkillModule>>;
 }
 
 /** A manifest turned into a tool table and a call pipeline; transports serve it. */
@@ -37,6 +44,6 @@ export interface Host {
 export async function createHost(options: HostOptions = {}): Promise<Host> {
   const manifest = typeof options.manifest === "object" ? options.manifest : await loadManifest(options.manifest);
   const logger = options.logger ?? createLogger();
-  const registry = await buildRegistry(manifest);
+  const registry = await buildRegistry(manifest, { modules: options.modules ?? {} });
   return { manifest, registry, pipeline: createPipeline(registry, logger), logger };
 }

@@ -1,6 +1,8 @@
 // Any new export added here becomes public API. Use named exports, not wildcards.
 // This entry imports no MCP SDK: transports live behind subpaths (@skillport/host/stdio).
 
+export type { SchemaCheck } from "./compile-schema.js";
+export { compileSchema } from "./compile-schema.js";
 export type { SkillportErrorCode } from "./errors.js";
 export { SkillportError } from "./errors.js";
 export type { Host, HostOptions } from "./host.js";
@@ -11,5 +13,8 @@ export { DEFAULT_MANIFEST, loadManifest, parseManifest } from "./manifest/load-m
 export type { LoadedManifest, Manifest, Separator, SkillEntry } from "./manifest/manifest.js";
 export type { CallOutcome } from "./pipeline/envelope.js";
 export type { CallOptions, Pipeline } from "./pipeline/pipeline.js";
+export type { BuildRegistryOptions, SkillModule } from "./registry/build-registry.js";
 export { buildRegistry } from "./registry/build-registry.js";
 export type { Registry, SkillInstance, ToolEntry, ToolListing } from "./registry/registry.js";
+export type { LintFinding, LintRule } from "./spec-lint/lint-skill.js";
+export { formatLintFinding, LINT_RULES, lintSkill } from "./spec-lint/lint-skill.js";
