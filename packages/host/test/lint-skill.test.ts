@@ -121,3 +121,10 @@ describe("lintSkill", () => {
     expect(Object.keys(LINT_RULES)).toHaveLength(13);
   });
 });
+
+describe("lintSkill on numbers", () => {
+  it("does not take zod's safe-integer range for a bound", () => {
+    const input = z.object({ n: z.number().int().min(1).describe("how many") }).strict();
+    expect(rules(lint({ input, examples: [{ n: 1 }] }))).toEqual([["input-number-bounded", "/n"]]);
+  });
+});

@@ -140,8 +140,8 @@ function lintInput(root: JsonSchema, add: Add): void {
       add("input-array-bounded", `${where} is an array without maxItems; bound it (zod: .max(n))`, field || undefined);
     }
     if ((types.has("number") || types.has("integer")) && !fixed) {
-      const low = typeof node.minimum === "number" || typeof node.exclusiveMinimum === "number";
-      const high = typeof node.maximum === "number" || typeof node.exclusiveMaximum === "number";
+      const low = isBound(node.minimum) || isBound(node.exclusiveMinimum);
+      const high = isBound(node.maximum) || isBound(node.exclusiveMaximum);
       if (!low || !high) {
         add(
           "input-number-bounded",
@@ -253,6 +253,11 @@ function typesOf(node: JsonSchema): Set<string> {
   if (typeof type === "string") return new Set([type]);
   if (Array.isArray(type)) return new Set(type.filter((t): t is string => typeof t === "string"));
   return new Set();
+}
+
+/** zod's `.int()` publishes ±Number.MAX_SAFE_INTEGER: that is the type's range, not a bound the author chose. */
+function isBound(value: unknown): boolean {
+  return typeof value === "number" && Math.abs(value) < Number.MAX_SAFE_INTEGER;
 }
 
 function isBoundedFormat(format: unknown): boolean {
