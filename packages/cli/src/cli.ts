@@ -4,6 +4,7 @@ import { Command, CommanderError } from "commander";
 import { call } from "./commands/call.js";
 import { check } from "./commands/check.js";
 import { list } from "./commands/list.js";
+import { newSkill } from "./commands/new.js";
 import { serve } from "./commands/serve.js";
 
 const { version } = createRequire(import.meta.url)("../package.json") as { version: string };
@@ -59,6 +60,18 @@ export async function main(argv: readonly string[]): Promise<number> {
     .option("--json", "print JSON")
     .action(async (options) => {
       exitCode = await check(options);
+    });
+
+  program
+    .command("new")
+    .description(
+      "scaffold skills/skill-<capability>: one example tool, its test, README and changeset; adds it to the manifest, disabled",
+    )
+    .argument("<capability>", "the skill's name: lowercase letters, digits and -, e.g. weather")
+    .option("-m, --manifest <path>", "the manifest to add the new skill to", DEFAULT_MANIFEST)
+    .option("--scope <scope>", "the npm scope of the new package", "@skillport")
+    .action(async (capability: string, options: { manifest: string; scope: string }) => {
+      exitCode = await newSkill(capability, { ...options, version });
     });
 
   try {
