@@ -95,9 +95,9 @@ export function planConformance(register: RegisterSkill, options: TestSkillOptio
 
   const canary = `skillport-canary-${randomBytes(12).toString("hex")}`;
   const findings = lintSkill(skill);
-  const shared = sharedState(skill, register, options);
-  const checks: ConformanceCheck[] = [];
   const runExamples = (options.examples ?? "run") === "run";
+  const shared = sharedState(skill, register, options, runExamples);
+  const checks: ConformanceCheck[] = [];
 
   for (const tool of skill.tools) {
     checks.push({
@@ -145,14 +145,14 @@ export function planConformance(register: RegisterSkill, options: TestSkillOptio
 // --- internal ---
 
 /** The config and teardown the runtime checks share, prepared once. */
-function sharedState(skill: RegisteredSkill, register: RegisterSkill, options: TestSkillOptions) {
+function sharedState(skill: RegisteredSkill, register: RegisterSkill, options: TestSkillOptions, needsConfig: boolean) {
   let prepared: Promise<unknown> | undefined;
   let teardown: (() => void | Promise<void>) | undefined;
   const prepare = async (): Promise<unknown> => {
     const set = (await options.setup?.()) ?? {};
     teardown = set.teardown;
     const config = set.config ?? options.config;
-    if (skill.configSchema === undefined) return {};
+    if (skill.configSchema === undefined || !needsConfig) return {};
     // The host validates the config, fills its defaults and resolves its paths, exactly as it would when serving.
     let host: Awaited<ReturnType<typeof createTestHost>>;
     try {

@@ -86,3 +86,9 @@ describe("the conformance suite", () => {
     expect(events).toEqual(["setup", "teardown"]);
   });
 });
+
+describe("the conformance suite without examples", () => {
+  it("needs no config when the examples are skipped", async () => {
+    expect(await failuresOf((BROKEN.config as { register: never }).register, { examples: "skip" })).toEqual([]);
+  });
+});
