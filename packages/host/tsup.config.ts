@@ -1,7 +1,12 @@
 import { defineConfig } from "tsup";
 
 export default defineConfig({
-  entry: { index: "src/index.ts", stdio: "src/stdio.ts", worker: "src/pipeline/worker-main.ts" },
+  entry: {
+    index: "src/index.ts",
+    stdio: "src/stdio.ts",
+    testing: "src/testing.ts",
+    worker: "src/pipeline/worker-main.ts",
+  },
   format: ["esm"],
   dts: true,
   clean: true,

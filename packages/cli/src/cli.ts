@@ -59,6 +59,18 @@ export async function main(argv: readonly string[]): Promise<number> {
       exitCode = await (await import("./commands/check.js")).check(options);
     });
 
+  program
+    .command("new")
+    .description(
+      "scaffold skills/skill-<capability>: one example tool, its test, README and changeset; adds it to the manifest, disabled",
+    )
+    .argument("<capability>", "the skill's name: lowercase letters, digits and -, e.g. weather")
+    .option("-m, --manifest <path>", "the manifest to add the new skill to", DEFAULT_MANIFEST)
+    .option("--scope <scope>", "the npm scope of the new package", "@skillport")
+    .action(async (capability: string, options: { manifest: string; scope: string }) => {
+      exitCode = await (await import("./commands/new.js")).newSkill(capability, { ...options, version });
+    });
+
   try {
     await program.parseAsync(argv as string[]);
   } catch (error) {

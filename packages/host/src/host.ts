@@ -8,6 +8,7 @@ import type { Pipeline } from "./pipeline/pipeline.js";
 import { createPipeline } from "./pipeline/pipeline.js";
 import type { Redactor } from "./pipeline/redact.js";
 import { createRedactor } from "./pipeline/redact.js";
+import type { SkillModule } from "./registry/build-registry.js";
 import { buildRegistry } from "./registry/build-registry.js";
 import { readSecret } from "./registry/read-secret.js";
 import type { Registry } from "./registry/registry.js";
@@ -21,6 +22,12 @@ export interface HostOptions {
   manifest?: string | LoadedManifest;
   /** @default JSON lines on stderr */
   logger?: Logger;
+  /**
+   * Skill modules already imported, by package name: a manifest entry whose `package` is listed here uses the
+   * module instead of importing the package. For tests (`@skillport/testing`) and for embedding a host.
+   * @default {}
+   */
+  modules?: Readonly<Record<string, SkillModule>>;
 }
 
 /** A manifest turned into a tool table and a call pipeline; transports serve it. */
@@ -46,7 +53,7 @@ export interface Host {
 export async function createHost(options: HostOptions = {}): Promise<Host> {
   const manifest = typeof options.manifest === "object" ? options.manifest : await loadManifest(options.manifest);
   const logger = options.logger ?? createLogger();
-  const registry = await buildRegistry(manifest);
+  const registry = await buildRegistry(manifest, { modules: options.modules ?? {} });
   const redactor = createRedactor();
   for (const instance of registry.instances) redactor.add(Object.values(instance.credentials));
   const secret =

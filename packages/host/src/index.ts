@@ -1,6 +1,8 @@
 // Any new export added here becomes public API. Use named exports, not wildcards.
 // This entry imports no MCP SDK: transports live behind subpaths (@skillport/host/stdio).
 
+export type { SchemaCheck } from "./compile-schema.js";
+export { compileSchema } from "./compile-schema.js";
 export type { SkillportErrorCode } from "./errors.js";
 export { SkillportError } from "./errors.js";
 export type { Host, HostOptions } from "./host.js";
@@ -15,5 +17,8 @@ export type { Caller, CallOptions, Pipeline } from "./pipeline/pipeline.js";
 export { CONFIRM_ARGUMENT } from "./pipeline/pipeline.js";
 export { REDACTED } from "./pipeline/redact.js";
 export { installProcessGuards } from "./process-guards.js";
+export type { BuildRegistryOptions, SkillModule } from "./registry/build-registry.js";
 export { buildRegistry } from "./registry/build-registry.js";
 export type { Registry, SkillInstance, ToolEntry, ToolListing } from "./registry/registry.js";
+export type { LintFinding, LintRule } from "./spec-lint/lint-skill.js";
+export { formatLintFinding, LINT_RULES, lintSkill } from "./spec-lint/lint-skill.js";

@@ -26,6 +26,16 @@ describe("the root entry of @skillport/host", () => {
     expect(imports.filter((s) => s.startsWith("@modelcontextprotocol"))).toEqual([]);
   });
 
+  it("nor do the spec lint and the schema compiler it exports", async () => {
+    const host = await import("../dist/index.js");
+    expect(Object.keys(host)).toEqual(expect.arrayContaining(["lintSkill", "compileSchema", "LINT_RULES"]));
+  });
+
+  it("while the testing entry serves a host in process with the SDK", async () => {
+    const imports = await importsOf(path.join(DIST, "testing.js"));
+    expect(imports).toContain("@modelcontextprotocol/server");
+  });
+
   it("while the stdio entry does", async () => {
     const imports = await importsOf(path.join(DIST, "stdio.js"));
     expect(imports).toContain("@modelcontextprotocol/server/stdio");

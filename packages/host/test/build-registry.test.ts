@@ -1,5 +1,6 @@
 import os from "node:os";
 import path from "node:path";
+import { defineSkill, defineTool } from "@skillport/core";
 import { describe, expect, it } from "vitest";
 import { SkillportError } from "../src/errors.js";
 import { buildRegistry } from "../src/registry/build-registry.js";
@@ -152,5 +153,49 @@ describe("buildRegistry", () => {
       manifestOf({ skills: [notes({ tools: { exclude: ["create_study_task"] } })] }),
     );
     expect([...excluded.tools.keys()]).toEqual(["notes.search_notes", "notes.read_note"]);
+  });
+});
+
+describe("buildRegistry with skill modules already in memory", () => {
+  const register = defineSkill({
+    name: "mem",
+    version: "2.0.0",
+    tools: [
+      defineTool({
+        name: "get_value",
+        title: "Get value",
+        description: "Return a fixed value.",
+        input: { type: "object", properties: {}, additionalProperties: false },
+        risk: "read_only",
+        run: () => 42,
+      }),
+    ],
+  });
+
+  it("uses a listed module instead of resolving the package", async () => {
+    const registry = await buildRegistry(manifestOf({ skills: [{ package: "@acme/skill-mem", version: "^2.0.0" }] }), {
+      modules: { "@acme/skill-mem": { register } },
+    });
+    expect(registry.instances[0]).toMatchObject({ id: "mem", packageName: "@acme/skill-mem", version: "2.0.0" });
+    expect([...registry.tools.keys()]).toEqual(["mem.get_value"]);
+  });
+
+  it("checks the module's version against the entry's range", async () => {
+    await expect(
+      buildRegistry(manifestOf({ skills: [{ package: "skill-mem", version: "^1.0.0" }] }), {
+        modules: { "skill-mem": { register, version: "3.1.0" } },
+      }),
+    ).rejects.toMatchObject({
+      code: "VERSION_MISMATCH",
+      message: expect.stringContaining("skill-mem@^1.0.0 but 3.1.0"),
+    });
+  });
+
+  it("still resolves packages that are not listed", async () => {
+    await expect(
+      buildRegistry(manifestOf({ skills: [{ package: "@skillport/skill-nope" }] }), {
+        modules: { other: { register } },
+      }),
+    ).rejects.toMatchObject({ code: "SKILL_NOT_FOUND" });
   });
 });

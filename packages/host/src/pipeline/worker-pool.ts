@@ -100,7 +100,7 @@ export class WorkerPool {
   private spawn(): Promise<PooledWorker> {
     const { instance } = this;
     const setup: WorkerSetup = {
-      entryUrl: instance.entryUrl,
+      entryUrl: instance.entryUrl ?? "", // the registry refuses worker isolation for in-memory modules
       config: instance.config,
       credentials: { ...instance.credentials },
     };

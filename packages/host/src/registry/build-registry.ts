@@ -21,18 +21,40 @@ export const DEFAULT_CONCURRENCY = 8;
 /** Calls that may wait for a slot before RATE_LIMITED. */
 export const DEFAULT_QUEUE = 64;
 
+/** A skill module already in memory, standing in for an installed package. */
+export interface SkillModule {
+  /** What the package would export as `register`. */
+  register: RegisterSkill;
+  /**
+   * The version the package would have; checked against the entry's `version` range.
+   * @default the skill's own `version`, else "0.0.0"
+   */
+  version?: string;
+}
+
+/** Options for {@link buildRegistry}. */
+export interface BuildRegistryOptions {
+  /**
+   * Skill modules already imported, by package name. An entry whose `package` is listed here uses that module
+   * instead of resolving and importing the package: for tests and for embedding a host in a program.
+   * @default {}
+   * @example { "@acme/skill-weather": { register, version: "1.2.0" } }
+   */
+  modules?: Readonly<Record<string, SkillModule>>;
+}
+
 /**
  * Loads every enabled skill of a manifest and builds the namespaced tool table. Every problem (unknown package,
  * version mismatch, invalid config, name conflict) is collected and reported at once; any problem stops the host.
  */
-export async function buildRegistry(manifest: LoadedManifest): Promise<Registry> {
+export async function buildRegistry(manifest: LoadedManifest, options: BuildRegistryOptions = {}): Promise<Registry> {
   const problems: Problem[] = [];
   const ajv = createAjv();
   const instances: SkillInstance[] = [];
   for (const [index, entry] of manifest.skills.entries()) {
     if (entry.enabled === false) continue;
     try {
-      instances.push(await loadInstance(manifest, entry, index, ajv));
+      instances.push(await loadInstance(manifest, entry, index, ajv, options.modules ?? {}));
     } catch (error) {
       if (!(error instanceof SkillportError)) throw error;
       problems.push(
@@ -112,38 +134,45 @@ async function loadInstance(
   entry: SkillEntry,
   index: number,
   ajv: ReturnType<typeof createAjv>,
+  modules: Readonly<Record<string, SkillModule>>,
 ): Promise<SkillInstance> {
   const where = `skills[${index}]`;
-  const resolved = await resolveSkill(entry, manifest.dir, where);
-  if (entry.version !== undefined) {
-    if (semver.validRange(entry.version) === null) {
-      throw new SkillportError(
-        "MANIFEST_INVALID",
-        `[skillport] ${where}.version: "${entry.version}" is not a semver range (e.g. "^0.1.0")`,
-      );
-    }
-    if (!semver.satisfies(resolved.version, entry.version, { includePrerelease: true })) {
-      throw new SkillportError(
-        "VERSION_MISMATCH",
-        `[skillport] ${where}.version: the manifest asks for ${resolved.packageName}@${entry.version} but ${resolved.version} is installed; install a matching version or change the range`,
-      );
-    }
+  const preloaded = entry.package === undefined ? undefined : modules[entry.package];
+  let packageName: string;
+  let version: string;
+  let skill: RegisteredSkill;
+  let entryUrl: string | undefined;
+  if (preloaded === undefined) {
+    const resolved = await resolveSkill(entry, manifest.dir, where);
+    ({ packageName, version, entryUrl } = resolved);
+    checkVersion(entry, where, packageName, version);
+    skill = await importSkill(resolved.entryUrl, `${where} (${packageName})`);
+  } else {
+    packageName = entry.package as string;
+    skill = registerOf(preloaded, `${where} (${packageName})`);
+    version = preloaded.version ?? skill.version ?? "0.0.0";
+    checkVersion(entry, where, packageName, version);
   }
-  const skill = await importSkill(resolved.entryUrl, `${where} (${resolved.packageName})`);
   const id = entry.mcp ?? skill.name;
-  const source = `${where} (${resolved.packageName} as "${id}")`;
+  const source = `${where} (${packageName} as "${id}")`;
   const config = validateConfig(skill, entry, where, manifest.dir, ajv);
   const { credentials, missing } = await resolveCredentials(skill, entry, where, manifest.dir);
   checkAllow(skill, entry, where);
+  if (entry.isolation === "worker" && entryUrl === undefined) {
+    throw new SkillportError(
+      "CONFIG_INVALID",
+      `[skillport] ${where}.isolation: a skill given in memory cannot run in a worker; install it as a package or use "in-process"`,
+    );
+  }
   return {
     id,
     index,
     source,
-    packageName: resolved.packageName,
-    version: resolved.version,
+    packageName,
+    version,
     skill,
     config,
-    entryUrl: resolved.entryUrl,
+    entryUrl,
     credentials,
     missingCredentials: missing,
     allow: new Set(entry.allow ?? []),
@@ -206,6 +235,22 @@ function checkAllow(skill: RegisteredSkill, entry: SkillEntry, where: string): v
   }
 }
 
+function checkVersion(entry: SkillEntry, where: string, packageName: string, version: string): void {
+  if (entry.version === undefined) return;
+  if (semver.validRange(entry.version) === null) {
+    throw new SkillportError(
+      "MANIFEST_INVALID",
+      `[skillport] ${where}.version: "${entry.version}" is not a semver range (e.g. "^0.1.0")`,
+    );
+  }
+  if (!semver.satisfies(version, entry.version, { includePrerelease: true })) {
+    throw new SkillportError(
+      "VERSION_MISMATCH",
+      `[skillport] ${where}.version: the manifest asks for ${packageName}@${entry.version} but ${version} is installed; install a matching version or change the range`,
+    );
+  }
+}
+
 async function importSkill(entryUrl: string, where: string): Promise<RegisteredSkill> {
   let module: { register?: unknown; default?: unknown };
   try {
@@ -216,6 +261,10 @@ async function importSkill(entryUrl: string, where: string): Promise<RegisteredS
       `[skillport] ${where}: importing ${entryUrl} failed: ${(error as Error).message}`,
     );
   }
+  return registerOf(module, where);
+}
+
+function registerOf(module: { register?: unknown; default?: unknown }, where: string): RegisteredSkill {
   const register = (typeof module.register === "function" ? module.register : module.default) as
     | RegisterSkill
     | undefined;

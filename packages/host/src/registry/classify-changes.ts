@@ -71,7 +71,8 @@ const TIGHTER_WHEN_LOWER = ["maxLength", "maximum", "exclusiveMaximum", "maxItem
 /** Inputs are contravariant: accepting less than before breaks callers. */
 function compareInput(before: JsonSchema, after: JsonSchema, at: string, add: Add): void {
   const where = `input ${at || "/"}`;
-  if (typeKey(before) !== typeKey(after)) add("breaking", `${where}: type changed from ${typeKey(before)} to ${typeKey(after)}`);
+  if (typeKey(before) !== typeKey(after))
+    add("breaking", `${where}: type changed from ${typeKey(before)} to ${typeKey(after)}`);
   compareEnum(before, after, where, add, "breaking", "minor");
   for (const key of TIGHTER_WHEN_HIGHER) compareBound(before, after, key, 1, where, add);
   for (const key of TIGHTER_WHEN_LOWER) compareBound(before, after, key, -1, where, add);
@@ -123,11 +124,19 @@ function compareOutput(before: JsonSchema, after: JsonSchema, at: string, add: A
     if (next === undefined) add("breaking", `output ${at}/${name}: field removed`);
     else compareOutput(schema, next, `${at}/${name}`, add);
   }
-  for (const name of Object.keys(afterProps)) if (!(name in beforeProps)) add("minor", `output ${at}/${name}: field added`);
+  for (const name of Object.keys(afterProps))
+    if (!(name in beforeProps)) add("minor", `output ${at}/${name}: field added`);
   if (isObject(before.items) && isObject(after.items)) compareOutput(before.items, after.items, `${at}/items`, add);
 }
 
-function compareEnum(before: JsonSchema, after: JsonSchema, where: string, add: Add, removed: ChangeLevel, added: ChangeLevel) {
+function compareEnum(
+  before: JsonSchema,
+  after: JsonSchema,
+  where: string,
+  add: Add,
+  removed: ChangeLevel,
+  added: ChangeLevel,
+) {
   const was = before.enum;
   const now = after.enum;
   if (!Array.isArray(was) && !Array.isArray(now)) return;
@@ -136,8 +145,16 @@ function compareEnum(before: JsonSchema, after: JsonSchema, where: string, add: 
   const has = (list: unknown[], v: unknown) => list.some((w) => JSON.stringify(w) === JSON.stringify(v));
   const gone = was.filter((v) => !has(now, v));
   const come = now.filter((v) => !has(was, v));
-  if (gone.length > 0) add(removed, `${where}: enum value${gone.length > 1 ? "s" : ""} ${gone.map((v) => JSON.stringify(v)).join(", ")} removed`);
-  if (come.length > 0) add(added, `${where}: enum value${come.length > 1 ? "s" : ""} ${come.map((v) => JSON.stringify(v)).join(", ")} added`);
+  if (gone.length > 0)
+    add(
+      removed,
+      `${where}: enum value${gone.length > 1 ? "s" : ""} ${gone.map((v) => JSON.stringify(v)).join(", ")} removed`,
+    );
+  if (come.length > 0)
+    add(
+      added,
+      `${where}: enum value${come.length > 1 ? "s" : ""} ${come.map((v) => JSON.stringify(v)).join(", ")} added`,
+    );
 }
 
 function compareBound(before: JsonSchema, after: JsonSchema, key: string, tighter: 1 | -1, where: string, add: Add) {

@@ -15,8 +15,8 @@ export interface SkillInstance {
   skill: RegisteredSkill;
   /** The validated config, defaults filled in and paths resolved. */
   config: unknown;
-  /** The module the skill was imported from (a worker imports it again). */
-  entryUrl: string;
+  /** The module the skill was imported from (a worker imports it again); undefined for an in-memory module. */
+  entryUrl: string | undefined;
   /** This instance's credentials by name, read by the host at start-up. Never shared with another instance. */
   credentials: Readonly<Record<string, string | undefined>>;
   /** Required credentials that were not found, each saying what to set. Non-empty → CREDENTIALS_MISSING. */

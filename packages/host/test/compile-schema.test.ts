@@ -1,0 +1,24 @@
+import { describe, expect, it } from "vitest";
+import { compileSchema } from "../src/compile-schema.js";
+
+describe("compileSchema", () => {
+  const check = compileSchema({
+    type: "object",
+    properties: { n: { type: "integer", maximum: 3, default: 1 }, d: { type: "string", format: "date" } },
+    additionalProperties: false,
+  });
+
+  it("fills defaults into a copy, never into the input", () => {
+    const input = {};
+    expect(check(input)).toEqual({ valid: true, value: { n: 1 }, problems: [] });
+    expect(input).toEqual({});
+  });
+
+  it("names every problem by its JSON pointer, with the host's formats", () => {
+    expect(check({ n: 4, d: "2027-02-30", x: 1 }).problems).toEqual([
+      "/x is not a known field; allowed fields are n, d",
+      "/n must be <= 3, got number 4",
+      '/d must be a valid date (a real calendar date, YYYY-MM-DD), got "2027-02-30"',
+    ]);
+  });
+});

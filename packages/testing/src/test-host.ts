@@ -1,0 +1,179 @@
+import path from "node:path";
+import type { Tool } from "@modelcontextprotocol/client";
+import { Client } from "@modelcontextprotocol/client";
+import type { Envelope, RegisterSkill } from "@skillport/core";
+import type { Host, LoadedManifest, Logger, Separator, SkillModule } from "@skillport/host";
+import { createHost, createLogger, parseManifest } from "@skillport/host";
+import { connectInMemory } from "@skillport/host/testing";
+
+/** One skill for {@link createTestHost}: its `register`, alone or with the manifest fields of its instance. */
+export type TestSkill =
+  | RegisterSkill
+  | {
+      register: RegisterSkill;
+      /** The instance id and tool prefix. @default the skill's name */
+      mcp?: string;
+      /** The instance config, as written in a manifest (relative paths resolve against `dir`). */
+      config?: Record<string, unknown>;
+      /** Serve only these tools, or all but these. */
+      tools?: { include?: string[]; exclude?: string[] };
+      /** Dangerous tools this instance may run, after confirmation (see {@link TestHost.confirm}). */
+      allow?: string[];
+      /** The package name messages use. @default `skill-<name>` */
+      package?: string;
+    };
+
+/** Options for {@link createTestHost}: give `skills` or `manifest`. */
+export interface TestHostOptions {
+  /** Skills in memory, each becoming one manifest entry; no package install and no files needed. */
+  skills?: readonly TestSkill[];
+  /** A manifest file, or one from parseManifest()/loadManifest(), served as `skillport serve` would. */
+  manifest?: string | LoadedManifest;
+  /** @default "." */
+  separator?: Separator;
+  /**
+   * Where relative config paths of `skills` resolve from.
+   * @default process.cwd()
+   */
+  dir?: string;
+  /** @default a silent logger */
+  logger?: Logger;
+}
+
+/** Options for one call. */
+export interface TestCallOptions {
+  signal?: AbortSignal;
+  /** @default the SDK's 60 s */
+  timeout?: number;
+  /** Receives the tool's `ctx.progress` reports. */
+  onProgress?: (progress: { progress: number; total?: number; message?: string }) => void;
+}
+
+/** A host in this process with an MCP SDK client connected to it over an in-memory transport. */
+export interface TestHost {
+  host: Host;
+  /** The connected SDK client, for anything the helpers do not cover. */
+  client: Client;
+  /** tools/list, every page. */
+  listTools(): Promise<Tool[]>;
+  /**
+   * tools/call, answering the envelope (`structuredContent`). A failing tool answers `{ ok: false, error }`; an
+   * unknown tool rejects with the JSON-RPC error, as it would for a real client.
+   */
+  callTool<T = unknown>(name: string, args?: Record<string, unknown>, options?: TestCallOptions): Promise<Envelope<T>>;
+  /**
+   * Calls a `dangerous` tool through the confirmation protocol: when the first answer is CONFIRMATION_REQUIRED, it
+   * repeats the call with `_confirm: error.operationId` and answers the second envelope. Any other first answer is
+   * returned as it is. Depends on the host's confirmation protocol (a one-time operation id bound to the arguments).
+   */
+  confirm<T = unknown>(name: string, args?: Record<string, unknown>, options?: TestCallOptions): Promise<Envelope<T>>;
+  /** Closes the client and the server. */
+  close(): Promise<void>;
+}
+
+/**
+ * Builds a host in process, from skills in memory or from a manifest, and connects an SDK client to it: a test
+ * goes through the whole pipeline (tools/list, validation, the envelope, the SDK's output-schema check) with no
+ * socket, no child process and no install.
+ *
+ * @example
+ * const t = await createTestHost({ skills: [{ register, config: { vault: "./examples/vault" } }] });
+ * const envelope = await t.callTool("notes.search_notes", { keyword: "agent" });
+ * await t.close();
+ */
+export async function createTestHost(options: TestHostOptions): Promise<TestHost> {
+  if ((options.skills === undefined) === (options.manifest === undefined)) {
+    throw new Error("[skillport-testing] createTestHost: give exactly one of `skills` or `manifest`");
+  }
+  const { manifest, modules } =
+    options.skills === undefined
+      ? { manifest: options.manifest, modules: {} }
+      : inMemoryManifest(options.skills, options.separator ?? ".", options.dir ?? process.cwd());
+  const host = await createHost({
+    ...(manifest === undefined ? {} : { manifest }),
+    modules,
+    logger: options.logger ?? createLogger({ level: "silent" }),
+  });
+  const client = new Client({ name: "skillport-testing", version: "0.0.0" });
+  await client.connect(await connectInMemory(host));
+
+  const callTool = async <T>(name: string, args: Record<string, unknown> = {}, call: TestCallOptions = {}) => {
+    const result = await client.callTool(
+      { name, arguments: args },
+      {
+        ...(call.signal === undefined ? {} : { signal: call.signal }),
+        ...(call.timeout === undefined ? {} : { timeout: call.timeout }),
+        ...(call.onProgress === undefined ? {} : { onprogress: call.onProgress }),
+      },
+    );
+    const envelope = result.structuredContent as Envelope<T> | undefined;
+    if (envelope === undefined) {
+      throw new Error(`[skillport-testing] ${name} answered without structuredContent: ${JSON.stringify(result)}`);
+    }
+    return envelope;
+  };
+  return {
+    host,
+    client,
+    async listTools() {
+      return (await client.listTools()).tools;
+    },
+    callTool,
+    confirm: (name, args = {}, call = {}) => confirmCall((a) => callTool(name, a, call), name, args),
+    close: () => client.close(),
+  };
+}
+
+/**
+ * The confirmation round trip over any call function: call; on CONFIRMATION_REQUIRED, call again with
+ * `_confirm` set to the operation id the first answer carried.
+ */
+export async function confirmCall<T>(
+  call: (args: Record<string, unknown>) => Promise<Envelope<T>>,
+  name: string,
+  args: Record<string, unknown>,
+): Promise<Envelope<T>> {
+  const first = await call(args);
+  if (first.ok || first.error.code !== "CONFIRMATION_REQUIRED") return first;
+  const operationId = (first.error as { operationId?: unknown }).operationId;
+  if (typeof operationId !== "string" || operationId === "") {
+    throw new Error(
+      `[skillport-testing] ${name} answered CONFIRMATION_REQUIRED without error.operationId, so the call cannot be confirmed: ${first.message}`,
+    );
+  }
+  return call({ ...args, _confirm: operationId });
+}
+
+// --- internal ---
+
+function inMemoryManifest(
+  skills: readonly TestSkill[],
+  separator: Separator,
+  dir: string,
+): { manifest: LoadedManifest; modules: Record<string, SkillModule> } {
+  const modules: Record<string, SkillModule> = {};
+  const entries = skills.map((item, index) => {
+    const spec = typeof item === "function" ? { register: item } : item;
+    let name = spec.package ?? `skill-${packageSafe(spec.register().name)}`;
+    const taken = modules[name];
+    if (taken !== undefined && taken.register !== spec.register) name = `${name}-${index}`;
+    modules[name] = { register: spec.register };
+    return {
+      package: name,
+      ...(spec.mcp === undefined ? {} : { mcp: spec.mcp }),
+      ...(spec.config === undefined ? {} : { config: spec.config }),
+      ...(spec.tools === undefined ? {} : { tools: spec.tools }),
+      ...(spec.allow === undefined ? {} : { allow: spec.allow }),
+    };
+  });
+  const json = { name: "skillport-test", version: "0.0.0", separator, skills: entries };
+  return { manifest: parseManifest(json, path.join(dir, "skills.manifest.json")), modules };
+}
+
+function packageSafe(name: string): string {
+  const safe = name
+    .toLowerCase()
+    .replace(/[^a-z0-9._~-]+/g, "-")
+    .replace(/^[^a-z0-9]+/, "");
+  return safe === "" ? "skill" : safe;
+}

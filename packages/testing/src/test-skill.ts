@@ -1,0 +1,47 @@
+import type { RegisterSkill } from "@skillport/core";
+import { afterAll, beforeAll, describe, it } from "vitest";
+import type { ConformanceCheck, TestSkillOptions } from "./conformance.js";
+import { planConformance } from "./conformance.js";
+
+// A config setup or a first host start can take a while on a cold machine; a check never should.
+const TIMEOUT = 30_000;
+const GROUPS: readonly ConformanceCheck["group"][] = ["register", "spec lint", "buildBrief", "spec parity", "runtime"];
+
+/**
+ * The conformance suite every skill runs, in one line of a vitest test file. It registers one test per tool and
+ * rule group, each failing with a message that names the rule and the tool (`[input-described] search_notes: …`):
+ *
+ * - spec lint: `<verb>_<object>` names of at most 64 characters, a meaningful description, every input property
+ *   described, strings, arrays and numbers bounded, `additionalProperties: false`, valid examples, a declared risk,
+ *   a buildBrief on write and dangerous tools (the rules `skillport check` applies too);
+ * - buildBrief is pure: the same input gives the same line, with no I/O and no throw, on every example;
+ * - spec parity: generated arguments are accepted or refused alike by the zod input and by the host's validator on
+ *   the published JSON Schema;
+ * - runtime: an already-aborted `ctx.signal` stops the call; a plain Error thrown by the capability answers
+ *   INTERNAL without its message; a canary credential never appears in a result, an error, a log or a progress
+ *   message.
+ *
+ * The runtime checks call the capability with each example (`examples: "skip"` turns that off) and the given
+ * `config`, with no server and no real credential.
+ *
+ * @example
+ * // skills/skill-weather/test/conformance.test.ts
+ * import { testSkill } from "@skillport/testing";
+ * import { register } from "../src/index.js";
+ *
+ * testSkill(register, { config: { units: "metric" } });
+ */
+export function testSkill(register: RegisterSkill, options: TestSkillOptions = {}): void {
+  const plan = planConformance(register, options);
+  describe(`skill "${plan.skillName}" conformance`, () => {
+    beforeAll(() => plan.prepare(), TIMEOUT);
+    afterAll(() => plan.dispose());
+    for (const group of GROUPS) {
+      const checks = plan.checks.filter((c) => c.group === group);
+      if (checks.length === 0) continue;
+      describe(group, () => {
+        for (const check of checks) it(check.title, () => check.run(), TIMEOUT);
+      });
+    }
+  });
+}
