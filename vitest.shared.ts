@@ -4,6 +4,8 @@ import { defineConfig } from "vitest/config";
 export const shared = defineConfig({
   test: {
     include: ["test/**/*.test.ts"],
+    // A package without tests yet (core, skill-notes) must not fail the whole gate; its coverage is a review matter.
+    passWithNoTests: true,
     typecheck: { enabled: true, include: ["test/**/*.test-d.ts"], tsconfig: "./tsconfig.test.json" },
     testTimeout: 30_000,
     hookTimeout: 30_000,
