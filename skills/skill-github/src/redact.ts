@@ -1,13 +1,16 @@
 /** What a redacted secret is replaced with. */
 export const REDACTED = "[REDACTED]";
 
-/** Secret-like strings a preview must never show and an issue must never publish. */
+/**
+ * Secret-like strings a preview must never show and an issue must never publish. Kept without the `g` flag: a
+ * global RegExp carries `lastIndex` between uses, and a skill keeps no module-level mutable state.
+ */
 const SECRET_PATTERNS: readonly RegExp[] = [
-  /\bgh[pousr]_[A-Za-z0-9]{36,255}\b/g, // GitHub tokens: personal, OAuth, user-to-server, server-to-server, refresh
-  /\bgithub_pat_[A-Za-z0-9_]{22,255}\b/g, // GitHub fine-grained personal access tokens
-  /\b(?:AKIA|ASIA)[0-9A-Z]{16}\b/g, // AWS access key ids
-  /\bxox[abposr]-[A-Za-z0-9-]{10,}\b/g, // Slack tokens
-  /-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?(?:-----END [A-Z ]*PRIVATE KEY-----|$)/g, // PEM private keys
+  /\bgh[pousr]_[A-Za-z0-9]{36,255}\b/, // GitHub tokens: personal, OAuth, user-to-server, server-to-server, refresh
+  /\bgithub_pat_[A-Za-z0-9_]{22,255}\b/, // GitHub fine-grained personal access tokens
+  /\b(?:AKIA|ASIA)[0-9A-Z]{16}\b/, // AWS access key ids
+  /\bxox[abposr]-[A-Za-z0-9-]{10,}\b/, // Slack tokens
+  /-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?(?:-----END [A-Z ]*PRIVATE KEY-----|$)/, // PEM private keys
 ];
 
 /** Literal secrets shorter than this are not redacted by value: a short test token would blank common words. */
@@ -33,7 +36,7 @@ export function redactSecrets(
     out = parts.join(REDACTED);
   }
   for (const pattern of SECRET_PATTERNS) {
-    out = out.replace(pattern, () => {
+    out = out.replace(new RegExp(pattern.source, "g"), () => {
       count++;
       return REDACTED;
     });
