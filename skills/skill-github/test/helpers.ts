@@ -1,0 +1,33 @@
+import type { SkillContext } from "@skillport/core";
+import { isSkillError } from "@skillport/core";
+import { expect } from "vitest";
+import { GithubConfig } from "../src/index.js";
+
+/** A context as the host builds one: the instance's config and its (mocked) token. */
+export function ctxFor(
+  config: Partial<GithubConfig> & { apiBaseUrl: string },
+  options: { token?: string; signal?: AbortSignal } = {},
+): SkillContext<GithubConfig> {
+  return {
+    signal: options.signal ?? new AbortController().signal,
+    config: GithubConfig.parse(config),
+    token: options.token,
+    credentials: { token: options.token },
+    traceId: "t",
+    progress() {},
+    log: { debug() {}, info() {}, warn() {}, error() {} },
+  };
+}
+
+/** Awaits a call expected to fail with a SkillError and returns it. */
+export async function failure(call: Promise<unknown>) {
+  let thrown: unknown;
+  try {
+    await call;
+  } catch (error) {
+    thrown = error;
+  }
+  expect(thrown, "the call should have failed").toBeDefined();
+  if (!isSkillError(thrown)) throw thrown;
+  return thrown;
+}

@@ -1,0 +1,103 @@
+import { existsSync, readFileSync } from "node:fs";
+import { mkdir, mkdtemp, realpath, rm, writeFile } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import type { SkillContext } from "@skillport/core";
+import { isSkillError } from "@skillport/core";
+import { expect } from "vitest";
+import { ShellConfig } from "../src/index.js";
+
+/** node itself is on the test PATH, so "node" can be allowlisted like any program. */
+export const TEST_PATH = [path.dirname(process.execPath), "/usr/local/bin", "/usr/bin", "/bin"].join(":");
+
+/** A context as the host builds one, for calling the capability directly. */
+export function ctxFor(
+  config: ShellConfig,
+  options: { signal?: AbortSignal; progress?: SkillContext["progress"] } = {},
+): SkillContext<ShellConfig> {
+  return {
+    signal: options.signal ?? new AbortController().signal,
+    config,
+    token: undefined,
+    credentials: {},
+    traceId: "t",
+    progress: options.progress ?? (() => {}),
+    log: { debug() {}, info() {}, warn() {}, error() {} },
+  };
+}
+
+export interface Sandbox {
+  base: string;
+  /** The instance's root, with argv.js (prints its arguments as JSON) and a few files a glob would match. */
+  root: string;
+  outside: string;
+  config(overrides?: Partial<ShellConfig>): ShellConfig;
+  dispose(): Promise<void>;
+}
+
+export async function makeSandbox(): Promise<Sandbox> {
+  const base = await realpath(await mkdtemp(path.join(os.tmpdir(), "skill-shell-")));
+  const root = path.join(base, "root");
+  const outside = path.join(base, "outside");
+  await mkdir(path.join(root, "sub"), { recursive: true });
+  await mkdir(outside);
+  await writeFile(path.join(root, "argv.js"), "process.stdout.write(JSON.stringify(process.argv.slice(2)));\n");
+  await writeFile(path.join(root, "a.txt"), "a");
+  await writeFile(path.join(root, "b.txt"), "b");
+  return {
+    base,
+    root,
+    outside,
+    config: (overrides = {}) =>
+      ShellConfig.parse({
+        commands: ["echo", "printf", "node", "sh", "sleep", "env", "pwd"],
+        roots: [root],
+        env: { PATH: TEST_PATH },
+        ...overrides,
+      }),
+    dispose: () => rm(base, { recursive: true, force: true }),
+  };
+}
+
+/** True once a process no longer runs: no such pid, or a zombie nobody has reaped yet. */
+export function isGone(pid: number): boolean {
+  if (existsSync("/proc/self/stat")) {
+    let stat: string;
+    try {
+      stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    } catch {
+      return true;
+    }
+    const state = stat.slice(stat.lastIndexOf(")") + 2).charAt(0);
+    return state === "Z" || state === "X";
+  }
+  try {
+    process.kill(pid, 0);
+    return false;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "ESRCH";
+  }
+}
+
+/** Polls until `check` holds or `ms` pass; generous, never a timing assertion. */
+export async function waitFor(check: () => boolean | Promise<boolean>, ms = 10_000): Promise<boolean> {
+  const until = Date.now() + ms;
+  while (Date.now() < until) {
+    if (await check()) return true;
+    await new Promise((r) => setTimeout(r, 25));
+  }
+  return check();
+}
+
+/** Awaits a call expected to fail with a SkillError and returns it. */
+export async function failure(call: Promise<unknown>) {
+  let thrown: unknown;
+  try {
+    await call;
+  } catch (error) {
+    thrown = error;
+  }
+  expect(thrown, "the call should have failed").toBeDefined();
+  if (!isSkillError(thrown)) throw thrown;
+  return thrown;
+}
