@@ -4,6 +4,8 @@ import { createAjv } from "../ajv.js";
 import { SkillportError } from "../errors.js";
 import type { Logger } from "../log.js";
 import type { Registry, ToolEntry } from "../registry/registry.js";
+import type { Caller } from "./check-scopes.js";
+import { missingScopes } from "./check-scopes.js";
 import type { CallFacts, CallOutcome } from "./envelope.js";
 import { failureOutcome, successOutcome, thrownOutcome } from "./envelope.js";
 import { SchemaCompileError, validateArguments } from "./validate-arguments.js";
@@ -14,6 +16,11 @@ export interface CallOptions {
   signal?: AbortSignal;
   /** Receives `ctx.progress` reports; set when the client asked for progress. */
   onProgress?: (progress: number, total: number | undefined, message: string | undefined) => void;
+  /**
+   * Who is calling over an authenticated transport; the tool's scopes are checked against it and it reaches the
+   * capability as `ctx.auth`. Unset for local calls, which are not checked.
+   */
+  caller?: Caller;
 }
 
 /** Runs calls through the stages: resolve → validate → inject → run → shape. */
@@ -39,6 +46,15 @@ export function createPipeline(registry: Registry, logger: Logger): Pipeline {
       const facts: CallFacts = { entry, traceId: randomUUID(), startedAt: performance.now() };
       const signal = options.signal ?? neverAborted;
       const input = args ?? {};
+
+      const missing = missingScopes(entry, options.caller);
+      if (missing !== undefined) {
+        return failureOutcome(
+          facts,
+          "PERMISSION_DENIED",
+          `${fullName} requires the scope${missing.length === 1 ? "" : "s"} ${missing.join(", ")}, which caller "${options.caller?.id}" does not hold; ask for a token with ${missing.length === 1 ? "it" : "them"}`,
+        );
+      }
 
       let problem: ReturnType<typeof validateArguments>;
       try {
@@ -94,5 +110,6 @@ function contextFor(
     traceId: facts.traceId,
     log: skillLog,
     progress: (done, total, message) => options.onProgress?.(done, total, message),
+    ...(options.caller === undefined ? {} : { auth: { id: options.caller.id, scopes: options.caller.scopes } }),
   };
 }

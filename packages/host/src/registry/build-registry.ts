@@ -65,7 +65,8 @@ export async function buildRegistry(manifest: LoadedManifest): Promise<Registry>
         outputSchema: envelopeSchema(tool.outputSchema) as ToolListing["outputSchema"],
         annotations: { title: tool.title, ...tool.mcpAnnotations },
       };
-      tools.set(fullName, { fullName, instance, tool, listing, validate: undefined });
+      const scopes = toolScopes(manifest.skills[instance.index] as SkillEntry, tool.name);
+      tools.set(fullName, { fullName, instance, tool, listing, scopes, validate: undefined });
       listings.push(listing);
     }
   }
@@ -211,15 +212,17 @@ function isSchema(value: unknown): value is JsonSchema {
 function selectTools(instance: SkillInstance, entry: SkillEntry, problems: Problem[]) {
   const { include, exclude } = entry.tools ?? {};
   const names = new Set(instance.skill.tools.map((t) => t.name));
+  const scoped = Object.keys(entry.scopes ?? {}).filter((name) => name !== "*");
   for (const [field, list] of [
     ["include", include],
     ["exclude", exclude],
+    ["scopes", scoped],
   ] as const) {
     for (const name of list ?? []) {
       if (!names.has(name)) {
         problems.push({
           code: "MANIFEST_INVALID",
-          message: `skills[${instance.index}].tools.${field}: skill "${instance.skill.name}" has no tool "${name}"; its tools are ${[...names].join(", ")}`,
+          message: `skills[${instance.index}].${field === "scopes" ? "" : "tools."}${field}: skill "${instance.skill.name}" has no tool "${name}"; its tools are ${[...names].join(", ")}`,
         });
       }
     }
@@ -227,4 +230,11 @@ function selectTools(instance: SkillInstance, entry: SkillEntry, problems: Probl
   return instance.skill.tools.filter(
     (t) => (include === undefined || include.includes(t.name)) && !(exclude ?? []).includes(t.name),
   );
+}
+
+/** The scopes a tool requires: those given for every tool ("*") and those given for it by name. */
+function toolScopes(entry: SkillEntry, tool: string): readonly string[] {
+  const scopes = entry.scopes;
+  if (scopes === undefined) return [];
+  return [...new Set([...(scopes["*"] ?? []), ...(scopes[tool] ?? [])])];
 }
