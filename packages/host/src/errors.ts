@@ -8,7 +8,8 @@ export type SkillportErrorCode =
   | "CONFIG_INVALID"
   | "TOOL_CONFLICT"
   | "UNKNOWN_TOOL"
-  | "HTTP_CONFIG_INVALID";
+  | "HTTP_CONFIG_INVALID"
+  | "HTTP_LISTEN_FAILED";
 
 /**
  * A local error: the manifest, a skill package or a name conflict stops the host. `problems` lists every

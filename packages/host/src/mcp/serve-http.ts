@@ -3,6 +3,7 @@ import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { AuthInfo, McpHttpHandler } from "@modelcontextprotocol/server";
 import { createMcpHandler, validateHostHeader, validateOriginHeader } from "@modelcontextprotocol/server";
+import { SkillportError } from "../errors.js";
 import type { Host } from "../host.js";
 import type { Caller } from "../pipeline/check-scopes.js";
 import type { Authenticator } from "../transports/http/auth.js";
@@ -391,7 +392,15 @@ function metadataUrl(req: IncomingMessage, config: ResolvedHttpConfig): string {
 
 function listen(server: NodeServer, port: number, hostname: string): Promise<void> {
   return new Promise((resolve, reject) => {
-    const onError = (error: Error) => reject(error);
+    const onError = (error: NodeJS.ErrnoException) => {
+      const why =
+        error.code === "EADDRINUSE"
+          ? `port ${port} on ${hostname} is already in use; stop the other server or pass --port <n> (0 picks a free one)`
+          : error.code === "EADDRNOTAVAIL"
+            ? `${hostname} is not an address of this machine; pass --host with one of its addresses`
+            : error.message;
+      reject(new SkillportError("HTTP_LISTEN_FAILED", `[skillport] cannot listen on ${hostname}:${port}: ${why}`));
+    };
     server.once("error", onError);
     server.listen(port, hostname, () => {
       server.off("error", onError);
