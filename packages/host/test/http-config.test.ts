@@ -125,6 +125,18 @@ describe("resolveHttpConfig", () => {
     expect((await refusal({}, { path: p })).message).toContain("http.path");
   });
 
+  it("adds configured Host names to the loopback ones; a wildcard bind adds nothing", async () => {
+    const config = await resolveHttpConfig(
+      withHttp({
+        host: "0.0.0.0",
+        allowedHosts: ["Skills.Example.com"],
+        auth: { tokens: [{ name: "a", token: { env: "T" } }] },
+      }),
+      { env: { T: TOKEN } },
+    );
+    expect(config.allowedHosts).toEqual(["localhost", "127.0.0.1", "[::1]", "skills.example.com"]);
+  });
+
   it("reads a token file relative to the manifest, and '*' accepts any Host", async () => {
     const dir = await mkdtemp(path.join(os.tmpdir(), "skillport-config-"));
     await writeFile(path.join(dir, "t.token"), `  ${TOKEN}\n`);

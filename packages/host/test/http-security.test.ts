@@ -60,11 +60,12 @@ describe("Host and Origin checks (DNS-rebinding protection)", () => {
     expect(preflight.headers["access-control-allow-headers"]).toBe("authorization, content-type");
   });
 
-  it("answers the names in http.allowedHosts and no others", async () => {
+  it("answers the names in http.allowedHosts besides loopback, and no others", async () => {
     const custom = await startServer({ http: { allowedHosts: ["skills.example.com"] } });
     try {
       expect((await raw(custom.url, { headers: { host: "skills.example.com" }, body: whoami })).status).toBe(200);
-      expect((await raw(custom.url, { body: whoami })).status).toBe(403); // 127.0.0.1 is no longer listed
+      expect((await raw(custom.url, { body: whoami })).status).toBe(200); // 127.0.0.1 is always answered
+      expect((await raw(custom.url, { headers: { host: "other.example.com" }, body: whoami })).status).toBe(403);
     } finally {
       await custom.stop();
     }

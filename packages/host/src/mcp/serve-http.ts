@@ -38,7 +38,10 @@ export interface HttpServeOptions extends ResolveHttpConfigOptions {
 
 /** A running HTTP server. */
 export interface HttpServing {
-  /** The MCP endpoint, e.g. `http://127.0.0.1:3333/mcp` (the real port when 0 was asked for). */
+  /**
+   * The MCP endpoint as a client on this machine reaches it, e.g. `http://127.0.0.1:3333/mcp`: the real port when
+   * 0 was asked for, and a loopback address when bound to every interface (0.0.0.0 or ::).
+   */
   url: string;
   /** The bound port. */
   port: number;
@@ -105,10 +108,15 @@ export async function serveHostHttp(host: Host, options: HttpServeOptions = {}):
 
   await listen(server, config.port, config.host);
   const port = (server.address() as AddressInfo).port;
-  const shownHost = config.host.includes(":") && !config.host.startsWith("[") ? `[${config.host}]` : config.host;
-  const url = `http://${shownHost}:${port}${config.path}`;
+  const url = `http://${localName(config.host)}:${port}${config.path}`;
   host.logger.info(
-    { url, auth: authModes(config), tools: host.registry.tools.size, manifest: host.manifest.file },
+    {
+      url,
+      bound: config.host,
+      auth: authModes(config),
+      tools: host.registry.tools.size,
+      manifest: host.manifest.file,
+    },
     "listening",
   );
 
@@ -149,6 +157,14 @@ const JSON_RPC_SERVER_ERROR = -32000;
 
 function callerOf(authInfo: AuthInfo | undefined): Caller | undefined {
   return authInfo === undefined ? undefined : { id: authInfo.clientId, scopes: authInfo.scopes };
+}
+
+/** How a local client names the bound address: a wildcard bind is reached through loopback. */
+function localName(bound: string): string {
+  const bare = bound.replace(/^\[(.*)\]$/, "$1");
+  if (bare === "0.0.0.0") return "127.0.0.1";
+  if (bare === "::") return "[::1]";
+  return bare.includes(":") ? `[${bare}]` : bare;
 }
 
 function authModes(config: ResolvedHttpConfig): HttpServing["auth"] {

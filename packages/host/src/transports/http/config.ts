@@ -35,7 +35,7 @@ export interface ResolvedJwt {
 
 /** Everything `serve --http` needs, checked and with secrets read. */
 export interface ResolvedHttpConfig extends Omit<LoadedHttpSettings, "auth" | "allowedHosts" | "allowedOrigins"> {
-  /** Host header hostnames the MCP endpoint answers, or "*" for any. */
+  /** Host header hostnames the MCP endpoint answers (loopback names always), or "*" for any. */
   allowedHosts: readonly string[] | "*";
   /** Origin hostnames a browser may call from. */
   allowedOrigins: readonly string[];
@@ -201,13 +201,14 @@ async function resolveJwt(
 
 function allowedHostsFor(configured: string[] | undefined, host: string): readonly string[] | "*" {
   if (configured?.includes("*")) return "*";
-  if (configured !== undefined) return configured.map((h) => h.toLowerCase());
+  // Loopback names are always answered: only a local client sends them, so they open nothing to a rebinding page.
   const names: string[] = [...LOOPBACK_HOSTNAMES];
+  const add = (name: string) => {
+    if (!names.includes(name)) names.push(name);
+  };
+  for (const name of configured ?? []) add(name.toLowerCase());
   const bare = host.replace(/^\[(.*)\]$/, "$1").toLowerCase();
   // A specific bound address is a Host clients may use; a wildcard bind says nothing about the names in use.
-  if (bare !== "0.0.0.0" && bare !== "::") {
-    const name = bare.includes(":") ? `[${bare}]` : bare;
-    if (!names.includes(name)) names.push(name);
-  }
+  if (bare !== "0.0.0.0" && bare !== "::") add(bare.includes(":") ? `[${bare}]` : bare);
   return names;
 }
