@@ -65,6 +65,16 @@ describe.each(ERAS)("serveHostHttp, $era era, driven by the SDK client", ({ opti
     await expect(client.callTool({ name: "probe.nope", arguments: {} })).rejects.toThrow(/unknown tool "probe.nope"/);
   });
 
+  it("streams progress notifications before the result", async () => {
+    const progress: unknown[] = [];
+    const result = await client.callTool(
+      { name: "probe.sleep", arguments: { id: "progress", ms: 50 } },
+      { onprogress: (p) => progress.push(p) },
+    );
+    expect(progress).toEqual([{ progress: 1, total: 2, message: "sleeping" }]);
+    expect(result.structuredContent).toMatchObject({ ok: true, data: { slept: 50 } });
+  });
+
   it("gives the skill the anonymous caller on an unauthenticated loopback server", async () => {
     const result = await client.callTool({ name: "probe.whoami", arguments: {} });
     expect((result.structuredContent as Envelope).data.auth).toEqual({ id: "anonymous", scopes: [] });

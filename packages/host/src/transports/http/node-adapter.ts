@@ -97,7 +97,6 @@ export async function sendWebResponse(res: ServerResponse, response: Response, e
     return;
   }
   res.writeHead(response.status, headers);
-  res.flushHeaders();
   const reader = response.body.getReader();
   const onClose = () => void reader.cancel().catch(() => undefined);
   res.once("close", onClose);
@@ -105,7 +104,12 @@ export async function sendWebResponse(res: ServerResponse, response: Response, e
     for (;;) {
       const { done, value } = await reader.read();
       if (done || res.destroyed) break;
-      if (!res.write(value)) await Promise.race([once(res, "drain"), once(res, "close")]);
+      // Corked until the next tick: the headers, a short answer's event and the end leave in one packet, while
+      // a long stream (progress, then the result) still goes out event by event.
+      res.cork();
+      const flowing = res.write(value);
+      process.nextTick(() => res.uncork());
+      if (!flowing) await Promise.race([once(res, "drain"), once(res, "close")]);
     }
   } catch {
     // The stream failed or was cancelled because the client left; nothing more can be sent.
