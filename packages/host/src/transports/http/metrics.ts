@@ -12,7 +12,7 @@ export interface HttpMetrics {
   callStarted(): void;
   /** A tool call finished: `outcome` is "ok" or the envelope's error code (or UNKNOWN_TOOL). */
   callFinished(tool: string, outcome: string, seconds: number): void;
-  /** A skill instance failed to load. */
+  /** A skill instance could not serve a call because it failed to load (today: it answered UNAVAILABLE). */
   skillLoadFailed(skill: string): void;
   /** An HTTP response was sent with this status. */
   response(status: number): void;
@@ -54,7 +54,7 @@ export function createMetrics(options: MetricsOptions = {}): HttpMetrics {
   });
   const loadFailures = new Counter({
     name: "skillport_skill_load_failures_total",
-    help: "Skill instances that failed to load, by mcp id.",
+    help: "Calls a skill instance answered UNAVAILABLE, which is how a skill that failed to load answers, by mcp id.",
     labelNames: ["skill"] as const,
     registers: [registry],
   });
