@@ -201,9 +201,9 @@ function createListener(deps: ListenerDeps): (req: IncomingMessage, res: ServerR
       return;
     }
     if (req.method !== "GET" && req.method !== "HEAD") {
-      sendJson(res, pathname === "/healthz" || pathname === "/readyz" || pathname === "/metrics" ? 405 : 404, {
-        error: "not_found",
-      });
+      if (pathname === "/healthz" || pathname === "/readyz" || pathname === "/metrics") {
+        sendJson(res, 405, { error: "method_not_allowed" }, { allow: "GET, HEAD" });
+      } else sendJson(res, 404, { error: "not_found" });
       return;
     }
     switch (pathname) {
