@@ -5,6 +5,7 @@ export default defineConfig({
     index: "src/index.ts",
     stdio: "src/stdio.ts",
     testing: "src/testing.ts",
+    http: "src/http.ts",
     worker: "src/pipeline/worker-main.ts",
   },
   format: ["esm"],

@@ -1,6 +1,6 @@
 import { createRequire } from "node:module";
 import { SkillportError } from "@skillport/host";
-import { Command, CommanderError } from "commander";
+import { Command, CommanderError, InvalidArgumentError } from "commander";
 
 const { version } = createRequire(import.meta.url)("../package.json") as { version: string };
 const MANIFEST_HELP = "the manifest to serve";
@@ -25,7 +25,16 @@ export async function main(argv: readonly string[]): Promise<number> {
     .command("serve")
     .description("serve the manifest's tools to an MCP client")
     .option("-m, --manifest <path>", MANIFEST_HELP, DEFAULT_MANIFEST)
-    .option("--stdio", "serve over stdin/stdout (what MCP clients spawn)", true)
+    .option("--stdio", "serve over stdin/stdout (what MCP clients spawn); the default")
+    .option("--http", "serve over Streamable HTTP (manifest http settings; the flags below override them)")
+    .option("--host <address>", "HTTP: the address to bind (default 127.0.0.1; beyond loopback requires http.auth)")
+    .option("--port <number>", "HTTP: the port (default 3333; 0 picks a free one)", integer("--port"))
+    .option("--path <path>", "HTTP: the MCP endpoint's path (default /mcp)")
+    .option(
+      "--shutdown-grace <ms>",
+      "HTTP: how long in-flight calls may finish on SIGTERM (default 10000)",
+      integer("--shutdown-grace"),
+    )
     .option("--banner", "print the tool table and how to connect to stderr")
     .action(async (options) => {
       exitCode = await (await import("./commands/serve.js")).serve(options);
@@ -82,4 +91,13 @@ export async function main(argv: readonly string[]): Promise<number> {
     throw error;
   }
   return exitCode;
+}
+
+// --- internal ---
+
+function integer(flag: string): (value: string) => number {
+  return (value) => {
+    if (!/^\d+$/.test(value)) throw new InvalidArgumentError(`${flag} takes a whole number, got "${value}"`);
+    return Number(value);
+  };
 }

@@ -24,4 +24,9 @@ export interface SkillContext<Config = unknown> {
   log: SkillLogger;
   /** Identifies this call in results, logs and audit lines. */
   traceId: string;
+  /**
+   * Who is calling, when the call came over an authenticated transport (HTTP): the token's name or the JWT
+   * subject, and the scopes it holds. Never the caller's token. Unset for local calls (stdio, `skillport call`).
+   */
+  auth?: { id: string; scopes: readonly string[] } | undefined;
 }

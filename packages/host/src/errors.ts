@@ -7,7 +7,9 @@ export type SkillportErrorCode =
   | "VERSION_MISMATCH"
   | "CONFIG_INVALID"
   | "TOOL_CONFLICT"
-  | "UNKNOWN_TOOL";
+  | "UNKNOWN_TOOL"
+  | "HTTP_CONFIG_INVALID"
+  | "HTTP_LISTEN_FAILED";
 
 /**
  * A local error: the manifest, a skill package or a name conflict stops the host. `problems` lists every

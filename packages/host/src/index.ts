@@ -1,5 +1,5 @@
 // Any new export added here becomes public API. Use named exports, not wildcards.
-// This entry imports no MCP SDK: transports live behind subpaths (@skillport/host/stdio).
+// This entry imports no MCP SDK: transports live behind subpaths (@skillport/host/stdio, @skillport/host/http).
 
 export type { SchemaCheck } from "./compile-schema.js";
 export { compileSchema } from "./compile-schema.js";
@@ -9,11 +9,22 @@ export type { Host, HostOptions } from "./host.js";
 export { createHost } from "./host.js";
 export type { Logger, LoggerOptions } from "./log.js";
 export { createLogger } from "./log.js";
-export { DEFAULT_MANIFEST, loadManifest, parseManifest } from "./manifest/load-manifest.js";
-export type { LoadedManifest, Manifest, SecretSource, Separator, SkillEntry } from "./manifest/manifest.js";
+export { DEFAULT_MANIFEST, HTTP_DEFAULTS, loadManifest, parseManifest } from "./manifest/load-manifest.js";
+export type {
+  HttpSettings,
+  JwtSettings,
+  LoadedHttpSettings,
+  LoadedManifest,
+  Manifest,
+  SecretSource,
+  Separator,
+  SkillEntry,
+  StaticTokenEntry,
+} from "./manifest/manifest.js";
 export type { AuditRecord } from "./pipeline/audit.js";
+export type { Caller } from "./pipeline/check-scopes.js";
 export type { CallOutcome } from "./pipeline/envelope.js";
-export type { Caller, CallOptions, Pipeline } from "./pipeline/pipeline.js";
+export type { CallOptions, Pipeline } from "./pipeline/pipeline.js";
 export { CONFIRM_ARGUMENT } from "./pipeline/pipeline.js";
 export { REDACTED } from "./pipeline/redact.js";
 export { installProcessGuards } from "./process-guards.js";

@@ -16,14 +16,16 @@ async function importsOf(file: string, seen = new Set<string>()): Promise<string
   const nested = await Promise.all(
     specifiers.filter((s) => s.startsWith(".")).map((s) => importsOf(path.resolve(path.dirname(file), s), seen)),
   );
-  return [...specifiers, ...nested.flat()];
+  // tsup may drop the "node:" prefix of built-ins; compare without it.
+  return [...specifiers.map((s) => s.replace(/^node:/, "")), ...nested.flat()];
 }
 
 describe("the root entry of @skillport/host", () => {
-  it("imports no MCP SDK: transports live behind @skillport/host/stdio", async () => {
+  it("imports no MCP SDK and nothing HTTP-only: transports live behind subpaths", async () => {
     const imports = await importsOf(path.join(DIST, "index.js"));
     expect(imports).toContain("ajv/dist/2020.js");
     expect(imports.filter((s) => s.startsWith("@modelcontextprotocol"))).toEqual([]);
+    expect(imports.filter((s) => ["jose", "prom-client", "http", "net"].includes(s))).toEqual([]);
   });
 
   it("nor do the spec lint and the schema compiler it exports", async () => {
@@ -39,5 +41,10 @@ describe("the root entry of @skillport/host", () => {
   it("while the stdio entry does", async () => {
     const imports = await importsOf(path.join(DIST, "stdio.js"));
     expect(imports).toContain("@modelcontextprotocol/server/stdio");
+  });
+
+  it("and the http entry brings the SDK, jose and prom-client", async () => {
+    const imports = await importsOf(path.join(DIST, "http.js"));
+    expect(imports).toEqual(expect.arrayContaining(["@modelcontextprotocol/server", "jose", "prom-client", "http"]));
   });
 });

@@ -1,6 +1,9 @@
 import { realpathSync } from "node:fs";
 import path from "node:path";
+import type { Host } from "@skillport/host";
 import { createHost, installProcessGuards } from "@skillport/host";
+import type { HttpServing } from "@skillport/host/http";
+import { serveHostHttp } from "@skillport/host/http";
 import { serveHostStdio } from "@skillport/host/stdio";
 import { formatTable } from "../format-table.js";
 import { toolRows } from "../tool-rows.js";
@@ -8,14 +11,27 @@ import { toolRows } from "../tool-rows.js";
 export interface ServeOptions {
   manifest: string;
   stdio?: boolean;
+  http?: boolean;
+  host?: string;
+  port?: number;
+  path?: string;
+  shutdownGrace?: number;
   banner?: boolean;
 }
 
-/** `skillport serve --stdio`: serves the manifest's tools to one MCP client over stdin/stdout. */
+/**
+ * `skillport serve --stdio`: serves the manifest's tools to one MCP client over stdin/stdout.
+ * `skillport serve --http`: serves them over Streamable HTTP until SIGTERM or SIGINT, then drains and exits 0.
+ */
 export async function serve(options: ServeOptions): Promise<number> {
+  if (options.http && options.stdio) {
+    process.stderr.write("[skillport] serve: choose one of --stdio or --http\n");
+    return 2;
+  }
+  if (options.http) return serveHttp(options);
   const host = await createHost({ manifest: options.manifest });
   installProcessGuards(host.logger);
-  if (options.banner) process.stderr.write(banner(options.manifest, toolRows(host)));
+  if (options.banner) process.stderr.write(stdioBanner(options.manifest, toolRows(host)));
   serveHostStdio(host);
   host.logger.info({ manifest: host.manifest.file, tools: host.registry.tools.size }, "serving over stdio");
   // The process stays up while stdin is open; the transport ends it when the client closes.
@@ -24,24 +40,68 @@ export async function serve(options: ServeOptions): Promise<number> {
 
 // --- internal ---
 
-function banner(manifest: string, rows: ReturnType<typeof toolRows>): string {
-  const absolute = path.resolve(manifest);
-  const table = formatTable(
+async function serveHttp(options: ServeOptions): Promise<number> {
+  // Signals are handled from the start: one that arrives while skills load stops the server as soon as it is up.
+  let stop: (signal: NodeJS.Signals) => void = () => undefined;
+  const stopped = new Promise<NodeJS.Signals>((resolve) => {
+    let received = false;
+    stop = (signal) => {
+      if (received) {
+        // A second Ctrl+C does not wait for the grace period.
+        process.stderr.write(`[skillport] ${signal} again: stopping now, without waiting for in-flight calls\n`);
+        process.exit(1);
+      }
+      received = true;
+      resolve(signal);
+    };
+  });
+  process.on("SIGTERM", stop);
+  process.on("SIGINT", stop);
+  try {
+    const host = await createHost({ manifest: options.manifest });
+    installProcessGuards(host.logger);
+    const serving = await serveHostHttp(host, {
+      ...(options.host === undefined ? {} : { host: options.host }),
+      ...(options.port === undefined ? {} : { port: options.port }),
+      ...(options.path === undefined ? {} : { path: options.path }),
+      ...(options.shutdownGrace === undefined ? {} : { shutdownGraceMs: options.shutdownGrace }),
+    });
+    if (options.banner) process.stderr.write(httpBanner(host, serving, options.manifest));
+    const signal = await stopped;
+    host.logger.info({ signal }, "stopping: finishing in-flight calls");
+    await serving.close();
+    await host.close();
+    return 0;
+  } finally {
+    process.off("SIGTERM", stop);
+    process.off("SIGINT", stop);
+  }
+}
+
+function stdioCommand(manifest: string) {
+  // The command a client spawns: this very CLI, by absolute path, so it works from any folder.
+  return {
+    command: process.execPath,
+    args: [realpathSync(process.argv[1] ?? "skillport"), "serve", "--stdio", "--manifest", path.resolve(manifest)],
+  };
+}
+
+function toolTable(rows: ReturnType<typeof toolRows>): string {
+  return formatTable(
     ["TOOL", "RISK", "TITLE"],
     rows.map((r) => [r.name, r.risk, r.title]),
   );
-  // The command a client spawns: this very CLI, by absolute path, so it works from any folder.
-  const server = {
-    command: process.execPath,
-    args: [realpathSync(process.argv[1] ?? "skillport"), "serve", "--stdio", "--manifest", absolute],
-  };
+}
+
+function stdioBanner(manifest: string, rows: ReturnType<typeof toolRows>): string {
+  const server = stdioCommand(manifest);
   const claude = JSON.stringify({ mcpServers: { skillport: server } }, null, 2);
   const vscode = JSON.stringify({ servers: { skillport: { type: "stdio", ...server } } }, null, 2);
   return `
-Skillport is serving ${rows.length} tools from ${absolute} over stdio.
+Skillport is serving ${rows.length} tools from ${path.resolve(manifest)} over stdio.
 It is waiting for an MCP client on stdin; press Ctrl+C to stop.
 
-${table}
+${toolTable(rows)}
 
 Try a tool from another terminal:
   pnpm exec skillport list
@@ -52,6 +112,59 @@ ${claude}
 
 Connect VS Code (.vscode/mcp.json):
 ${vscode}
+
+`;
+}
+
+function httpBanner(host: Host, serving: HttpServing, manifest: string): string {
+  const rows = toolRows(host);
+  const origin = new URL(serving.url).origin;
+  const authed = serving.auth !== "none";
+  // VS Code asks for the token once and keeps it out of mcp.json (an "inputs" prompt).
+  const vscode = JSON.stringify(
+    authed
+      ? {
+          inputs: [
+            { type: "promptString", id: "skillport-token", description: "Skillport bearer token", password: true },
+          ],
+          servers: {
+            skillport: {
+              type: "http",
+              url: serving.url,
+              headers: { Authorization: `Bearer \${input:skillport-token}` },
+            },
+          },
+        }
+      : { servers: { skillport: { type: "http", url: serving.url } } },
+    null,
+    2,
+  );
+  const desktop = JSON.stringify({ mcpServers: { skillport: stdioCommand(manifest) } }, null, 2);
+  const authLine = authed
+    ? `bearer ${serving.auth === "none" ? "" : serving.auth.join(" or ")} (send Authorization: Bearer <token>)`
+    : 'none: loopback only, every caller is "anonymous"';
+  const curlAuth = authed ? ` -H "Authorization: Bearer $SKILLPORT_TOKEN"` : "";
+  const claudeAuth = authed ? ` --header "Authorization: Bearer $SKILLPORT_TOKEN"` : "";
+  return `
+Skillport is serving ${rows.length} tools from ${path.resolve(manifest)} over Streamable HTTP.
+  MCP endpoint  ${serving.url}   (protocol 2025-11-25 and 2026-07-28, stateless)
+  Operations    ${origin}/healthz  ${origin}/readyz  ${origin}/metrics
+  Auth          ${authLine}
+Press Ctrl+C to stop; in-flight calls get ${host.manifest.http.shutdownGraceMs / 1000} s to finish.
+
+${toolTable(rows)}
+
+Claude Code:
+  claude mcp add --transport http skillport ${serving.url}${claudeAuth}
+
+VS Code (.vscode/mcp.json):
+${vscode}
+
+Claude Desktop (claude_desktop_config.json) runs its own copy over stdio:
+${desktop}
+
+curl:
+  curl -s ${serving.url} -H 'content-type: application/json' -H 'accept: application/json, text/event-stream'${curlAuth} -d '{"jsonrpc":"2.0","id":1,"method":"tools/list"}'
 
 `;
 }

@@ -4,7 +4,7 @@ import manifestSchema from "../../manifest.schema.json" with { type: "json" };
 import { createAjv } from "../ajv.js";
 import { SkillportError } from "../errors.js";
 import { describeAjvErrors } from "./format-ajv-errors.js";
-import type { LoadedManifest, Manifest } from "./manifest.js";
+import type { HttpSettings, LoadedHttpSettings, LoadedManifest, Manifest } from "./manifest.js";
 
 /** The file name `skillport` looks for when no manifest is given. */
 export const DEFAULT_MANIFEST = "skills.manifest.json";
@@ -64,6 +64,7 @@ export function parseManifest(json: unknown, file: string): LoadedManifest {
       problems.push(`skills[${index}].tools: use "include" or "exclude", not both`);
     }
   });
+  problems.push(...httpProblems(json.http));
   if (problems.length > 0) {
     throw new SkillportError("MANIFEST_INVALID", `[skillport] ${where} is invalid (${file}):`, problems);
   }
@@ -79,5 +80,63 @@ export function parseManifest(json: unknown, file: string): LoadedManifest {
     },
     confirmation: { secret: json.confirmation?.secret, ttlSeconds: json.confirmation?.ttlSeconds ?? 300 },
     skills: json.skills,
+    http: httpDefaults(json.http),
+  };
+}
+
+/** Defaults of the manifest's `http` object (also in manifest.schema.json). */
+export const HTTP_DEFAULTS = {
+  host: "127.0.0.1",
+  port: 3333,
+  path: "/mcp",
+  maxBodyBytes: 1024 * 1024,
+  requestsPerMinute: 600,
+  headersMs: 10_000,
+  requestMs: 30_000,
+  idleMs: 5_000,
+  shutdownGraceMs: 10_000,
+} as const;
+
+// --- internal ---
+
+/** What the schema cannot say about `http`: one key source, distinct token names, consistent timeouts. */
+function httpProblems(http: HttpSettings | undefined): string[] {
+  if (http === undefined) return [];
+  const problems: string[] = [];
+  const jwt = http.auth?.jwt;
+  if (jwt !== undefined && (jwt.jwksUrl === undefined) === (jwt.jwksFile === undefined)) {
+    problems.push('http.auth.jwt: give exactly one of "jwksUrl" (the issuer\'s key set URL) or "jwksFile"');
+  }
+  const names = new Set<string>();
+  for (const [index, token] of (http.auth?.tokens ?? []).entries()) {
+    if (names.has(token.name)) {
+      problems.push(`http.auth.tokens[${index}].name: "${token.name}" is used twice; each token needs its own name`);
+    }
+    names.add(token.name);
+  }
+  const { headersMs = HTTP_DEFAULTS.headersMs, requestMs = HTTP_DEFAULTS.requestMs } = http.timeouts ?? {};
+  if (headersMs > requestMs) {
+    problems.push(`http.timeouts.headersMs: ${headersMs} must not exceed requestMs (${requestMs})`);
+  }
+  return problems;
+}
+
+function httpDefaults(http: HttpSettings = {}): LoadedHttpSettings {
+  const requestsPerMinute = http.rateLimit?.requestsPerMinute ?? HTTP_DEFAULTS.requestsPerMinute;
+  return {
+    host: http.host ?? HTTP_DEFAULTS.host,
+    port: http.port ?? HTTP_DEFAULTS.port,
+    path: http.path ?? HTTP_DEFAULTS.path,
+    allowedHosts: http.allowedHosts,
+    allowedOrigins: http.allowedOrigins,
+    maxBodyBytes: http.maxBodyBytes ?? HTTP_DEFAULTS.maxBodyBytes,
+    rateLimit: { requestsPerMinute, burst: http.rateLimit?.burst ?? Math.max(1, requestsPerMinute) },
+    timeouts: {
+      headersMs: http.timeouts?.headersMs ?? HTTP_DEFAULTS.headersMs,
+      requestMs: http.timeouts?.requestMs ?? HTTP_DEFAULTS.requestMs,
+      idleMs: http.timeouts?.idleMs ?? HTTP_DEFAULTS.idleMs,
+    },
+    shutdownGraceMs: http.shutdownGraceMs ?? HTTP_DEFAULTS.shutdownGraceMs,
+    auth: { tokens: http.auth?.tokens ?? [], jwt: http.auth?.jwt },
   };
 }

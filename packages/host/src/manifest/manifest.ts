@@ -7,6 +7,7 @@ export interface Manifest {
   audit?: { file?: string; arguments?: boolean };
   confirmation?: { secret?: SecretSource; ttlSeconds?: number };
   skills: SkillEntry[];
+  http?: HttpSettings;
 }
 
 export type Separator = "." | "_" | "__";
@@ -22,7 +23,16 @@ export interface SkillEntry {
   mcp?: string;
   enabled?: boolean;
   config?: Record<string, unknown>;
-  tools?: { include?: string[]; exclude?: string[] };
+  tools?: {
+    include?: string[];
+    exclude?: string[];
+    rename?: Record<string, string>;
+    override?: Record<
+      string,
+      { title?: string; description?: string; annotations?: { idempotentHint?: boolean; openWorldHint?: boolean } }
+    >;
+  };
+  prefix?: boolean;
   credentials?: Record<string, SecretSource>;
   timeoutMs?: number;
   concurrency?: number;
@@ -30,6 +40,54 @@ export interface SkillEntry {
   isolation?: "in-process" | "worker";
   memoryMb?: number;
   allow?: string[];
+  /** Scopes an HTTP caller must hold, by tool name as the skill defines it; `"*"` applies to every tool. */
+  scopes?: Record<string, string[]>;
+}
+
+/** One static bearer token: its name is the caller's identity, never the token. */
+export interface StaticTokenEntry {
+  name: string;
+  scopes?: string[];
+  token: SecretSource;
+}
+
+/** OAuth 2.1 resource-server mode: JWT access tokens verified against a JWKS. */
+export interface JwtSettings {
+  jwksUrl?: string;
+  jwksFile?: string;
+  issuer: string;
+  audience: string | string[];
+  resource?: string;
+  algorithms?: string[];
+  clockToleranceSec?: number;
+}
+
+/** The manifest's `http` object, as written (see manifest.schema.json for every field's meaning). */
+export interface HttpSettings {
+  host?: string;
+  port?: number;
+  path?: string;
+  allowedHosts?: string[];
+  allowedOrigins?: string[];
+  maxBodyBytes?: number;
+  rateLimit?: { requestsPerMinute?: number; burst?: number };
+  timeouts?: { headersMs?: number; requestMs?: number; idleMs?: number };
+  shutdownGraceMs?: number;
+  auth?: { tokens?: StaticTokenEntry[]; jwt?: JwtSettings };
+}
+
+/** The `http` settings with every default filled in; `allowedHosts` depends on the bound address, so it may stay unset. */
+export interface LoadedHttpSettings {
+  host: string;
+  port: number;
+  path: string;
+  allowedHosts: string[] | undefined;
+  allowedOrigins: string[] | undefined;
+  maxBodyBytes: number;
+  rateLimit: { requestsPerMinute: number; burst: number };
+  timeouts: { headersMs: number; requestMs: number; idleMs: number };
+  shutdownGraceMs: number;
+  auth: { tokens: StaticTokenEntry[]; jwt: JwtSettings | undefined };
 }
 
 /** A manifest read from disk and checked against its schema. */
@@ -44,4 +102,6 @@ export interface LoadedManifest {
   audit: { file: string | undefined; arguments: boolean };
   confirmation: { secret: SecretSource | undefined; ttlSeconds: number };
   skills: SkillEntry[];
+  /** How `serve --http` serves it, defaults filled in. */
+  http: LoadedHttpSettings;
 }

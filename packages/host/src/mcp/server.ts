@@ -1,4 +1,10 @@
-import type { CallToolResult, ClientCapabilities, ListToolsResult, ServerContext } from "@modelcontextprotocol/server";
+import type {
+  CallToolResult,
+  ClientCapabilities,
+  ListToolsResult,
+  McpRequestContext,
+  ServerContext,
+} from "@modelcontextprotocol/server";
 import {
   CLIENT_CAPABILITIES_META_KEY,
   inputRequired,
@@ -9,29 +15,53 @@ import {
 } from "@modelcontextprotocol/server";
 import { SkillportError } from "../errors.js";
 import type { Host } from "../host.js";
+import type { Caller } from "../pipeline/check-scopes.js";
+
+/** Options for {@link createServerFactory}. */
+export interface ServerFactoryOptions {
+  /** Who is calling, from the request context (HTTP); undefined for local transports, whose calls are not checked. */
+  callerOf?: (ctx: McpRequestContext | undefined) => Caller | undefined;
+  /** Told when each tools/call starts and ends, e.g. for metrics. */
+  observer?: CallObserver;
+}
+
+/** Watches tool calls: `outcome` is "ok", the envelope's error code, or UNKNOWN_TOOL. */
+export interface CallObserver {
+  started(): void;
+  finished(tool: string, skill: string | undefined, outcome: string, seconds: number): void;
+}
 
 /**
  * A factory of low-level SDK servers over one host: tools/list answers from a list built once, and tools/call
  * goes straight to the pipeline through the precompiled dispatch table. The factory is cheap to call per
  * connection (stdio) or per request (HTTP).
  */
-export function createServerFactory(host: Host): () => Server {
+export function createServerFactory(
+  host: Host,
+  options: ServerFactoryOptions = {},
+): (ctx?: McpRequestContext) => Server {
   const listResult: ListToolsResult = { tools: host.registry.listings.map((l) => ({ ...l })) };
   const info = { name: host.manifest.name, version: host.manifest.version };
   const instructions = `Tools from ${host.registry.instances.length} skill instances: ${host.registry.instances.map((i) => i.id).join(", ")}. Every tool answers with an envelope { ok, message, data | error, evidencePaths, warnings, meta }.`;
+  const { callerOf, observer } = options;
 
-  return () => {
+  return (requestContext) => {
+    const caller = callerOf?.(requestContext);
     const server = new Server(info, { capabilities: { tools: { listChanged: false } }, instructions });
     server.setRequestHandler("tools/list", () => listResult);
     server.setRequestHandler("tools/call", async (request, ctx) => {
       const { name, arguments: args } = request.params;
       const progressToken = request.params._meta?.progressToken;
-      let outcome: Awaited<ReturnType<Host["pipeline"]["call"]>>;
+      const entry = host.registry.tools.get(name);
+      const startedAt = performance.now();
       const notifying = new Set<Promise<unknown>>();
+      observer?.started();
+      let outcome: Awaited<ReturnType<Host["pipeline"]["call"]>>;
       try {
         outcome = await host.pipeline.call(name, args ?? {}, {
           signal: ctx.mcpReq.signal,
           elicitation: elicitationOf(server, ctx),
+          ...(caller === undefined ? {} : { caller }),
           ...(progressToken === undefined
             ? {}
             : {
@@ -53,11 +83,23 @@ export function createServerFactory(host: Host): () => Server {
               }),
         });
       } catch (error) {
-        if (error instanceof SkillportError && error.code === "UNKNOWN_TOOL") {
-          throw new ProtocolError(ProtocolErrorCode.InvalidParams, error.message);
-        }
+        const unknown = error instanceof SkillportError && error.code === "UNKNOWN_TOOL";
+        // An unknown name is not a label: it would let any client grow the metrics without bound.
+        observer?.finished(
+          entry === undefined ? "(unknown)" : name,
+          entry?.instance.id,
+          unknown ? "UNKNOWN_TOOL" : "INTERNAL",
+          seconds(startedAt),
+        );
+        if (unknown) throw new ProtocolError(ProtocolErrorCode.InvalidParams, error.message);
         throw error;
       }
+      observer?.finished(
+        name,
+        entry?.instance.id,
+        outcome.envelope.ok ? "ok" : outcome.envelope.error.code,
+        seconds(startedAt),
+      );
       // Progress sent before the answer must reach the client before it: it ignores progress after the result.
       if (notifying.size > 0) await Promise.all(notifying);
       if (outcome.elicit !== undefined) {
@@ -68,7 +110,6 @@ export function createServerFactory(host: Host): () => Server {
           },
         });
       }
-      const entry = host.registry.tools.get(name);
       const result: CallToolResult = {
         content: [{ type: "text", text: outcome.text }],
         structuredContent: outcome.envelope as unknown as Record<string, unknown>,
@@ -101,4 +142,8 @@ function elicitationOf(server: Server, ctx: ServerContext) {
     supported,
     response: accepted ? ("accept" as const) : view.action === "accept" ? ("decline" as const) : view.action,
   };
+}
+
+function seconds(startedAt: number): number {
+  return (performance.now() - startedAt) / 1000;
 }

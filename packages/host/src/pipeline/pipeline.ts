@@ -5,6 +5,8 @@ import { SkillportError } from "../errors.js";
 import type { Logger } from "../log.js";
 import type { Registry, SkillInstance, ToolEntry } from "../registry/registry.js";
 import type { Audit } from "./audit.js";
+import type { Caller } from "./check-scopes.js";
+import { missingScopes } from "./check-scopes.js";
 import type { Confirmations } from "./confirmations.js";
 import type { CallFacts, CallOutcome } from "./envelope.js";
 import { failureOutcome, successOutcome, thrownOutcome } from "./envelope.js";
@@ -18,18 +20,16 @@ import { WorkerPool } from "./worker-pool.js";
 /** The argument a dangerous tool's call carries to confirm an operation id. Advertised in its input schema. */
 export const CONFIRM_ARGUMENT = "_confirm";
 
-/** Who is calling, when the transport authenticated them. Never the raw token. */
-export interface Caller {
-  id: string;
-  scopes: readonly string[];
-}
-
 /** Options for one call. */
 export interface CallOptions {
   /** Aborted when the client cancels; the capability's `ctx.signal` follows it. */
   signal?: AbortSignal;
   /** Receives `ctx.progress` reports, throttled; set when the client asked for progress. */
   onProgress?: SendProgress;
+  /**
+   * Who is calling over an authenticated transport; the tool's scopes are checked against it and it reaches the
+   * capability as `ctx.auth`. Unset for local calls (stdio, `skillport call`), which are not checked.
+   */
   caller?: Caller;
   /**
    * Whether the client can ask its user (MCP elicitation), and, on the call that follows the question, the
@@ -74,6 +74,14 @@ export function createPipeline(registry: Registry, deps: PipelineDeps): Pipeline
 
   async function stages(entry: ToolEntry, facts: CallFacts, raw: unknown, options: CallOptions): Promise<CallOutcome> {
     const { instance, tool } = entry;
+    const missing = missingScopes(entry, options.caller);
+    if (missing !== undefined) {
+      return failureOutcome(
+        facts,
+        "PERMISSION_DENIED",
+        `${entry.fullName} requires the scope${missing.length === 1 ? "" : "s"} ${missing.join(", ")}, which caller "${options.caller?.id}" does not hold; ask for a token with ${missing.length === 1 ? "it" : "them"}`,
+      );
+    }
     if (instance.missingCredentials.length > 0) {
       return failureOutcome(
         facts,
@@ -194,7 +202,7 @@ export function createPipeline(registry: Registry, deps: PipelineDeps): Pipeline
     let release: (() => void) | undefined;
     try {
       release = await (limiters.get(entry.instance) as Limiter).acquire(controller.signal);
-      const ctx = contextFor(entry, facts, controller.signal, progress?.report);
+      const ctx = contextFor(entry, facts, controller.signal, progress?.report, options.caller);
       const running =
         entry.instance.isolation === "worker"
           ? poolOf(entry.instance).run(entry.tool.name, args, ctx)
@@ -246,6 +254,7 @@ export function createPipeline(registry: Registry, deps: PipelineDeps): Pipeline
     facts: CallFacts,
     signal: AbortSignal,
     report: SendProgress | undefined,
+    caller: Caller | undefined,
   ): SkillContext {
     let child: Logger | undefined;
     const log = (level: "debug" | "info" | "warn" | "error") => (message: string, data?: Record<string, unknown>) => {
@@ -257,6 +266,7 @@ export function createPipeline(registry: Registry, deps: PipelineDeps): Pipeline
     return {
       token: credentials.token,
       credentials,
+      ...(caller === undefined ? {} : { auth: { id: caller.id, scopes: caller.scopes } }),
       signal,
       config: entry.instance.config,
       traceId: facts.traceId,

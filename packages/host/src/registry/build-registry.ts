@@ -100,6 +100,7 @@ export async function buildRegistry(manifest: LoadedManifest, options: BuildRegi
         instance,
         tool,
         listing,
+        scopes: toolScopes(manifest.skills[instance.index] as SkillEntry, tool.name),
         validate: undefined,
         legacyValidators: undefined,
         timeoutMs: instance.timeoutMs ?? tool.timeoutMs ?? DEFAULT_TIMEOUT_MS,
@@ -366,15 +367,17 @@ function isSchema(value: unknown): value is JsonSchema {
 function selectTools(instance: SkillInstance, entry: SkillEntry, problems: Problem[]) {
   const { include, exclude } = entry.tools ?? {};
   const names = new Set(instance.skill.tools.map((t) => t.name));
+  const scoped = Object.keys(entry.scopes ?? {}).filter((name) => name !== "*");
   for (const [field, list] of [
     ["include", include],
     ["exclude", exclude],
+    ["scopes", scoped],
   ] as const) {
     for (const name of list ?? []) {
       if (!names.has(name)) {
         problems.push({
           code: "MANIFEST_INVALID",
-          message: `skills[${instance.index}].tools.${field}: skill "${instance.skill.name}" has no tool "${name}"; its tools are ${[...names].join(", ")}`,
+          message: `skills[${instance.index}].${field === "scopes" ? "" : "tools."}${field}: skill "${instance.skill.name}" has no tool "${name}"; its tools are ${[...names].join(", ")}`,
         });
       }
     }
@@ -382,4 +385,11 @@ function selectTools(instance: SkillInstance, entry: SkillEntry, problems: Probl
   return instance.skill.tools.filter(
     (t) => (include === undefined || include.includes(t.name)) && !(exclude ?? []).includes(t.name),
   );
+}
+
+/** The scopes a tool requires: those given for every tool ("*") and those given for it by name. */
+function toolScopes(entry: SkillEntry, tool: string): readonly string[] {
+  const scopes = entry.scopes;
+  if (scopes === undefined) return [];
+  return [...new Set([...(scopes["*"] ?? []), ...(scopes[tool] ?? [])])];
 }

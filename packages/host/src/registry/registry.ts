@@ -46,6 +46,8 @@ export interface ToolEntry {
   instance: SkillInstance;
   tool: RegisteredTool;
   listing: ToolListing;
+  /** Scopes an HTTP caller must hold to call it (manifest `skills[i].scopes`); empty when none. */
+  scopes: readonly string[];
   /** Compiled on the first call, then reused. */
   validate: ValidateFunction | undefined;
   /** The tool's legacy inputs, compiled on the first call that needs them. */

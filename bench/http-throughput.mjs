@@ -1,0 +1,231 @@
+// tools/call throughput and latency over HTTP: Skillport (`skillport serve --http` with bearer auth, scope check,
+// server-side validation, rate limiting, metrics and a log line per request) against a minimal server on the raw
+// SDK's createMcpHandler with the same echo tool. Both run as child processes on loopback; autocannon drives them
+// in turn, several short rounds each, interleaved, at each concurrency and in both protocol eras; the medians are
+// reported, with each server's CPU time per call (Linux) as a measure that machine load disturbs less.
+// Writes bench/RESULTS.md. Run with `pnpm bench`.
+import { execFileSync, spawn } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { closeSync, openSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import autocannon from "autocannon";
+
+const HERE = path.dirname(fileURLToPath(import.meta.url));
+const ROOT = path.join(HERE, "..");
+const CONCURRENCY = [1, 16, 64];
+// `node bench/http-throughput.mjs --duration 2` for a quick look; the committed results use the default.
+const durationFlag = process.argv.indexOf("--duration");
+const DURATION_S = durationFlag === -1 ? 3 : Number(process.argv[durationFlag + 1]);
+const ROUNDS = 3;
+const WARMUP_S = 2;
+const TOKEN = randomBytes(24).toString("hex");
+
+const ERAS = {
+  "2026-07-28": (name) => ({
+    headers: { "mcp-protocol-version": "2026-07-28", "mcp-method": "tools/call", "mcp-name": name },
+    meta: {
+      _meta: {
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientInfo": { name: "bench", version: "1.0.0" },
+        "io.modelcontextprotocol/clientCapabilities": {},
+      },
+    },
+  }),
+  "2025-11-25": () => ({ headers: {}, meta: {} }),
+};
+
+function requestFor(era, name, extraHeaders) {
+  const { headers, meta } = ERAS[era](name);
+  return {
+    method: "POST",
+    headers: {
+      "content-type": "application/json",
+      accept: "application/json, text/event-stream",
+      ...headers,
+      ...extraHeaders,
+    },
+    body: JSON.stringify({
+      jsonrpc: "2.0",
+      id: 1,
+      method: "tools/call",
+      params: { name, arguments: { text: "hello, benchmark" }, ...meta },
+    }),
+  };
+}
+
+/** Starts a server process whose stderr goes to a file, and resolves its URL from the "listening" line. */
+async function start(label, args, env = {}) {
+  const log = path.join(os.tmpdir(), `skillport-bench-${label}-${process.pid}.log`);
+  const fd = openSync(log, "w");
+  const child = spawn(process.execPath, args, {
+    cwd: ROOT,
+    env: { ...process.env, ...env },
+    stdio: ["ignore", "ignore", fd],
+  });
+  closeSync(fd);
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    const text = readFileSync(log, "utf8");
+    const line = text.split("\n").find((l) => l.includes('"msg":"listening"'));
+    if (line !== undefined) return { child, url: JSON.parse(line).url, log };
+    if (child.exitCode !== null || Date.now() > deadline) throw new Error(`${label} did not start:\n${text}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+async function stop(server) {
+  server.child.kill("SIGTERM");
+  await new Promise((resolve) => (server.child.exitCode !== null ? resolve() : server.child.once("exit", resolve)));
+  rmSync(server.log, { force: true });
+}
+
+/** One call by hand first: a benchmark of error answers would measure nothing. */
+async function check(url, request) {
+  const response = await fetch(url, request);
+  const text = await response.text();
+  if (response.status !== 200 || !text.includes("hello, benchmark") || text.includes('"isError":true')) {
+    throw new Error(`a check call to ${url} failed (${response.status}): ${text.slice(0, 300)}`);
+  }
+}
+
+function run(url, request, connections, duration) {
+  return autocannon({ url, connections, duration, pipelining: 1, ...request });
+}
+
+const servers = {
+  raw: await start("raw", [path.join(HERE, "raw-sdk-server.mjs")]),
+  skillport: await start(
+    "skillport",
+    [
+      path.join(ROOT, "packages/cli/bin/skillport.js"),
+      "serve",
+      "--http",
+      "--port",
+      "0",
+      "--manifest",
+      path.join(HERE, "bench.manifest.json"),
+    ],
+    { SKILLPORT_BENCH_TOKEN: TOKEN, SKILLPORT_LOG_LEVEL: "info" },
+  ),
+};
+
+/** CPU time (user + system) a process has used, in ms, from /proc; undefined where there is no /proc. */
+function cpuMs(pid) {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ");
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS;
+  } catch {
+    return undefined;
+  }
+}
+const CLOCK_TICKS = 100;
+
+const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+
+const rows = [];
+try {
+  for (const era of Object.keys(ERAS)) {
+    const requests = {
+      raw: requestFor(era, "bench.echo", {}),
+      skillport: requestFor(era, "bench.echo", { authorization: `Bearer ${TOKEN}` }),
+    };
+    for (const name of ["raw", "skillport"]) {
+      await check(servers[name].url, requests[name]);
+      await run(servers[name].url, requests[name], 16, WARMUP_S);
+    }
+    for (const connections of CONCURRENCY) {
+      const rounds = { raw: [], skillport: [] };
+      // Short rounds, interleaved, so changes in the machine's load touch both servers alike.
+      for (let round = 0; round < ROUNDS; round++) {
+        for (const name of ["raw", "skillport"]) {
+          const before = cpuMs(servers[name].child.pid);
+          const r = await run(servers[name].url, requests[name], connections, DURATION_S);
+          const after = cpuMs(servers[name].child.pid);
+          rounds[name].push({
+            rps: r.requests.average,
+            p50: r.latency.p50,
+            p99: r.latency.p99,
+            ok: r["2xx"],
+            bad: r.non2xx + r.errors + r.timeouts,
+            cpu: before === undefined || after === undefined ? undefined : after - before,
+          });
+        }
+      }
+      const result = {};
+      for (const name of ["raw", "skillport"]) {
+        const list = rounds[name];
+        const ok = list.reduce((n, r) => n + r.ok, 0);
+        const cpu = list.every((r) => r.cpu !== undefined) ? list.reduce((n, r) => n + r.cpu, 0) : undefined;
+        result[name] = {
+          rps: median(list.map((r) => r.rps)),
+          p50: median(list.map((r) => r.p50)),
+          p99: median(list.map((r) => r.p99)),
+          bad: list.reduce((n, r) => n + r.bad, 0),
+          cpuUsPerCall: cpu === undefined || ok === 0 ? undefined : (cpu * 1000) / ok,
+        };
+        process.stderr.write(
+          `${era} c=${connections} ${name}: ${result[name].rps.toFixed(0)} req/s, p50 ${result[name].p50} ms, p99 ${result[name].p99} ms` +
+            `${result[name].cpuUsPerCall === undefined ? "" : `, ${result[name].cpuUsPerCall.toFixed(0)} µs CPU/call`}\n`,
+        );
+      }
+      rows.push({ era, connections, ...result, ratio: result.skillport.rps / result.raw.rps });
+    }
+  }
+} finally {
+  await Promise.all(Object.values(servers).map(stop));
+}
+
+const cpus = os.cpus();
+const fmt = (n) => n.toLocaleString("en-US", { maximumFractionDigits: 0 });
+const worst = Math.min(...rows.map((r) => r.ratio));
+const us = (n) => (n === undefined ? "–" : `${fmt(n)} µs`);
+const cpuRatio = (r) =>
+  r.raw.cpuUsPerCall === undefined || r.skillport.cpuUsPerCall === undefined
+    ? "–"
+    : `${(r.skillport.cpuUsPerCall / r.raw.cpuUsPerCall).toFixed(2)}×`;
+const table = rows
+  .map(
+    (r) =>
+      `| ${r.era} | ${r.connections} | ${fmt(r.raw.rps)} | ${r.raw.p50} / ${r.raw.p99} | ${fmt(r.skillport.rps)} | ${r.skillport.p50} / ${r.skillport.p99} | **${r.ratio.toFixed(2)}×** | ${us(r.raw.cpuUsPerCall)} | ${us(r.skillport.cpuUsPerCall)} | ${cpuRatio(r)} | ${r.raw.bad + r.skillport.bad} |`,
+  )
+  .join("\n");
+const mean = rows.reduce((n, r) => n + r.ratio, 0) / rows.length;
+const load = os
+  .loadavg()
+  .map((n) => n.toFixed(1))
+  .join(", ");
+
+const report = `# HTTP benchmark: Skillport vs the raw SDK
+
+\`pnpm bench\` (bench/http-throughput.mjs) — tools/call of one echo tool over Streamable HTTP on loopback, driven by
+autocannon at 1, 16 and 64 connections, in both protocol eras. Each cell is the median of ${ROUNDS} rounds of
+${DURATION_S} s, the two servers interleaved round by round (after a ${WARMUP_S} s warm-up each), all in one run.
+
+- **Skillport**: \`skillport serve --http\` over bench/bench.manifest.json — bearer-token authentication (constant-time
+  compare), a scope check, Host/Origin checks, the per-caller rate limiter (set high enough not to refuse), server-side
+  argument validation (ajv), the result envelope, Prometheus metrics, and one JSON log line per request written to a
+  file (the pipeline's own audit line is not in this branch yet; this access line stands in for it).
+- **Raw SDK**: bench/raw-sdk-server.mjs — \`createMcpHandler\` with an \`McpServer\` and the same tool (zod input and
+  output schemas), bridged to node:http in the simplest way, no checks at all.
+
+Machine: ${cpus[0]?.model ?? "unknown CPU"}, ${cpus.length} cores, ${(os.totalmem() / 2 ** 30).toFixed(1)} GiB,
+${os.type()} ${os.release()}, Node ${process.version}. Date: ${new Date().toISOString().slice(0, 10)}.
+Load average when the run ended: ${load}. Servers and load generator share the machine; throughput moves with
+whatever else runs on it, CPU time per call much less. Latency is in whole milliseconds (autocannon's resolution).
+
+| era | connections | raw SDK req/s | raw p50 / p99 ms | Skillport req/s | Skillport p50 / p99 ms | throughput Skillport ÷ raw | raw CPU/call | Skillport CPU/call | CPU Skillport ÷ raw | failed requests |
+| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |
+${table}
+
+Throughput ratio: lowest **${worst.toFixed(2)}×**, mean **${mean.toFixed(2)}×** of the raw SDK's (target: at least 0.8×
+with auth, validation and logging on).
+`;
+const results = path.join(HERE, "RESULTS.md");
+writeFileSync(results, report);
+// The repository's formatter owns Markdown layout (tables aligned), so the committed file passes `pnpm lint`.
+execFileSync(path.join(ROOT, "node_modules/.bin/biome"), ["format", "--write", results], { stdio: "ignore" });
+process.stderr.write(
+  `\nwrote bench/RESULTS.md — throughput ratio lowest ${worst.toFixed(2)}×, mean ${mean.toFixed(2)}×\n`,
+);

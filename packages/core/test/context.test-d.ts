@@ -1,0 +1,7 @@
+import { expectTypeOf, test } from "vitest";
+import type { SkillContext } from "../src/index.js";
+
+test("ctx.auth names the caller and its scopes, and may be absent", () => {
+  expectTypeOf<SkillContext["auth"]>().toEqualTypeOf<{ id: string; scopes: readonly string[] } | undefined>();
+  expectTypeOf<keyof NonNullable<SkillContext["auth"]>>().toEqualTypeOf<"id" | "scopes">();
+});

@@ -1,0 +1,38 @@
+/** Where RFC 9728 protected-resource metadata lives, before the resource's own path is appended. */
+export const PROTECTED_RESOURCE_PATH = "/.well-known/oauth-protected-resource";
+
+/** The metadata path for an MCP endpoint: `/mcp` → `/.well-known/oauth-protected-resource/mcp` (RFC 9728 §3.1). */
+export function protectedResourcePath(mcpPath: string): string {
+  return mcpPath === "/" ? PROTECTED_RESOURCE_PATH : `${PROTECTED_RESOURCE_PATH}${mcpPath}`;
+}
+
+/** Inputs of {@link protectedResourceMetadata}. */
+export interface ProtectedResourceOptions {
+  /** The MCP endpoint's public URL. */
+  resource: string;
+  /** The JWT issuer, when OAuth is configured. */
+  issuer: string | undefined;
+  /** Every scope a tool of this server requires. */
+  scopes: readonly string[];
+  /** The server's name, as MCP clients show it. */
+  name: string;
+}
+
+/** The RFC 9728 document: which authorization server issues tokens for this resource, and how to send them. */
+export function protectedResourceMetadata(options: ProtectedResourceOptions): Record<string, unknown> {
+  return {
+    resource: options.resource,
+    ...(options.issuer === undefined ? {} : { authorization_servers: [options.issuer] }),
+    bearer_methods_supported: ["header"],
+    ...(options.scopes.length === 0 ? {} : { scopes_supported: [...options.scopes] }),
+    resource_name: options.name,
+  };
+}
+
+/** A `WWW-Authenticate: Bearer` challenge (RFC 6750 §3) pointing at the metadata (RFC 9728 §5.1). */
+export function bearerChallenge(metadataUrl: string, error?: string, description?: string): string {
+  const parts = [`realm="skillport"`, `resource_metadata="${metadataUrl}"`];
+  if (error !== undefined) parts.push(`error="${error}"`);
+  if (description !== undefined) parts.push(`error_description="${description.replaceAll('"', "'")}"`);
+  return `Bearer ${parts.join(", ")}`;
+}
