@@ -27,6 +27,8 @@ export async function main(argv: readonly string[]): Promise<number> {
     .option("-m, --manifest <path>", MANIFEST_HELP, DEFAULT_MANIFEST)
     .option("--stdio", "serve over stdin/stdout (what MCP clients spawn); the default")
     .option("--http", "serve over Streamable HTTP (manifest http settings; the flags below override them)")
+    .option("--frozen-lock", "refuse to start unless skills.lock.json matches the manifest (CI, production)")
+    .option("--no-lock", "ignore skills.lock.json and import every skill at start-up")
     .option("--host <address>", "HTTP: the address to bind (default 127.0.0.1; beyond loopback requires http.auth)")
     .option("--port <number>", "HTTP: the port (default 3333; 0 picks a free one)", integer("--port"))
     .option("--path <path>", "HTTP: the MCP endpoint's path (default /mcp)")
@@ -63,9 +65,18 @@ export async function main(argv: readonly string[]): Promise<number> {
     .command("check")
     .description("validate the manifest, load every enabled skill and report the tool table")
     .option("-m, --manifest <path>", MANIFEST_HELP, DEFAULT_MANIFEST)
+    .option("--compat <clients>", "also check tool names for these clients: anthropic, openai or strict")
     .option("--json", "print JSON")
     .action(async (options) => {
       exitCode = await (await import("./commands/check.js")).check(options);
+    });
+
+  program
+    .command("lock")
+    .description("write skills.lock.json: each instance's resolved version and its full tool surface")
+    .option("-m, --manifest <path>", MANIFEST_HELP, DEFAULT_MANIFEST)
+    .action(async (options) => {
+      exitCode = await (await import("./commands/lock.js")).lock(options);
     });
 
   program

@@ -24,7 +24,7 @@ describe("skillport refuses to start on a broken manifest", () => {
     expect(code).toBe(1);
     expect(stdout).toBe("");
     expect(stderr).toContain('tool "notes.search_notes" is defined by both skills[0]');
-    expect(stderr).toContain('and skills[1] (@skillport/skill-notes as "notes")');
+    expect(stderr).toContain('and skills[1] (@skillport/skill-notes as "notes", tool search_notes)');
   });
 
   it.each([
@@ -122,11 +122,15 @@ describe("skillport list, call and check", () => {
       { skills: [{ path: needy, credentials: { token: { env: "CHECK_UNSET_VARIABLE" } } }] },
       "needs-token.json",
     );
-    const { code, stdout } = await runCli(["check", "--manifest", manifest], ws.dir);
+    const { code, stdout } = await runCli(["check", "--json", "--manifest", manifest], ws.dir);
     expect(code).toBe(1);
-    expect(stdout).toContain(
-      '✖ skills[0] (fixture-skill-needs-token as "needy"): credential "token" is missing: set the environment variable CHECK_UNSET_VARIABLE',
-    );
+    expect(JSON.parse(stdout).findings).toContainEqual({
+      severity: "error",
+      rule: "credentials",
+      where: 'skills[0] (fixture-skill-needs-token as "needy")',
+      message:
+        'credential "token" is missing: set the environment variable CHECK_UNSET_VARIABLE (skills[0].credentials.token)',
+    });
   });
 
   it("checks a manifest and reports its tool table", async () => {
@@ -134,7 +138,11 @@ describe("skillport list, call and check", () => {
     expect(code).toBe(0);
     expect(JSON.parse(stdout)).toMatchObject({
       ok: true,
-      instances: [{ mcp: "notes", tools: ["notes.search_notes", "notes.read_note", "notes.create_study_task"] }],
+      findings: [],
+      sizes: { perInstance: [{ mcp: "notes", tools: 3 }] },
     });
+    const table = await runCli(["check"], ws.dir);
+    expect(table.stdout).toMatch(/notes\s+3\s+\d+/);
+    expect(table.stdout).toContain("1 skill instances, 3 tools, no conflicts; 0 errors, 0 warnings");
   });
 });

@@ -9,7 +9,8 @@ export type SkillportErrorCode =
   | "TOOL_CONFLICT"
   | "UNKNOWN_TOOL"
   | "HTTP_CONFIG_INVALID"
-  | "HTTP_LISTEN_FAILED";
+  | "HTTP_LISTEN_FAILED"
+  | "LOCK_STALE";
 
 /**
  * A local error: the manifest, a skill package or a name conflict stops the host. `problems` lists every

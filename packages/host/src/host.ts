@@ -1,3 +1,4 @@
+import { SkillportError } from "./errors.js";
 import type { Logger } from "./log.js";
 import { createLogger } from "./log.js";
 import { loadManifest } from "./manifest/load-manifest.js";
@@ -10,6 +11,7 @@ import type { Redactor } from "./pipeline/redact.js";
 import { createRedactor } from "./pipeline/redact.js";
 import type { SkillModule } from "./registry/build-registry.js";
 import { buildRegistry } from "./registry/build-registry.js";
+import { LOCK_FILE, lockProblems, readLock, resolveEnabled } from "./registry/lock.js";
 import { readSecret } from "./registry/read-secret.js";
 import type { Registry } from "./registry/registry.js";
 
@@ -28,6 +30,13 @@ export interface HostOptions {
    * @default {}
    */
   modules?: Readonly<Record<string, SkillModule>>;
+  /**
+   * Whether to start from skills.lock.json: "auto" uses a current lock and warns about a stale one (then imports
+   * every skill now); "frozen" refuses to start without a current lock (CI, production); "off" imports every skill.
+   * With a current lock tools/list needs no skill import; each skill is imported on its first call.
+   * @default "off"
+   */
+  lock?: "auto" | "frozen" | "off";
 }
 
 /** A manifest turned into a tool table and a call pipeline; transports serve it. */
@@ -53,7 +62,17 @@ export interface Host {
 export async function createHost(options: HostOptions = {}): Promise<Host> {
   const manifest = typeof options.manifest === "object" ? options.manifest : await loadManifest(options.manifest);
   const logger = options.logger ?? createLogger();
-  const registry = await buildRegistry(manifest, { modules: options.modules ?? {} });
+  const lock = await currentLock(manifest, options.lock ?? "off", logger);
+  const registry = await buildRegistry(manifest, {
+    modules: options.modules ?? {},
+    ...(lock === undefined ? {} : { lock }),
+  });
+  for (const failure of registry.failures) {
+    logger.error(
+      { instance: failure.source },
+      `a skill could not be loaded and its tools are not served: ${failure.message}`,
+    );
+  }
   const redactor = createRedactor();
   for (const instance of registry.instances) redactor.add(Object.values(instance.credentials));
   const secret =
@@ -68,4 +87,28 @@ export async function createHost(options: HostOptions = {}): Promise<Host> {
     confirmations: createConfirmations({ secret, ttlSeconds: manifest.confirmation.ttlSeconds }),
   });
   return { manifest, registry, pipeline, logger, redactor, close: () => pipeline.close() };
+}
+
+// --- internal ---
+
+/** The lock to start from, when the mode allows it and it matches what the manifest resolves to now. */
+async function currentLock(manifest: LoadedManifest, mode: "auto" | "frozen" | "off", logger: Logger) {
+  if (mode === "off") return undefined;
+  const lock = await readLock(manifest);
+  const problems =
+    lock === undefined
+      ? [`there is no ${LOCK_FILE} beside the manifest`]
+      : lockProblems(lock, await resolveEnabled(manifest));
+  if (problems.length === 0) return lock;
+  if (mode === "frozen") {
+    throw new SkillportError(
+      "LOCK_STALE",
+      `[skillport] cannot start with --frozen-lock: ${LOCK_FILE} does not match the manifest; run skillport lock and commit it:`,
+      problems,
+    );
+  }
+  if (lock !== undefined) {
+    logger.warn({ problems }, `${LOCK_FILE} is out of date, so every skill loads now; run skillport lock`);
+  }
+  return undefined;
 }

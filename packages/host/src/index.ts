@@ -30,6 +30,22 @@ export { REDACTED } from "./pipeline/redact.js";
 export { installProcessGuards } from "./process-guards.js";
 export type { BuildRegistryOptions, SkillModule } from "./registry/build-registry.js";
 export { buildRegistry } from "./registry/build-registry.js";
+export type { ChangeLevel, ComparableTool, SurfaceChange } from "./registry/classify-changes.js";
+export { classifyChanges, worstLevel } from "./registry/classify-changes.js";
+export type { LockedInstance, LockFile } from "./registry/lock.js";
+export {
+  hashOf,
+  LOCK_FILE,
+  lockOf,
+  lockPathOf,
+  lockProblems,
+  readLock,
+  resolveEnabled,
+  stringifyLock,
+  writeLock,
+} from "./registry/lock.js";
 export type { Registry, SkillInstance, ToolEntry, ToolListing } from "./registry/registry.js";
+export type { SkillSurface, ToolSurface } from "./registry/surface.js";
+export { surfaceOf } from "./registry/surface.js";
 export type { LintFinding, LintRule } from "./spec-lint/lint-skill.js";
 export { formatLintFinding, LINT_RULES, lintSkill } from "./spec-lint/lint-skill.js";

@@ -1,50 +1,219 @@
-import { createHost } from "@skillport/host";
+import { readdir, readFile } from "node:fs/promises";
+import path from "node:path";
+import type { Host, LockFile, SurfaceChange } from "@skillport/host";
+import { classifyChanges, createHost, lintSkill, readLock, surfaceOf } from "@skillport/host";
+import semver from "semver";
+import { formatTable } from "../format-table.js";
 import { quietLogger } from "../quiet-logger.js";
 
 export interface CheckOptions {
   manifest: string;
+  compat?: string;
   json?: boolean;
 }
 
 /** One thing `check` found: an error fails the check, a warning does not. */
-interface Finding {
+export interface Finding {
   severity: "error" | "warning";
+  rule: string;
   where: string;
   message: string;
 }
 
+/** Tool-name rules of the clients `--compat` knows. */
+export const COMPAT: Readonly<Record<string, { pattern: RegExp; rule: string }>> = {
+  anthropic: { pattern: /^[A-Za-z0-9_-]{1,64}$/, rule: "letters, digits, _ and -, at most 64 (no dots)" },
+  openai: { pattern: /^[A-Za-z0-9_-]{1,64}$/, rule: "letters, digits, _ and -, at most 64 (no dots)" },
+  strict: {
+    pattern: /^[A-Za-z_][A-Za-z0-9_]{0,63}$/,
+    rule: "a letter or _ first, then letters, digits and _, at most 64",
+  },
+};
+
 /**
- * `skillport check`: validates the manifest, loads every enabled skill and reports what would be served and
- * what would fail at run time (a missing credential). Exit 0 when clean, 1 on any error.
+ * `skillport check`: validates the manifest and loads every enabled skill (a conflict or an invalid config stops
+ * it there), then reports what would fail or mislead at run time: skills that do not load, missing credentials,
+ * tool names a chosen client rejects or that collide once sanitised, spec-lint findings (write and dangerous tools
+ * without a brief, inputs without descriptions or bounds), the size of tools/list, and every change of the tool
+ * surface since skills.lock.json with its level. Exit 0 when clean, 1 on any error.
  */
 export async function check(options: CheckOptions): Promise<number> {
-  const host = await createHost({ manifest: options.manifest, logger: quietLogger() });
-  const findings: Finding[] = [];
+  const compat = options.compat === undefined ? undefined : COMPAT[options.compat];
+  if (options.compat !== undefined && compat === undefined) {
+    process.stderr.write(
+      `[skillport] --compat must be one of ${Object.keys(COMPAT).join(", ")}, got "${options.compat}"\n`,
+    );
+    return 2;
+  }
+  const host = await createHost({ manifest: options.manifest, logger: quietLogger(), lock: "off" });
+  try {
+    const findings: Finding[] = [];
+    const add = (severity: Finding["severity"], rule: string, where: string, message: string) =>
+      findings.push({ severity, rule, where, message });
+
+    for (const f of host.registry.failures) add("error", "skill-loads", f.source, f.message);
+    for (const instance of host.registry.instances) {
+      for (const message of instance.missingCredentials) add("error", "credentials", instance.source, message);
+      for (const finding of lintSkill(instance.skill)) {
+        const where = `${instance.source}, tool ${finding.tool}${finding.field === undefined ? "" : ` ${finding.field}`}`;
+        add(finding.severity === "error" ? "error" : "warning", finding.rule, where, finding.message);
+      }
+    }
+    if (compat !== undefined) checkNames(host, options.compat as string, compat, add);
+    const sizes = sizeOf(host);
+    const changes = await checkLock(host, add);
+
+    const ok = !findings.some((f) => f.severity === "error");
+    if (options.json) {
+      process.stdout.write(
+        `${JSON.stringify({ ok, manifest: host.manifest.file, findings, sizes, changes }, null, 2)}\n`,
+      );
+    } else {
+      process.stdout.write(report(host, findings, sizes, changes, ok));
+    }
+    return ok ? 0 : 1;
+  } finally {
+    await host.close();
+  }
+}
+
+// --- internal ---
+
+type Add = (severity: Finding["severity"], rule: string, where: string, message: string) => void;
+
+function checkNames(host: Host, client: string, compat: { pattern: RegExp; rule: string }, add: Add): void {
+  const sanitised = new Map<string, string>();
+  for (const entry of host.registry.tools.values()) {
+    if (!compat.pattern.test(entry.fullName)) {
+      add(
+        "error",
+        "compat-name",
+        entry.fullName,
+        `${client} rejects this name (${compat.rule}); set "separator": "_" or "__", or rename the tool in tools.rename`,
+      );
+    }
+    const safe = entry.fullName.replace(/[^A-Za-z0-9_]/g, "_").slice(0, 64);
+    const other = sanitised.get(safe);
+    if (other !== undefined) {
+      add(
+        "error",
+        "compat-collision",
+        entry.fullName,
+        `becomes "${safe}" once sanitised, as does "${other}"; rename one`,
+      );
+    } else sanitised.set(safe, entry.fullName);
+  }
+}
+
+/** Approximate tokens of tools/list (JSON characters / 4), per instance and in total. */
+function sizeOf(host: Host) {
+  const perInstance = host.registry.instances.map((instance) => {
+    const listings = [...host.registry.tools.values()].filter((t) => t.instance === instance).map((t) => t.listing);
+    return { mcp: instance.id, tools: listings.length, tokens: Math.ceil(JSON.stringify(listings).length / 4) };
+  });
+  return { perInstance, total: Math.ceil(JSON.stringify(host.registry.listings).length / 4) };
+}
+
+/** Classifies changes since the lock; a breaking one without a breaking version bump (or changeset) is an error. */
+async function checkLock(host: Host, add: Add) {
+  const lock: LockFile | undefined = await readLock(host.manifest);
+  if (lock === undefined) return [];
+  const majors = await pendingMajors(host.manifest.dir);
+  const all: Array<SurfaceChange & { instance: string }> = [];
   for (const instance of host.registry.instances) {
-    for (const message of instance.missingCredentials) {
-      findings.push({ severity: "error", where: instance.source, message });
+    const locked = lock.instances.find((i) => i.entry === instance.index && i.package === instance.packageName);
+    if (locked === undefined) {
+      add("warning", "lock", instance.source, "is not in skills.lock.json; run skillport lock");
+      continue;
+    }
+    const changes = classifyChanges(locked.skill.tools, surfaceOf(instance.skill).tools);
+    all.push(...changes.map((c) => ({ ...c, instance: instance.source })));
+    const breaking = changes.filter((c) => c.level === "breaking");
+    if (breaking.length === 0) continue;
+    // A bump outside the locked version's caret range may break callers (1.x → 2.0.0, 0.1.x → 0.2.0).
+    const bumped = !semver.satisfies(instance.version, `^${locked.version}`) || majors.has(instance.packageName);
+    if (!bumped) {
+      for (const change of breaking) {
+        add(
+          "error",
+          "breaking-change",
+          `${instance.source}, tool ${change.tool}`,
+          `${change.message}: a breaking change, but ${instance.packageName} ${locked.version} → ${instance.version} is not a major bump; bump it (pnpm changeset, major) or undo the change`,
+        );
+      }
     }
   }
-  const ok = !findings.some((f) => f.severity === "error");
-  const summary = {
-    ok,
-    manifest: host.manifest.file,
-    instances: host.registry.instances.map((i) => ({
-      mcp: i.id,
-      skill: `${i.packageName}@${i.version}`,
-      tools: [...host.registry.tools.values()].filter((t) => t.instance === i).map((t) => t.fullName),
-    })),
-    findings,
-  };
-  if (options.json) {
-    process.stdout.write(`${JSON.stringify(summary, null, 2)}\n`);
-  } else {
-    const tools = summary.instances.reduce((n, i) => n + i.tools.length, 0);
-    for (const f of findings) process.stdout.write(`${f.severity === "error" ? "✖" : "!"} ${f.where}: ${f.message}\n`);
-    process.stdout.write(
-      `${ok ? "✔" : "✖"} ${host.manifest.file}: ${summary.instances.length} skill instances, ${tools} tools, no conflicts${findings.length > 0 ? `, ${findings.length} problems` : ""}\n`,
+  if (all.length > 0 && !all.some((c) => c.level === "breaking")) {
+    add(
+      "warning",
+      "lock",
+      "skills.lock.json",
+      "the tool surface changed since the lock; run skillport lock to record it",
     );
   }
-  await host.close();
-  return ok ? 0 : 1;
+  return all;
+}
+
+/** Packages a pending changeset bumps by a major version. */
+async function pendingMajors(from: string): Promise<Set<string>> {
+  const majors = new Set<string>();
+  for (let dir = from; ; dir = path.dirname(dir)) {
+    const folder = path.join(dir, ".changeset");
+    const files = await readdir(folder).catch(() => undefined);
+    if (files !== undefined) {
+      for (const file of files.filter((f) => f.endsWith(".md") && f !== "README.md")) {
+        const text = await readFile(path.join(folder, file), "utf8");
+        const header = /^---\n([\s\S]*?)\n---/.exec(text)?.[1] ?? "";
+        for (const match of header.matchAll(/^\s*["']?([^"':\s]+)["']?\s*:\s*major\s*$/gm))
+          majors.add(match[1] as string);
+      }
+      return majors;
+    }
+    if (path.dirname(dir) === dir) return majors;
+  }
+}
+
+function report(
+  host: Host,
+  findings: Finding[],
+  sizes: ReturnType<typeof sizeOf>,
+  changes: Array<SurfaceChange & { instance: string }>,
+  ok: boolean,
+): string {
+  const lines: string[] = [];
+  if (findings.length > 0) {
+    lines.push(
+      formatTable(
+        ["", "RULE", "WHERE", "PROBLEM"],
+        findings.map((f) => [f.severity === "error" ? "✖" : "!", f.rule, f.where, f.message]),
+      ),
+      "",
+    );
+  }
+  if (changes.length > 0) {
+    lines.push("Changes since skills.lock.json:");
+    lines.push(
+      formatTable(
+        ["LEVEL", "TOOL", "CHANGE"],
+        changes.map((c) => [c.level, c.tool, c.message]),
+      ),
+      "",
+    );
+  }
+  lines.push(
+    formatTable(
+      ["MCP", "TOOLS", "~TOKENS"],
+      [
+        ...sizes.perInstance.map((s) => [s.mcp, String(s.tools), String(s.tokens)]),
+        ["total", String(host.registry.tools.size), String(sizes.total)],
+      ],
+    ),
+    "",
+  );
+  const errors = findings.filter((f) => f.severity === "error").length;
+  const warnings = findings.length - errors;
+  lines.push(
+    `${ok ? "✔" : "✖"} ${host.manifest.file}: ${host.registry.instances.length} skill instances, ${host.registry.tools.size} tools, no conflicts; ${errors} errors, ${warnings} warnings`,
+  );
+  return `${lines.join("\n")}\n`;
 }

@@ -10,7 +10,7 @@ export interface ListOptions {
 
 /** `skillport list`: the served tools with risk, skill@version and title. */
 export async function list(options: ListOptions): Promise<number> {
-  const host = await createHost({ manifest: options.manifest, logger: quietLogger() });
+  const host = await createHost({ manifest: options.manifest, logger: quietLogger(), lock: "auto" });
   const rows = toolRows(host);
   if (options.json) {
     process.stdout.write(`${JSON.stringify(rows, null, 2)}\n`);

@@ -17,6 +17,10 @@ export interface ServeOptions {
   path?: string;
   shutdownGrace?: number;
   banner?: boolean;
+  /** Refuse to start without a current skills.lock.json. */
+  frozenLock?: boolean;
+  /** false (--no-lock) ignores skills.lock.json. */
+  lock?: boolean;
 }
 
 /**
@@ -29,7 +33,7 @@ export async function serve(options: ServeOptions): Promise<number> {
     return 2;
   }
   if (options.http) return serveHttp(options);
-  const host = await createHost({ manifest: options.manifest });
+  const host = await createHost({ manifest: options.manifest, lock: lockMode(options) });
   installProcessGuards(host.logger);
   if (options.banner) process.stderr.write(stdioBanner(options.manifest, toolRows(host)));
   serveHostStdio(host);
@@ -39,6 +43,12 @@ export async function serve(options: ServeOptions): Promise<number> {
 }
 
 // --- internal ---
+
+/** --frozen-lock insists on a current lock; --no-lock ignores it; by default a current lock is used. */
+function lockMode(options: ServeOptions): "auto" | "frozen" | "off" {
+  if (options.frozenLock) return "frozen";
+  return options.lock === false ? "off" : "auto";
+}
 
 async function serveHttp(options: ServeOptions): Promise<number> {
   // Signals are handled from the start: one that arrives while skills load stops the server as soon as it is up.
@@ -58,7 +68,7 @@ async function serveHttp(options: ServeOptions): Promise<number> {
   process.on("SIGTERM", stop);
   process.on("SIGINT", stop);
   try {
-    const host = await createHost({ manifest: options.manifest });
+    const host = await createHost({ manifest: options.manifest, lock: lockMode(options) });
     installProcessGuards(host.logger);
     const serving = await serveHostHttp(host, {
       ...(options.host === undefined ? {} : { host: options.host }),

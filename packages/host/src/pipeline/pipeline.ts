@@ -4,6 +4,7 @@ import { createAjv } from "../ajv.js";
 import { SkillportError } from "../errors.js";
 import type { Logger } from "../log.js";
 import type { Registry, SkillInstance, ToolEntry } from "../registry/registry.js";
+import { isPlaceholder } from "../registry/surface.js";
 import type { Audit } from "./audit.js";
 import type { Caller } from "./check-scopes.js";
 import { missingScopes } from "./check-scopes.js";
@@ -63,6 +64,7 @@ export function createPipeline(registry: Registry, deps: PipelineDeps): Pipeline
     registry.instances.map((i) => [i, new Limiter(i.concurrency, i.queue)]),
   );
   const pools = new Map<SkillInstance, WorkerPool>();
+  const loadFailuresLogged = new Set<SkillInstance>();
   const poolOf = (instance: SkillInstance) => {
     let pool = pools.get(instance);
     if (pool === undefined) {
@@ -88,6 +90,11 @@ export function createPipeline(registry: Registry, deps: PipelineDeps): Pipeline
         "CREDENTIALS_MISSING",
         `${entry.fullName} cannot run: ${instance.missingCredentials.join("; ")}`,
       );
+    }
+
+    if (isPlaceholder(entry.tool)) {
+      const failure = await loadSkill(entry);
+      if (failure !== undefined) return failureOutcome(facts, "UNAVAILABLE", failure, { retryable: false });
     }
 
     // The confirmation argument belongs to the host, not to the capability.
@@ -129,6 +136,27 @@ export function createPipeline(registry: Registry, deps: PipelineDeps): Pipeline
     }
 
     return bound(entry, facts, args, validation.warnings, options);
+  }
+
+  /** Imports the entry's skill on its first call (once per instance) and swaps in the real tool. */
+  async function loadSkill(entry: ToolEntry): Promise<string | undefined> {
+    const { instance } = entry;
+    try {
+      const real = await instance.load();
+      entry.tool = real.tools.find((t) => t.name === entry.tool.name) ?? entry.tool;
+      if (isPlaceholder(entry.tool))
+        return `${instance.id} no longer has the tool "${entry.tool.name}"; run skillport lock`;
+      return undefined;
+    } catch (error) {
+      if (!loadFailuresLogged.has(instance)) {
+        loadFailuresLogged.add(instance);
+        logger.error(
+          { instance: instance.id, err: redactor.value(error) },
+          "a skill could not be loaded; its tools answer UNAVAILABLE",
+        );
+      }
+      return `${instance.id} could not be loaded (${(error as Error).message}); its tools are unavailable, every other tool keeps working`;
+    }
   }
 
   function confirmDangerous(

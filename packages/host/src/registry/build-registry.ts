@@ -8,9 +8,11 @@ import type { SkillportErrorCode } from "../errors.js";
 import { SkillportError } from "../errors.js";
 import { describeAjvErrors } from "../manifest/format-ajv-errors.js";
 import type { LoadedManifest, SkillEntry } from "../manifest/manifest.js";
+import type { LockedInstance, LockFile } from "./lock.js";
 import { readSecret } from "./read-secret.js";
 import type { Registry, SkillInstance, ToolEntry, ToolListing } from "./registry.js";
 import { resolveSkill } from "./resolve-skill.js";
+import { isPlaceholder, placeholderSkill } from "./surface.js";
 
 const FULL_NAME = /^[A-Za-z0-9._-]{1,128}$/;
 
@@ -41,6 +43,11 @@ export interface BuildRegistryOptions {
    * @example { "@acme/skill-weather": { register, version: "1.2.0" } }
    */
   modules?: Readonly<Record<string, SkillModule>>;
+  /**
+   * A current lock: the registry is built from it without importing any skill, and each skill is imported on
+   * its first call. Check it with lockProblems() first; an instance missing from it is imported at once.
+   */
+  lock?: LockFile;
 }
 
 /**
@@ -49,13 +56,19 @@ export interface BuildRegistryOptions {
  */
 export async function buildRegistry(manifest: LoadedManifest, options: BuildRegistryOptions = {}): Promise<Registry> {
   const problems: Problem[] = [];
+  const failures: { source: string; message: string }[] = [];
   const ajv = createAjv();
   const instances: SkillInstance[] = [];
+  const locked = new Map((options.lock?.instances ?? []).map((i) => [i.entry, i]));
   for (const [index, entry] of manifest.skills.entries()) {
     if (entry.enabled === false) continue;
     try {
-      instances.push(await loadInstance(manifest, entry, index, ajv, options.modules ?? {}));
+      instances.push(await loadInstance(manifest, entry, index, ajv, options.modules ?? {}, locked.get(index)));
     } catch (error) {
+      if (error instanceof ImportFailure) {
+        failures.push({ source: error.source, message: error.message });
+        continue;
+      }
       if (!(error instanceof SkillportError)) throw error;
       problems.push(
         ...(error.problems.length > 0 ? error.problems : [error.message]).map((m) => ({
@@ -70,8 +83,10 @@ export async function buildRegistry(manifest: LoadedManifest, options: BuildRegi
   const tools = new Map<string, ToolEntry>();
   const listings: ToolListing[] = [];
   for (const instance of instances) {
-    for (const tool of selectTools(instance, manifest.skills[instance.index] as SkillEntry, problems)) {
-      const fullName = `${instance.id}${manifest.separator}${tool.name}`;
+    const entry = manifest.skills[instance.index] as SkillEntry;
+    for (const tool of selectTools(instance, entry, problems)) {
+      const name = entry.tools?.rename?.[tool.name] ?? tool.name;
+      const fullName = entry.prefix === false ? name : `${instance.id}${manifest.separator}${name}`;
       if (!FULL_NAME.test(fullName)) {
         problems.push({
           code: "SKILL_INVALID",
@@ -83,24 +98,26 @@ export async function buildRegistry(manifest: LoadedManifest, options: BuildRegi
       if (taken !== undefined) {
         problems.push({
           code: "TOOL_CONFLICT",
-          message: `tool "${fullName}" is defined by both ${taken.instance.source} and ${instance.source}; give one of them another "mcp" id`,
+          message: `tool "${fullName}" is defined by both ${describeTool(taken.instance, taken.tool.name)} and ${describeTool(instance, tool.name)}; give one of them another "mcp" id, or rename one in tools.rename`,
         });
         continue;
       }
+      const override = entry.tools?.override?.[tool.name] ?? {};
+      const title = override.title ?? tool.title;
       const listing: ToolListing = {
         name: fullName,
-        title: tool.title,
-        description: tool.description,
+        title,
+        description: override.description ?? tool.description,
         inputSchema: advertisedInput(tool),
         outputSchema: envelopeSchema(tool.outputSchema) as ToolListing["outputSchema"],
-        annotations: { title: tool.title, ...tool.mcpAnnotations },
+        annotations: { title, ...tool.mcpAnnotations, ...override.annotations },
       };
       tools.set(fullName, {
         fullName,
         instance,
         tool,
         listing,
-        scopes: toolScopes(manifest.skills[instance.index] as SkillEntry, tool.name),
+        scopes: toolScopes(entry, tool.name),
         validate: undefined,
         legacyValidators: undefined,
         timeoutMs: instance.timeoutMs ?? tool.timeoutMs ?? DEFAULT_TIMEOUT_MS,
@@ -109,7 +126,22 @@ export async function buildRegistry(manifest: LoadedManifest, options: BuildRegi
     }
   }
   failOn(problems, manifest);
-  return { instances, tools, listings };
+  return { instances, tools, listings, failures, fromLock: instances.some((i) => !i.loaded) };
+}
+
+/** Names a tool and where it comes from: `skills[0] (@skillport/skill-notes as "notes")` or with its own name. */
+function describeTool(instance: SkillInstance, tool: string): string {
+  return `${instance.source.replace(/\)$/, "")}, tool ${tool})`;
+}
+
+/** An enabled skill whose module could not be imported or registered: only its own tools are lost. */
+class ImportFailure extends Error {
+  constructor(
+    readonly source: string,
+    message: string,
+  ) {
+    super(message);
+  }
 }
 
 // --- internal ---
@@ -136,6 +168,7 @@ async function loadInstance(
   index: number,
   ajv: ReturnType<typeof createAjv>,
   modules: Readonly<Record<string, SkillModule>>,
+  locked: LockedInstance | undefined,
 ): Promise<SkillInstance> {
   const where = `skills[${index}]`;
   const preloaded = entry.package === undefined ? undefined : modules[entry.package];
@@ -143,16 +176,32 @@ async function loadInstance(
   let version: string;
   let skill: RegisteredSkill;
   let entryUrl: string | undefined;
+  let load: () => Promise<RegisteredSkill>;
   if (preloaded === undefined) {
     const resolved = await resolveSkill(entry, manifest.dir, where);
     ({ packageName, version, entryUrl } = resolved);
     checkVersion(entry, where, packageName, version);
-    skill = await importSkill(resolved.entryUrl, `${where} (${packageName})`);
+    const importIt = () => importSkill(resolved.entryUrl, `${where} (${packageName})`);
+    if (locked !== undefined && locked.package === packageName && locked.version === version) {
+      skill = placeholderSkill(locked.skill);
+      load = importIt;
+    } else {
+      try {
+        skill = await importIt();
+      } catch (error) {
+        if (!(error instanceof SkillportError)) throw error;
+        throw new ImportFailure(`${where} (${packageName})`, error.message);
+      }
+      const live = skill;
+      load = async () => live;
+    }
   } else {
     packageName = entry.package as string;
     skill = registerOf(preloaded, `${where} (${packageName})`);
     version = preloaded.version ?? skill.version ?? "0.0.0";
     checkVersion(entry, where, packageName, version);
+    const live = skill;
+    load = async () => live;
   }
   const id = entry.mcp ?? skill.name;
   const source = `${where} (${packageName} as "${id}")`;
@@ -165,13 +214,24 @@ async function loadInstance(
       `[skillport] ${where}.isolation: a skill given in memory cannot run in a worker; install it as a package or use "in-process"`,
     );
   }
-  return {
+  let loading: Promise<RegisteredSkill> | undefined;
+  const instance: SkillInstance = {
     id,
     index,
     source,
     packageName,
     version,
     skill,
+    loaded: locked === undefined || preloaded !== undefined || skill.tools.every((t) => !isPlaceholder(t)),
+    // One import however many first calls arrive together; a failure stays the answer for this instance.
+    load: () => {
+      loading ??= load().then((real) => {
+        instance.skill = real;
+        instance.loaded = true;
+        return real;
+      });
+      return loading;
+    },
     config,
     entryUrl,
     credentials,
@@ -183,6 +243,7 @@ async function loadInstance(
     isolation: entry.isolation ?? "in-process",
     memoryMb: entry.memoryMb,
   };
+  return instance;
 }
 
 /**
@@ -371,6 +432,8 @@ function selectTools(instance: SkillInstance, entry: SkillEntry, problems: Probl
   for (const [field, list] of [
     ["include", include],
     ["exclude", exclude],
+    ["rename", Object.keys(entry.tools?.rename ?? {})],
+    ["override", Object.keys(entry.tools?.override ?? {})],
     ["scopes", scoped],
   ] as const) {
     for (const name of list ?? []) {

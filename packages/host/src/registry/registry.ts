@@ -12,7 +12,15 @@ export interface SkillInstance {
   packageName: string;
   /** The installed package version. */
   version: string;
+  /** The skill; until `loaded`, its published surface from the lock, with code that refuses to run. */
   skill: RegisteredSkill;
+  /** False while the instance was started from the lock and not imported yet. */
+  loaded: boolean;
+  /**
+   * Imports the skill on first use (once, however many calls wait for it) and swaps in its real tools.
+   * Rejects with the cause when the import or register() fails; only this instance's tools are affected.
+   */
+  load(): Promise<RegisteredSkill>;
   /** The validated config, defaults filled in and paths resolved. */
   config: unknown;
   /** The module the skill was imported from (a worker imports it again); undefined for an in-memory module. */
@@ -44,6 +52,7 @@ export interface ToolListing {
 export interface ToolEntry {
   fullName: string;
   instance: SkillInstance;
+  /** The tool as its skill defines it (before a manifest rename); replaced by the real one when the skill loads. */
   tool: RegisteredTool;
   listing: ToolListing;
   /** Scopes an HTTP caller must hold to call it (manifest `skills[i].scopes`); empty when none. */
@@ -63,4 +72,8 @@ export interface Registry {
   tools: ReadonlyMap<string, ToolEntry>;
   /** The tools/list answer, in manifest order, built once. */
   listings: readonly ToolListing[];
+  /** Enabled instances whose skill could not be imported; their tools are not served. */
+  failures: readonly { source: string; message: string }[];
+  /** True when the registry was built from the lock, without importing any skill. */
+  fromLock: boolean;
 }
