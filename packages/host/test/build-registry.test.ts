@@ -31,6 +31,7 @@ describe("buildRegistry", () => {
       "say.fail",
       "say.boom",
       "say.wait",
+      "say.whoami",
       "say.config",
       "say.wipe",
       "say.find",

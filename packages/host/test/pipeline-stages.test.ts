@@ -353,6 +353,8 @@ describe("isolation in worker threads", () => {
       expect(leak.envelope).toMatchObject({ ok: true, data: { token: REDACTED, keys: ["token", "other"] } });
       const failed = await pipeline.call("echo.fail", {});
       expect(failed.envelope).toMatchObject({ ok: false, error: { code: "NOT_FOUND", field: "/thing" } });
+      const who = await pipeline.call("echo.whoami", {}, { caller: { id: "alice", scopes: ["notes:read"] } });
+      expect(who.envelope).toMatchObject({ ok: true, data: { auth: { id: "alice", scopes: ["notes:read"] } } });
       const boom = await pipeline.call("echo.boom", {});
       expect(boom.envelope).toMatchObject({ ok: false, error: { code: "INTERNAL" } });
       expect(JSON.stringify(boom)).not.toContain("hunter2");

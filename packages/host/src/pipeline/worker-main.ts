@@ -26,11 +26,17 @@ port.on("message", (message: ToWorker) => {
       ?.abort(new DOMException(message.reason, message.reason === "timeout" ? "TimeoutError" : "AbortError"));
     return;
   }
-  void run(message.id, message.tool, message.params, message.traceId);
+  void run(message.id, message.tool, message.params, message.traceId, message.auth);
 });
 send({ type: "ready" });
 
-async function run(id: number, name: string, params: Record<string, unknown>, traceId: string) {
+async function run(
+  id: number,
+  name: string,
+  params: Record<string, unknown>,
+  traceId: string,
+  auth: SkillContext["auth"],
+) {
   const tool = skill.tools.find((t) => t.name === name);
   const controller = new AbortController();
   controllers.set(id, controller);
@@ -45,6 +51,7 @@ async function run(id: number, name: string, params: Record<string, unknown>, tr
   const ctx: SkillContext = {
     token: setup.credentials.token,
     credentials: setup.credentials,
+    ...(auth === undefined ? {} : { auth }),
     signal: controller.signal,
     config: setup.config,
     traceId,

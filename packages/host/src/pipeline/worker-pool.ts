@@ -86,7 +86,14 @@ export class WorkerPool {
       };
       if (ctx.signal.aborted) onAbort();
       else ctx.signal.addEventListener("abort", onAbort, { once: true });
-      worker.thread.postMessage({ type: "call", id, tool, params, traceId: ctx.traceId } satisfies ToWorker);
+      worker.thread.postMessage({
+        type: "call",
+        id,
+        tool,
+        params,
+        traceId: ctx.traceId,
+        auth: ctx.auth,
+      } satisfies ToWorker);
     });
   }
 

@@ -7,7 +7,14 @@ export interface WorkerSetup {
 
 /** Host → worker. */
 export type ToWorker =
-  | { type: "call"; id: number; tool: string; params: Record<string, unknown>; traceId: string }
+  | {
+      type: "call";
+      id: number;
+      tool: string;
+      params: Record<string, unknown>;
+      traceId: string;
+      auth: { id: string; scopes: readonly string[] } | undefined;
+    }
   | { type: "abort"; id: number; reason: "timeout" | "cancel" };
 
 /** Worker → host. */
