@@ -104,9 +104,14 @@ describe.each(ERAS)("the call pipeline over stdio with the SDK client ($era era)
 
   it("sends throttled progress to a client that asked for it", async () => {
     const seen: number[] = [];
-    const envelope = await call("echo.count", {}, { onprogress: (p: { progress: number }) => seen.push(p.progress) });
+    // 10,000 reports over about half a second: several throttle windows pass while the call runs.
+    const envelope = await call(
+      "echo.count",
+      { pauseMs: 50 },
+      { onprogress: (p: { progress: number }) => seen.push(p.progress) },
+    );
     expect(envelope).toMatchObject({ ok: true, data: { counted: 10_000 } });
-    expect(seen.length).toBeGreaterThan(0);
+    expect(seen.length).toBeGreaterThan(1);
     expect(seen.length).toBeLessThan(100);
     // Increasing, as MCP requires. (The final report may land after the result, when the client drops it.)
     expect(seen.every((p, i) => i === 0 || p > (seen[i - 1] ?? 0))).toBe(true);
