@@ -3,14 +3,15 @@
 // SDK's createMcpHandler with the same echo tool. Both run as child processes on loopback; autocannon drives them
 // in turn, several short rounds each, interleaved, at each concurrency and in both protocol eras; the medians are
 // reported, with each server's CPU time per call (Linux) as a measure that machine load disturbs less.
-// Writes bench/RESULTS.md. Run with `pnpm bench`.
-import { execFileSync, spawn } from "node:child_process";
+// Writes its section of bench/RESULTS.md. Run with `pnpm bench`.
+import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { closeSync, openSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { closeSync, openSync, readFileSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import autocannon from "autocannon";
+import { writeSection } from "./results-file.mjs";
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const ROOT = path.join(HERE, "..");
@@ -222,10 +223,7 @@ ${table}
 Throughput ratio: lowest **${worst.toFixed(2)}×**, mean **${mean.toFixed(2)}×** of the raw SDK's (target: at least 0.8×
 with auth, validation and logging on).
 `;
-const results = path.join(HERE, "RESULTS.md");
-writeFileSync(results, report);
-// The repository's formatter owns Markdown layout (tables aligned), so the committed file passes `pnpm lint`.
-execFileSync(path.join(ROOT, "node_modules/.bin/biome"), ["format", "--write", results], { stdio: "ignore" });
+writeSection("# HTTP benchmark: Skillport vs the raw SDK", report);
 process.stderr.write(
   `\nwrote bench/RESULTS.md — throughput ratio lowest ${worst.toFixed(2)}×, mean ${mean.toFixed(2)}×\n`,
 );

@@ -1,0 +1,36 @@
+// bench/RESULTS.md holds one top-level section per benchmark; each script rewrites only its own section.
+import { execFileSync } from "node:child_process";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+
+const HERE = path.dirname(fileURLToPath(import.meta.url));
+const ROOT = path.join(HERE, "..");
+export const RESULTS = path.join(HERE, "RESULTS.md");
+
+/** The benchmarks' sections, in the order the file keeps them. */
+const ORDER = ["# HTTP benchmark: Skillport vs the raw SDK", "# Cold start to first tools/list (stdio)"];
+
+/**
+ * Replaces the section that starts with `heading` (a `# ` line, listed in ORDER) with `text`, keeping every other
+ * section as it is, then lets the repository's formatter lay the Markdown out (tables aligned) so the file passes
+ * `biome check`.
+ */
+export function writeSection(heading, text) {
+  const sections = new Map();
+  if (existsSync(RESULTS)) {
+    let current;
+    for (const line of readFileSync(RESULTS, "utf8").split("\n")) {
+      if (line.startsWith("# ")) {
+        current = line;
+        sections.set(current, []);
+      }
+      if (current !== undefined) sections.get(current).push(line);
+    }
+  }
+  sections.set(heading, text.trimEnd().split("\n"));
+  const headings = [...ORDER.filter((h) => sections.has(h)), ...[...sections.keys()].filter((h) => !ORDER.includes(h))];
+  const body = headings.map((h) => sections.get(h).join("\n").trimEnd()).join("\n\n");
+  writeFileSync(RESULTS, `${body}\n`);
+  execFileSync(path.join(ROOT, "node_modules/.bin/biome"), ["format", "--write", RESULTS], { stdio: "ignore" });
+}
