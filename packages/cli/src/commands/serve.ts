@@ -3,8 +3,6 @@ import path from "node:path";
 import type { Host } from "@skillport/host";
 import { createHost, installProcessGuards } from "@skillport/host";
 import type { HttpServing } from "@skillport/host/http";
-import { serveHostHttp } from "@skillport/host/http";
-import { serveHostStdio } from "@skillport/host/stdio";
 import { formatTable } from "../format-table.js";
 import { toolRows } from "../tool-rows.js";
 
@@ -36,6 +34,8 @@ export async function serve(options: ServeOptions): Promise<number> {
   const host = await createHost({ manifest: options.manifest, lock: lockMode(options) });
   installProcessGuards(host.logger);
   if (options.banner) process.stderr.write(stdioBanner(options.manifest, toolRows(host)));
+  // Each transport loads only when chosen: stdio start-up never pays for the HTTP stack (jose, prom-client).
+  const { serveHostStdio } = await import("@skillport/host/stdio");
   serveHostStdio(host);
   host.logger.info({ manifest: host.manifest.file, tools: host.registry.tools.size }, "serving over stdio");
   // The process stays up while stdin is open; the transport ends it when the client closes.
@@ -70,6 +70,7 @@ async function serveHttp(options: ServeOptions): Promise<number> {
   try {
     const host = await createHost({ manifest: options.manifest, lock: lockMode(options) });
     installProcessGuards(host.logger);
+    const { serveHostHttp } = await import("@skillport/host/http");
     const serving = await serveHostHttp(host, {
       ...(options.host === undefined ? {} : { host: options.host }),
       ...(options.port === undefined ? {} : { port: options.port }),

@@ -60,23 +60,25 @@ export async function buildRegistry(manifest: LoadedManifest, options: BuildRegi
   const ajv = createAjv();
   const instances: SkillInstance[] = [];
   const locked = new Map((options.lock?.instances ?? []).map((i) => [i.entry, i]));
-  for (const [index, entry] of manifest.skills.entries()) {
-    if (entry.enabled === false) continue;
-    try {
-      instances.push(await loadInstance(manifest, entry, index, ajv, options.modules ?? {}, locked.get(index)));
-    } catch (error) {
-      if (error instanceof ImportFailure) {
-        failures.push({ source: error.source, message: error.message });
-        continue;
-      }
-      if (!(error instanceof SkillportError)) throw error;
-      problems.push(
-        ...(error.problems.length > 0 ? error.problems : [error.message]).map((m) => ({
-          code: error.code,
-          message: m,
-        })),
-      );
+  // Entries load side by side (package.json reads, imports); their problems are still reported in manifest order.
+  const enabled = [...manifest.skills.entries()].filter(([, entry]) => entry.enabled !== false);
+  const settled = await Promise.allSettled(
+    enabled.map(([index, entry]) => loadInstance(manifest, entry, index, ajv, options.modules ?? {}, locked.get(index))),
+  );
+  for (const result of settled) {
+    if (result.status === "fulfilled") {
+      instances.push(result.value);
+      continue;
     }
+    const error: unknown = result.reason;
+    if (error instanceof ImportFailure) {
+      failures.push({ source: error.source, message: error.message });
+      continue;
+    }
+    if (!(error instanceof SkillportError)) throw error;
+    problems.push(
+      ...(error.problems.length > 0 ? error.problems : [error.message]).map((m) => ({ code: error.code, message: m })),
+    );
   }
   failOn(problems, manifest);
 

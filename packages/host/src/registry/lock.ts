@@ -113,18 +113,19 @@ export function lockProblems(
 
 /** Every enabled entry's package and installed version, read from package.json files without importing anything. */
 export async function resolveEnabled(manifest: LoadedManifest) {
-  const resolved: Array<{ entry: number; source: string; package: string; version: string }> = [];
-  for (const [index, entry] of manifest.skills.entries()) {
-    if (entry.enabled === false) continue;
-    const skill = await resolveSkill(entry, manifest.dir, `skills[${index}]`);
-    resolved.push({
-      entry: index,
-      source: entry.package ?? entry.path ?? "",
-      package: skill.packageName,
-      version: skill.version,
-    });
-  }
-  return resolved;
+  // In parallel: with a lock, start-up is mostly these reads, and they do not depend on each other.
+  const enabled = [...manifest.skills.entries()].filter(([, entry]) => entry.enabled !== false);
+  return Promise.all(
+    enabled.map(async ([index, entry]) => {
+      const skill = await resolveSkill(entry, manifest.dir, `skills[${index}]`);
+      return {
+        entry: index,
+        source: entry.package ?? entry.path ?? "",
+        package: skill.packageName,
+        version: skill.version,
+      };
+    }),
+  );
 }
 
 /** A stable hash of a skill surface. */
