@@ -2,6 +2,8 @@ import { mkdtemp, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
+import manifestSchema from "../manifest.schema.json" with { type: "json" };
+import { createAjv } from "../src/ajv.js";
 import { SkillportError } from "../src/errors.js";
 import { loadManifest } from "../src/manifest/load-manifest.js";
 import { manifestOf } from "./helpers.js";
@@ -15,6 +17,13 @@ function problemsOf(json: unknown): SkillportError {
   }
   throw new Error("the manifest was accepted");
 }
+
+describe("manifest.schema.json", () => {
+  it("is a valid JSON Schema draft 2020-12 (the loader trusts it and skips this check at start-up)", () => {
+    const ajv = createAjv();
+    expect(ajv.validateSchema(manifestSchema), JSON.stringify(ajv.errors)).toBe(true);
+  });
+});
 
 describe("loadManifest", () => {
   it("fills defaults and resolves from the manifest's folder", () => {

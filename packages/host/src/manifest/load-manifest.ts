@@ -1,5 +1,6 @@
 import { readFile } from "node:fs/promises";
 import path from "node:path";
+import type { ValidateFunction } from "ajv";
 import manifestSchema from "../../manifest.schema.json" with { type: "json" };
 import { createAjv } from "../ajv.js";
 import { SkillportError } from "../errors.js";
@@ -42,9 +43,13 @@ export async function loadManifest(file: string = DEFAULT_MANIFEST): Promise<Loa
   return parseManifest(json, absolute);
 }
 
+/** Compiled once per process, on first use. */
+let validateManifest: ValidateFunction<Manifest> | undefined;
+
 /** Checks an already-parsed manifest; `file` is where relative paths resolve from. */
 export function parseManifest(json: unknown, file: string): LoadedManifest {
-  const validate = createAjv().compile<Manifest>(manifestSchema);
+  validateManifest ??= createAjv({ trustedSchemas: true }).compile<Manifest>(manifestSchema);
+  const validate = validateManifest;
   const where = path.basename(file);
   if (!validate(json)) {
     const problems = describeAjvErrors(validate.errors ?? [], "path").map((p) => `${p.where}: ${p.message}`);

@@ -63,7 +63,9 @@ export async function buildRegistry(manifest: LoadedManifest, options: BuildRegi
   // Entries load side by side (package.json reads, imports); their problems are still reported in manifest order.
   const enabled = [...manifest.skills.entries()].filter(([, entry]) => entry.enabled !== false);
   const settled = await Promise.allSettled(
-    enabled.map(([index, entry]) => loadInstance(manifest, entry, index, ajv, options.modules ?? {}, locked.get(index))),
+    enabled.map(([index, entry]) =>
+      loadInstance(manifest, entry, index, ajv, options.modules ?? {}, locked.get(index)),
+    ),
   );
   for (const result of settled) {
     if (result.status === "fulfilled") {
