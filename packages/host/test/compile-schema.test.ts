@@ -21,4 +21,11 @@ describe("compileSchema", () => {
       '/d must be a valid date (a real calendar date, YYYY-MM-DD), got "2027-02-30"',
     ]);
   });
+
+  it("counts a string's length in code points, as the schema does", () => {
+    const text = compileSchema({ type: "string", maxLength: 3 });
+    expect(text("a😀b😀").problems).toEqual(["/ must have at most 3 characters, got 4"]);
+    expect(text("\uD800x\uDC00y").problems).toEqual(["/ must have at most 3 characters, got 4"]);
+    expect(text("x".repeat(8_000_000)).problems).toEqual(["/ must have at most 3 characters, got 8000000"]);
+  });
 });

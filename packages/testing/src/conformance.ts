@@ -311,7 +311,9 @@ async function normalisedCheck(skill: RegisteredSkill, tool: RegisteredTool, can
       },
     ],
   });
-  const host = await createTestHost({ skills: [failing] });
+  // A dangerous tool runs only where the instance allows it; allowed, it goes through the host's confirmation.
+  const allow = tool.risk === "dangerous" ? [tool.name] : [];
+  const host = await createTestHost({ skills: [{ register: failing, allow }] });
   try {
     const name = host.host.registry.listings[0]?.name as string;
     for (const args of argumentsFor(tool)) {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { TestSkillOptions } from "../src/conformance.js";
 import { ConformanceError, planConformance } from "../src/conformance.js";
-import { BROKEN, good } from "./fixtures/skills.js";
+import { BROKEN, good, skillOf } from "./fixtures/skills.js";
 
 /** Runs every check of a plan and returns the failures. */
 async function failuresOf(register: Parameters<typeof planConformance>[0], options: TestSkillOptions = {}) {
@@ -35,6 +35,10 @@ describe("the conformance suite", () => {
       "runtime: find_items never shows the credential (a canary token) in its result",
     ]);
     expect(await failuresOf(good)).toEqual([]);
+  });
+
+  it("passes a dangerous tool that follows every rule: the normalise check allows it and confirms the call", async () => {
+    expect(await failuresOf(skillOf({ risk: "dangerous" }))).toEqual([]);
   });
 
   it.each(Object.entries(BROKEN))(

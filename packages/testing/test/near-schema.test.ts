@@ -40,4 +40,14 @@ describe("nearSchema", () => {
     expect(objects.some((o) => typeof o.day === "string" && !check({ q: "abc", day: o.day }).valid)).toBe(true);
     expect(objects.some((o) => typeof o.day === "string" && check({ q: "abc", day: o.day }).valid)).toBe(true);
   });
+
+  it("probes a bound of millions of characters quickly", () => {
+    const long = { type: "string", maxLength: 8_000_000 } as Record<string, unknown>;
+    const started = performance.now();
+    const lengths = new Set(fc.sample(nearSchema(long), { numRuns: 60, seed: 3 }).map((s) => String(s).length));
+    // Drawn a character at a time, each such string took most of a minute.
+    expect(performance.now() - started).toBeLessThan(30_000);
+    expect(lengths.has(8_000_001)).toBe(true);
+    expect(lengths.has(8_000_000)).toBe(true);
+  });
 });

@@ -2,7 +2,7 @@ import { writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import type { Envelope } from "@skillport/core";
-import { defineSkill, defineTool, SkillError } from "@skillport/core";
+import { defineSkill, defineTool } from "@skillport/core";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { confirmCall, createTestHost } from "../src/test-host.js";

@@ -4,7 +4,14 @@ import { z } from "zod";
 import { writeAtomic } from "./atomic-write.js";
 import type { FilesConfig } from "./config.js";
 import { fsError, printable, resolvePath } from "./roots.js";
-import { contentByEncoding, contentBytes, contentField, encodingField, pathField } from "./schema.js";
+import {
+  checkContentByEncoding,
+  contentByEncoding,
+  contentBytes,
+  contentField,
+  encodingField,
+  pathField,
+} from "./schema.js";
 import { currentFile, ensureFolder } from "./write-file.js";
 
 export const AppendFileInput = z
@@ -19,6 +26,7 @@ export const AppendFileInput = z
       .meta({ examples: [false, true] }),
   })
   .strict()
+  .superRefine(checkContentByEncoding)
   .meta(contentByEncoding);
 
 export const AppendFileOutput = z.object({

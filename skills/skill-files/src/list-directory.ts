@@ -39,6 +39,12 @@ export const ListDirectoryInput = z
       .meta({ examples: [100] }),
   })
   .strict()
+  // The same rule as the published if/then below, for zod: zod and the published schema agree.
+  .superRefine((value, ctx) => {
+    if (value.depth !== undefined && value.recursive !== true) {
+      ctx.addIssue({ code: "custom", path: ["recursive"], message: "depth needs recursive: true" });
+    }
+  })
   .meta({
     // depth only means something for a recursive listing.
     allOf: [

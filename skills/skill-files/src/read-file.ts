@@ -7,6 +7,9 @@ import type { FilesConfig } from "./config.js";
 import { fsError, printable, resolvePath } from "./roots.js";
 import { encodingField, pathField } from "./schema.js";
 
+/** The largest offset a call may give: 1 PiB, beyond any file an agent reads in parts. */
+const MAX_OFFSET = 2 ** 50;
+
 export const ReadFileInput = z
   .object({
     path: pathField("The file to read", ["notes/todo.md", "docs/logo.png"]),
@@ -15,9 +18,11 @@ export const ReadFileInput = z
       .number()
       .int()
       .min(0)
-      .max(Number.MAX_SAFE_INTEGER)
+      .max(MAX_OFFSET)
       .default(0)
-      .describe("The byte to start at; pass the previous answer's next_offset to read a large file in parts")
+      .describe(
+        "The byte to start at (at most 2^50, 1 PiB); pass the previous answer's next_offset to read a large file in parts",
+      )
       .meta({ examples: [0, 1048576] }),
     max_bytes: z
       .number()

@@ -46,8 +46,9 @@ export const contentField = () =>
     .meta({ examples: ["# Release notes\n\n- first entry\n", "aGVsbG8K"] });
 
 /**
- * The rules `content` follows by `encoding`, as JSON Schema if/then/else (zod cannot say it; `.meta()` carries it
- * into the published schema, which the host validates every call against).
+ * The rules `content` follows by `encoding`, as JSON Schema if/then/else: a zod refinement is not published, so
+ * `.meta()` carries them into the published schema, which the host validates every call against. The zod input
+ * checks the same rules with {@link checkContentByEncoding}, so zod and the published schema agree.
  */
 export const contentByEncoding = {
   allOf: [
@@ -59,6 +60,28 @@ export const contentByEncoding = {
     },
   ],
 };
+
+/**
+ * {@link contentByEncoding} for zod (`.superRefine()`): base64 content uses the base64 alphabet; UTF-8 content has at
+ * most MAX_WRITE_BYTES_LIMIT characters, counted as JSON Schema counts them (code points).
+ */
+export function checkContentByEncoding(value: { content: string; encoding: Encoding }, ctx: z.RefinementCtx): void {
+  if (value.encoding === "base64") {
+    if (!new RegExp(BASE64_PATTERN).test(value.content)) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["content"],
+        message: 'base64 content may only hold the characters A-Z a-z 0-9 + / and a trailing "=" or "=="',
+      });
+    }
+  } else if (value.content.length > MAX_WRITE_BYTES_LIMIT && codePoints(value.content) > MAX_WRITE_BYTES_LIMIT) {
+    ctx.addIssue({
+      code: "custom",
+      path: ["content"],
+      message: `UTF-8 content may have at most ${MAX_WRITE_BYTES_LIMIT} characters`,
+    });
+  }
+}
 
 /** Turns a call's content into bytes, checking what the schema cannot and the instance's write limit. */
 export function contentBytes(content: string, encoding: Encoding, maxWriteBytes: number): Buffer {
@@ -84,4 +107,11 @@ export function contentBytes(content: string, encoding: Encoding, maxWriteBytes:
     });
   }
   return bytes;
+}
+
+// --- internal ---
+
+/** A string's length in code points, as JSON Schema's maxLength counts it (a surrogate pair is one). */
+function codePoints(text: string): number {
+  return text.length - (text.match(/[\uD800-\uDBFF][\uDC00-\uDFFF]/g)?.length ?? 0);
 }

@@ -8,7 +8,14 @@ import { writeAtomic } from "./atomic-write.js";
 import type { FilesConfig } from "./config.js";
 import type { ResolvedPath } from "./roots.js";
 import { errnoOf, fsError, printable, resolvePath } from "./roots.js";
-import { contentByEncoding, contentBytes, contentField, encodingField, pathField } from "./schema.js";
+import {
+  checkContentByEncoding,
+  contentByEncoding,
+  contentBytes,
+  contentField,
+  encodingField,
+  pathField,
+} from "./schema.js";
 
 export const WriteFileInput = z
   .object({
@@ -27,6 +34,7 @@ export const WriteFileInput = z
       .meta({ examples: [false, true] }),
   })
   .strict()
+  .superRefine(checkContentByEncoding)
   .meta(contentByEncoding);
 
 export const WriteFileOutput = z.object({

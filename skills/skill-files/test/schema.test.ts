@@ -2,7 +2,7 @@ import type { JsonSchema, RegisteredTool } from "@skillport/core";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import addFormats from "ajv-formats";
 import { describe, expect, it } from "vitest";
-import { register } from "../src/index.js";
+import { AppendFileInput, ListDirectoryInput, register, WriteFileInput } from "../src/index.js";
 
 /** The validator the host uses for call arguments: draft 2020-12, defaults filled, `format: "path"` known. */
 function hostAjv() {
@@ -92,6 +92,30 @@ describe("conditional rules in the JSON Schema (if/then), checked by the host be
     expect(validate({ path: ".", recursive: false, depth: 2 })).toBe(false);
     expect(validate.errors?.some((e) => e.keyword === "const" && e.instancePath === "/recursive")).toBe(true);
     expect(validate({ path: "." })).toBe(true);
+  });
+
+  it("the zod inputs check the same rules, so zod and the published schema agree", () => {
+    for (const input of [WriteFileInput, AppendFileInput]) {
+      expect(input.safeParse({ path: "a.bin", content: "aGVsbG8K", encoding: "base64" }).success).toBe(true);
+      const refused = input.safeParse({ path: "a.bin", content: "not base64!", encoding: "base64" });
+      expect(refused.success).toBe(false);
+      expect(refused.error?.issues[0]?.path).toEqual(["content"]);
+      expect(input.safeParse({ path: "a.txt", content: "not base64!" }).success).toBe(true);
+    }
+    const long = "A".repeat(8 * 1024 * 1024 + 4);
+    expect(WriteFileInput.safeParse({ path: "a.txt", content: long }).success).toBe(false);
+    expect(WriteFileInput.safeParse({ path: "a.bin", content: long, encoding: "base64" }).success).toBe(true);
+    // a surrogate pair is one character, as JSON Schema counts it
+    expect(WriteFileInput.safeParse({ path: "a.txt", content: "😀".repeat(8 * 1024 * 1024) }).success).toBe(true);
+    expect(ListDirectoryInput.safeParse({ path: ".", recursive: true, depth: 2 }).success).toBe(true);
+    expect(ListDirectoryInput.safeParse({ path: ".", depth: 2 }).success).toBe(false);
+    expect(ListDirectoryInput.safeParse({ path: ".", recursive: false, depth: 2 }).success).toBe(false);
+  });
+
+  it("read_file: offset has a real upper bound", () => {
+    const offset = (tool("read_file").inputSchema.properties as Record<string, JsonSchema>).offset;
+    expect(offset).toMatchObject({ minimum: 0, maximum: 2 ** 50 });
+    expect(validator("read_file")({ path: "a", offset: 2 ** 50 + 1 })).toBe(false);
   });
 
   it("fills defaults the way the capability expects them", () => {

@@ -107,8 +107,10 @@ function allowedProperties(error: ErrorObject): string | undefined {
   return properties === undefined ? undefined : Object.keys(properties).join(", ");
 }
 
+/** A string's length as JSON Schema counts it, in code points (a surrogate pair is one), without copying it. */
 function lengthOf(value: unknown): string {
-  return typeof value === "string" ? String([...value].length) : describeValue(value);
+  if (typeof value !== "string") return describeValue(value);
+  return String(value.length - (value.match(/[\uD800-\uDBFF][\uDC00-\uDFFF]/g)?.length ?? 0));
 }
 
 function escapePointer(segment: string): string {

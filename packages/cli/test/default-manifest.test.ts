@@ -1,0 +1,59 @@
+import { readFile } from "node:fs/promises";
+import path from "node:path";
+import { parseManifest } from "@skillport/host";
+import type { TestHost } from "@skillport/testing";
+import { createTestHost } from "@skillport/testing";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { REPO, runCli } from "./workspace.js";
+
+const MANIFEST = path.join(REPO, "skills.manifest.json");
+
+describe("the default manifest", () => {
+  it("serves notes and files; shell and github are listed but disabled", async () => {
+    const { code, stdout } = await runCli(["check", "--json"], REPO);
+    expect(code).toBe(0);
+    const report = JSON.parse(stdout) as { ok: boolean; instances: { mcp: string; tools: string[] }[] };
+    expect(report.instances.map((i) => i.mcp)).toEqual(["notes", "files"]);
+    const manifest = JSON.parse(await readFile(MANIFEST, "utf8")) as { skills: { mcp: string; enabled?: boolean }[] };
+    expect(manifest.skills.map((s) => [s.mcp, s.enabled ?? true])).toEqual([
+      ["notes", true],
+      ["files", true],
+      ["shell", false],
+      ["github", false],
+    ]);
+  });
+
+  describe("with every entry enabled, as a user would enable them", () => {
+    let t: TestHost;
+
+    beforeAll(async () => {
+      const json = JSON.parse(await readFile(MANIFEST, "utf8")) as { skills: Record<string, unknown>[] };
+      for (const entry of json.skills) delete entry.enabled;
+      t = await createTestHost({ manifest: parseManifest(json, MANIFEST) });
+    });
+
+    afterAll(() => t?.close());
+
+    it("loads every bundled skill with its example config", async () => {
+      const names = (await t.listTools()).map((tool) => tool.name);
+      for (const name of ["notes.read_note", "files.read_file", "shell.run_command", "github.create_issue"]) {
+        expect(names).toContain(name);
+      }
+    });
+
+    it("reads the sample workspace and refuses to leave it", async () => {
+      const read = await t.callTool<{ content: string }>("files.read_file", { path: "README.md" });
+      expect(read).toMatchObject({ ok: true, data: { content: expect.stringContaining("# Sample workspace") } });
+      const out = await t.callTool("files.read_file", { path: "../vault/AI-Agent/mcp-basics.md" });
+      expect(out).toMatchObject({ ok: false, error: { code: "PERMISSION_DENIED", field: "/path" } });
+    });
+
+    it("refuses delete_file, which the manifest does not allow; run_command is allowed and asks to confirm", async () => {
+      const remove = await t.callTool("files.delete_file", { path: "notes.txt" });
+      expect(remove).toMatchObject({ ok: false, error: { code: "PERMISSION_DENIED" } });
+      expect(remove.message).toContain("skills[1].allow");
+      const run = await t.callTool("shell.run_command", { command: "echo", args: ["hello"] });
+      expect(run).toMatchObject({ ok: false, error: { code: "CONFIRMATION_REQUIRED" } });
+    });
+  });
+});
