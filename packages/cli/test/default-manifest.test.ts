@@ -12,8 +12,14 @@ describe("the default manifest", () => {
   it("serves notes and files; shell and github are listed but disabled", async () => {
     const { code, stdout } = await runCli(["check", "--json"], REPO);
     expect(code).toBe(0);
-    const report = JSON.parse(stdout) as { ok: boolean; instances: { mcp: string; tools: string[] }[] };
-    expect(report.instances.map((i) => i.mcp)).toEqual(["notes", "files"]);
+    const report = JSON.parse(stdout) as {
+      ok: boolean;
+      findings: unknown[];
+      sizes: { perInstance: { mcp: string }[] };
+    };
+    expect(report.ok).toBe(true);
+    expect(report.findings).toEqual([]); // no lint finding, and no change since the committed lock
+    expect(report.sizes.perInstance.map((i) => i.mcp)).toEqual(["notes", "files"]);
     const manifest = JSON.parse(await readFile(MANIFEST, "utf8")) as { skills: { mcp: string; enabled?: boolean }[] };
     expect(manifest.skills.map((s) => [s.mcp, s.enabled ?? true])).toEqual([
       ["notes", true],
