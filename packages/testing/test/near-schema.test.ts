@@ -41,6 +41,17 @@ describe("nearSchema", () => {
     expect(objects.some((o) => typeof o.day === "string" && check({ q: "abc", day: o.day }).valid)).toBe(true);
   });
 
+  it("hands out values as JSON.parse would, holes, -0 and a __proto__ key included", () => {
+    const values = fc.sample(nearSchema({}), { numRuns: 300, seed: 11 });
+    for (const v of values) expect(v).toEqual(JSON.parse(JSON.stringify(v)));
+    const odd = JSON.parse('{"__proto__":1}') as Record<string, unknown>;
+    odd.x = [-0, undefined, Number.NaN];
+    odd.gone = undefined;
+    const [first] = fc.sample(nearSchema({ const: odd }), { numRuns: 1, seed: 1 });
+    expect(first).toStrictEqual(JSON.parse('{"__proto__":1,"x":[0,null,null]}'));
+    expect(Object.getPrototypeOf(first)).toBe(Object.prototype);
+  });
+
   it("probes a bound of millions of characters quickly", () => {
     const long = { type: "string", maxLength: 8_000_000 } as Record<string, unknown>;
     const started = performance.now();

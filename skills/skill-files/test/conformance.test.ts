@@ -23,9 +23,10 @@ const exists = (file: string) =>
 // checks how a call behaves, not that it succeeds. The teardown checks that the examples did their work here.
 //
 // numRuns: write_file and append_file bound content at 11 184 812 characters (8 MiB of bytes, base64-encoded), and
-// the parity check probes that bound, so about one sample in six is a string of that length, costing a few tenths
-// of a second to generate, copy and validate. 100 samples per tool (instead of 200) still probe every bound and keep
-// each check well inside its time limit; zod and the published schema agreed on 1500 samples per tool.
+// the parity check probes that bound, so about one sample in twelve is a string of that length, costing a few
+// tenths of a second to copy and validate on both sides. 100 samples per tool (instead of 200) still probe every bound and
+// keep each check well inside its 30 s limit on a busy machine; zod and the published schema agreed on 1500
+// samples per tool.
 testSkill(register, {
   numRuns: 100,
   async setup() {
