@@ -4,23 +4,17 @@ import os from "node:os";
 import path from "node:path";
 import type { SkillContext } from "@skillport/core";
 import { isSkillError } from "@skillport/core";
+import { mockContext } from "@skillport/testing";
 import { expect } from "vitest";
 import { FilesConfig } from "../src/index.js";
 
-/** A context as the host builds one, for calling a capability directly. */
+/** A context as the host builds one, for calling a capability directly (the testing kit's mockContext). */
 export function ctxFor(
   config: FilesConfig,
   options: { signal?: AbortSignal; progress?: SkillContext["progress"] } = {},
 ): SkillContext<FilesConfig> {
-  return {
-    signal: options.signal ?? new AbortController().signal,
-    config,
-    token: undefined,
-    credentials: {},
-    traceId: "t",
-    progress: options.progress ?? (() => {}),
-    log: { debug() {}, info() {}, warn() {}, error() {} },
-  };
+  const ctx = mockContext({ config, ...(options.signal === undefined ? {} : { signal: options.signal }) });
+  return options.progress === undefined ? ctx : { ...ctx, progress: options.progress };
 }
 
 /**

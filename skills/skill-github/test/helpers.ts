@@ -1,22 +1,19 @@
 import type { SkillContext } from "@skillport/core";
 import { isSkillError } from "@skillport/core";
+import { mockContext } from "@skillport/testing";
 import { expect } from "vitest";
 import { GithubConfig } from "../src/index.js";
 
-/** A context as the host builds one: the instance's config and its (mocked) token. */
+/** A context as the host builds one: the instance's config and its mocked token (the testing kit's mockContext). */
 export function ctxFor(
   config: Partial<GithubConfig> & { apiBaseUrl: string },
   options: { token?: string; signal?: AbortSignal } = {},
 ): SkillContext<GithubConfig> {
-  return {
-    signal: options.signal ?? new AbortController().signal,
+  return mockContext({
     config: GithubConfig.parse(config),
-    token: options.token,
-    credentials: { token: options.token },
-    traceId: "t",
-    progress() {},
-    log: { debug() {}, info() {}, warn() {}, error() {} },
-  };
+    ...(options.token === undefined ? {} : { token: options.token }),
+    ...(options.signal === undefined ? {} : { signal: options.signal }),
+  });
 }
 
 /** Awaits a call expected to fail with a SkillError and returns it. */

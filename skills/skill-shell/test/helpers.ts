@@ -4,26 +4,20 @@ import os from "node:os";
 import path from "node:path";
 import type { SkillContext } from "@skillport/core";
 import { isSkillError } from "@skillport/core";
+import { mockContext } from "@skillport/testing";
 import { expect } from "vitest";
 import { ShellConfig } from "../src/index.js";
 
 /** node itself is on the test PATH, so "node" can be allowlisted like any program. */
 export const TEST_PATH = [path.dirname(process.execPath), "/usr/local/bin", "/usr/bin", "/bin"].join(":");
 
-/** A context as the host builds one, for calling the capability directly. */
+/** A context as the host builds one, for calling the capability directly (the testing kit's mockContext). */
 export function ctxFor(
   config: ShellConfig,
   options: { signal?: AbortSignal; progress?: SkillContext["progress"] } = {},
 ): SkillContext<ShellConfig> {
-  return {
-    signal: options.signal ?? new AbortController().signal,
-    config,
-    token: undefined,
-    credentials: {},
-    traceId: "t",
-    progress: options.progress ?? (() => {}),
-    log: { debug() {}, info() {}, warn() {}, error() {} },
-  };
+  const ctx = mockContext({ config, ...(options.signal === undefined ? {} : { signal: options.signal }) });
+  return options.progress === undefined ? ctx : { ...ctx, progress: options.progress };
 }
 
 export interface Sandbox {
