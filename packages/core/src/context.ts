@@ -29,4 +29,22 @@ export interface SkillContext<Config = unknown> {
    * subject, and the scopes it holds. Never the caller's token. Unset for local calls (stdio, `skillport call`).
    */
   auth?: { id: string; scopes: readonly string[] } | undefined;
+  /**
+   * `fetch` through the host. Use it instead of the global `fetch` for requests that need this instance's
+   * credential: the host adds the credential for the origins the skill declares, so under worker or process
+   * isolation the credential never enters the skill's code. Takes `ctx.signal` unless `init.signal` is given.
+   */
+  fetch(input: string | URL, init?: RequestInit): Promise<Response>;
+  /**
+   * Whether `content` holds a secret the host knows (any instance's credential, an HTTP token, the confirmation
+   * secret), plainly or encoded (base64, base64url, hex, URL-encoded, HTML-escaped). Never says which secret.
+   * A skill that returns content it did not write (a file, a web page) checks it before returning it, and
+   * refuses with PERMISSION_DENIED when a secret is found.
+   */
+  findSecret(content: string | Uint8Array): Promise<SecretFinding | undefined>;
+}
+
+/** Where {@link SkillContext.findSecret} found a secret: the encoding it was in, never the secret. */
+export interface SecretFinding {
+  form: "plain" | "base64" | "base64url" | "hex" | "url" | "html";
 }

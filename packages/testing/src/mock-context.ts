@@ -1,4 +1,5 @@
 import type { SkillContext } from "@skillport/core";
+import { createRedactor } from "@skillport/host";
 
 /** Options for {@link mockContext}. */
 export interface MockContextOptions<Config = unknown> {
@@ -25,6 +26,18 @@ export interface MockContextOptions<Config = unknown> {
   signal?: AbortSignal;
   /** @default "mock-trace-id" */
   traceId?: string;
+  /**
+   * Secrets the host would know (other instances' credentials, HTTP tokens); `ctx.findSecret` finds these and
+   * this context's own credentials, plainly or encoded, as the host does.
+   * @default []
+   */
+  secrets?: readonly string[];
+  /**
+   * What `ctx.fetch` does. The host's adds the instance's credential for the origins the skill declares; here it
+   * is the global fetch with the call's signal unless you pass your own (e.g. to assert on the requests).
+   * @default the global fetch
+   */
+  fetch?: (input: string | URL, init?: RequestInit) => Promise<Response>;
 }
 
 /** One `ctx.progress(done, total?, message?)` call. */
@@ -70,16 +83,22 @@ export function mockContext<Config = unknown>(options: MockContextOptions<Config
     ...options.credentials,
     ...(options.token === undefined ? {} : { token: options.token }),
   };
+  const redactor = createRedactor();
+  redactor.add([...Object.values(credentials), ...(options.secrets ?? [])]);
+  const signal = options.signal ?? new AbortController().signal;
+  const doFetch = options.fetch ?? fetch;
   return {
     token: options.token ?? credentials.token,
     credentials: Object.freeze(credentials),
-    signal: options.signal ?? new AbortController().signal,
+    signal,
     config: options.config ?? ({} as Config),
     traceId: options.traceId ?? "mock-trace-id",
     progress(done, total, message) {
       progressCalls.push({ done, total, message });
     },
     log: { debug: log("debug"), info: log("info"), warn: log("warn"), error: log("error") },
+    fetch: (input, init) => doFetch(input, { ...init, signal: init?.signal ?? signal }),
+    findSecret: async (content) => redactor.find(content),
     progressCalls,
     logs,
   };

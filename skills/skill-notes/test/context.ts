@@ -1,4 +1,5 @@
 import type { SkillContext } from "@skillport/core";
+import { mockContext } from "@skillport/testing";
 import { NotesConfig } from "../src/index.js";
 
 /**
@@ -11,13 +12,5 @@ export function makeContext(
   config: { vault: string } & Partial<NotesConfig>,
   signal: AbortSignal = new AbortController().signal,
 ): SkillContext<NotesConfig> {
-  return {
-    signal,
-    config: NotesConfig.parse(config),
-    token: undefined,
-    credentials: {},
-    traceId: "t",
-    progress: () => {},
-    log: { debug() {}, info() {}, warn() {}, error() {} },
-  };
+  return mockContext({ config: NotesConfig.parse(config), signal, traceId: "t" });
 }

@@ -300,6 +300,8 @@ export function createPipeline(registry: Registry, deps: PipelineDeps): Pipeline
       traceId: facts.traceId,
       log: skillLog,
       progress: (done, total, message) => report?.(done, total, message),
+      fetch: (input, init) => fetch(input, { ...init, signal: init?.signal ?? signal }),
+      findSecret: async (content) => redactor.find(content),
     };
   }
 

@@ -1,3 +1,5 @@
+import type { SecretFinding } from "@skillport/core";
+
 /** What stands in for a secret in results, errors, logs and audit lines. */
 export const REDACTED = "[REDACTED]";
 
@@ -15,6 +17,8 @@ export interface Redactor {
   string(text: string): string;
   /** A deep copy of a JSON-like value (Errors become plain objects) with every secret replaced. */
   value<T>(value: T): T;
+  /** Whether the content holds a known secret, and in which form; never which secret. */
+  find(content: string | Uint8Array): SecretFinding | undefined;
 }
 
 export function createRedactor(): Redactor {
@@ -51,6 +55,14 @@ export function createRedactor(): Redactor {
     },
     string,
     value: <T>(value: T) => (pattern === undefined ? value : (walk(value, 0) as T)),
+    find(content) {
+      if (pattern === undefined) return undefined;
+      const text = typeof content === "string" ? content : Buffer.from(content).toString("latin1");
+      pattern.lastIndex = 0;
+      const found = pattern.test(text);
+      pattern.lastIndex = 0;
+      return found ? { form: "plain" } : undefined;
+    },
   };
 }
 

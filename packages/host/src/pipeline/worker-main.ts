@@ -1,7 +1,7 @@
 // The entry of an isolation worker: imports one skill instance and runs its capabilities on request.
 // Receives only its own instance's config and credentials (workerData).
 import { parentPort, workerData } from "node:worker_threads";
-import type { RegisteredSkill, RegisterSkill, SkillContext } from "@skillport/core";
+import type { RegisteredSkill, RegisterSkill, SecretFinding, SkillContext } from "@skillport/core";
 import { isSkillError, isToolResult } from "@skillport/core";
 import type { FromWorker, ToWorker, WorkerSetup } from "./worker-protocol.js";
 
@@ -18,8 +18,16 @@ process.on("unhandledRejection", (reason) =>
 const module = (await import(setup.entryUrl)) as { register?: RegisterSkill; default?: RegisterSkill };
 const skill: RegisteredSkill = (module.register ?? (module.default as RegisterSkill))();
 const controllers = new Map<number, AbortController>();
+// Questions to the host (is this content a secret?) waiting for their answer, by ask number.
+const asks = new Map<number, (finding: SecretFinding | undefined) => void>();
+let nextAsk = 1;
 
 port.on("message", (message: ToWorker) => {
+  if (message.type === "secret-found") {
+    asks.get(message.ask)?.(message.finding);
+    asks.delete(message.ask);
+    return;
+  }
   if (message.type === "abort") {
     controllers
       .get(message.id)
@@ -57,6 +65,14 @@ async function run(
     traceId,
     progress: (done, total, text) => send({ type: "progress", id, done, total, message: text }),
     log: { debug: log("debug"), info: log("info"), warn: log("warn"), error: log("error") },
+    fetch: (input, init) => fetch(input, { ...init, signal: init?.signal ?? controller.signal }),
+    // The secrets stay in the host: the content goes there to be checked.
+    findSecret: (content) =>
+      new Promise((resolve) => {
+        const ask = nextAsk++;
+        asks.set(ask, resolve);
+        send({ type: "find-secret", id, ask, content });
+      }),
   };
   try {
     if (tool === undefined) throw new Error(`the worker's skill has no tool "${name}"`);

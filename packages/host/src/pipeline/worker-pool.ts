@@ -56,7 +56,13 @@ export class WorkerPool {
         id,
         onMessage: (message) => {
           if (message.type === "progress") ctx.progress(message.done, message.total, message.message);
-          else if (message.type === "log") ctx.log[message.level](message.message, message.data);
+          else if (message.type === "find-secret") {
+            void ctx
+              .findSecret(message.content)
+              .then((finding) =>
+                worker.thread.postMessage({ type: "secret-found", id, ask: message.ask, finding } satisfies ToWorker),
+              );
+          } else if (message.type === "log") ctx.log[message.level](message.message, message.data);
           else if (message.type === "done") {
             settle(true);
             if (message.ok) {

@@ -1,3 +1,5 @@
+import type { SecretFinding } from "@skillport/core";
+
 /** What an isolation worker is started with: one instance's skill, config and credentials, nothing else. */
 export interface WorkerSetup {
   entryUrl: string;
@@ -15,11 +17,13 @@ export type ToWorker =
       traceId: string;
       auth: { id: string; scopes: readonly string[] } | undefined;
     }
-  | { type: "abort"; id: number; reason: "timeout" | "cancel" };
+  | { type: "abort"; id: number; reason: "timeout" | "cancel" }
+  | { type: "secret-found"; id: number; ask: number; finding: SecretFinding | undefined };
 
 /** Worker → host. */
 export type FromWorker =
   | { type: "ready" }
+  | { type: "find-secret"; id: number; ask: number; content: string | Uint8Array }
   | { type: "stray"; message: string }
   | { type: "progress"; id: number; done: number; total: number | undefined; message: string | undefined }
   | {
