@@ -7,7 +7,7 @@ export interface SchemaCheck {
   valid: boolean;
   /** A copy of the value with the schema's defaults filled in, as the pipeline hands arguments to `run`. */
   value: unknown;
-  /** One line per problem, each starting with the JSON pointer at fault (`/keyword must …`); empty when valid. */
+  /** The first problem, starting with the JSON pointer at fault (`/keyword must …`); empty when valid. */
   problems: string[];
 }
 
@@ -21,7 +21,7 @@ export interface SchemaCheck {
  * check({ keyword: "a" }).problems; // ["/keyword must have at least 2 characters, got 1"]
  */
 export function compileSchema(schema: JsonSchema): (value: unknown) => SchemaCheck {
-  const validate = createAjv().compile(schema);
+  const validate = createAjv({ firstError: true }).compile(schema);
   return (input) => {
     const value = input === undefined ? undefined : structuredClone(input);
     if (validate(value)) return { valid: true, value, problems: [] };

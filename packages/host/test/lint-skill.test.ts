@@ -57,6 +57,82 @@ describe("lintSkill", () => {
     expect(findings[0]).toMatchObject({ tool: (tool as { name?: string }).name ?? "search_items", severity: "error" });
   });
 
+  describe("input-pattern-linear", () => {
+    const withPattern = (
+      pattern: string,
+      where: "property" | "nested" | "legacy" | "patternProperties" = "property",
+    ) => {
+      const keyword = { type: "string", maxLength: 40, description: "What to look for", pattern };
+      if (where === "legacy") {
+        return {
+          legacy: [
+            {
+              input: {
+                type: "object",
+                properties: { query: keyword },
+                required: ["query"],
+                additionalProperties: false,
+              },
+              migrate: (old: { query: string }) => ({ keyword: old.query }),
+              note: "send keyword",
+            },
+          ],
+        };
+      }
+      const property =
+        where === "nested"
+          ? {
+              type: "object",
+              description: "filters",
+              additionalProperties: false,
+              properties: { anyOf: { anyOf: [keyword] } },
+            }
+          : where === "patternProperties"
+            ? {
+                type: "object",
+                description: "labels",
+                maxProperties: 4,
+                patternProperties: { [pattern]: { type: "string", maxLength: 4 } },
+                additionalProperties: { type: "string", maxLength: 4 },
+              }
+            : keyword;
+      return {
+        input: { type: "object", properties: { keyword: property }, additionalProperties: false },
+        examples: [],
+      };
+    };
+
+    it.each([
+      ["an exponential pattern", "^(a+)+$", "property", "/keyword"],
+      ["a polynomial pattern (the old notes title)", "^[^\\p{Cc}]*[^\\p{Cc}\\s][^\\p{Cc}]*$", "property", "/keyword"],
+      ["a pattern inside anyOf", "^(\\w+\\s?)*$", "nested", "/keyword/anyOf"],
+      ["a patternProperties key", "^(a|a)*$", "patternProperties", "/keyword/*"],
+      ["a legacy input's pattern", "^(a+)+$", "legacy", "/query"],
+    ] as const)("rejects %s, naming the field and an input that triggers it", (_case, pattern, where, field) => {
+      const findings = lint(withPattern(pattern, where)).filter((f) => f.rule === "input-pattern-linear");
+      expect(findings).toEqual([expect.objectContaining({ severity: "error", field })]);
+      expect(findings[0]?.message).toMatch(/takes (exponential|polynomial \(degree \d+\)) time on inputs like/);
+    });
+
+    it.each([
+      ["an anchored character class", "^[A-Za-z0-9+#._ -]+$"],
+      ["the linear notes title", "^[^\\S\\p{Cc}]*[^\\p{Cc}\\s][^\\p{Cc}]*$"],
+      ["base64's alphabet", "^[A-Za-z0-9+/]*={0,2}$"],
+    ])("accepts %s", (_case, pattern) => {
+      expect(lint(withPattern(pattern)).filter((f) => f.rule === "input-pattern-linear")).toEqual([]);
+    });
+
+    it("ignores strings that are data, not schemas", () => {
+      const input = {
+        type: "object",
+        properties: { keyword: { type: "string", maxLength: 9, description: "x", default: "a", examples: ["(a+)+"] } },
+        additionalProperties: false,
+        examples: [{ pattern: "^(a+)+$" }],
+      };
+      expect(lint({ input, examples: [{ keyword: "lamp" }] })).toEqual([]);
+    });
+  });
+
   it("reports a tool without examples as a warning", () => {
     expect(lint({ examples: [] })).toEqual([expect.objectContaining({ rule: "example-missing", severity: "warning" })]);
   });
@@ -118,7 +194,7 @@ describe("lintSkill", () => {
   });
 
   it("documents every rule", () => {
-    expect(Object.keys(LINT_RULES)).toHaveLength(13);
+    expect(Object.keys(LINT_RULES)).toHaveLength(14);
   });
 });
 

@@ -329,7 +329,18 @@ describe("schema evolution", () => {
     const { pipeline } = await echoPipeline();
     const outcome = await pipeline.call("echo.find", { query: 3 });
     expect(outcome.envelope).toMatchObject({ ok: false, error: { code: "ARGUMENT_INVALID", field: "/keyword" } });
-    expect(outcome.envelope.message).toContain("keyword is required but missing; query is not a known field");
+    expect(outcome.envelope.message).toContain("keyword is required but missing");
+  });
+
+  it("refuses arguments nested 100,000 deep before migrating them, with an audit line", async () => {
+    const { pipeline, audits } = await echoPipeline();
+    let deep: unknown = "bottom";
+    for (let i = 0; i < 100_000; i++) deep = { query: deep };
+    const outcome = await pipeline.call("echo.find", deep);
+    expect(outcome.envelope).toMatchObject({ ok: false, error: { code: "ARGUMENT_INVALID" } });
+    expect(outcome.envelope.message).toContain("nest deeper than 64 levels");
+    expect((outcome.envelope as { error: { field: string } }).error.field).toBe(`/query`.repeat(64));
+    expect(audits.map((a) => a.outcome)).toEqual(["ARGUMENT_INVALID"]);
   });
 });
 

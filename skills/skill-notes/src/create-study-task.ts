@@ -13,7 +13,8 @@ export const CreateStudyTaskInput = z
       .string()
       .min(1)
       .max(120)
-      .regex(/^[^\p{Cc}]*[^\p{Cc}\s][^\p{Cc}]*$/u, "title must be one line with a visible character")
+      // Linear: leading spaces, then a visible character, then anything but control characters (no overlap to backtrack).
+      .regex(/^[^\S\p{Cc}]*[^\p{Cc}\s][^\p{Cc}]*$/u, "title must be one line with a visible character")
       .describe("What to study, as the task's title")
       .meta({ examples: ["Review the MCP tool annotations"] }),
     source_note: z

@@ -58,7 +58,7 @@ export interface PipelineDeps {
 /** Builds the call pipeline over a registry. Validators compile lazily, once per tool. */
 export function createPipeline(registry: Registry, deps: PipelineDeps): Pipeline {
   const { logger, redactor, audit, confirmations } = deps;
-  const ajv = createAjv();
+  const ajv = createAjv({ firstError: true });
   const neverAborted = new AbortController().signal;
   const limiters = new Map<SkillInstance, Limiter>(
     registry.instances.map((i) => [i, new Limiter(i.concurrency, i.queue)]),

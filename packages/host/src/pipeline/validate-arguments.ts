@@ -21,6 +21,15 @@ export function validateArguments(ajv: Ajv2020, entry: ToolEntry, raw: unknown):
   if (typeof raw !== "object" || raw === null || Array.isArray(raw)) {
     return { ok: false, field: "/", message: "arguments must be a JSON object" };
   }
+  // Before anything recursive (cloning for migration, the validator itself) sees them.
+  const deep = deeperThan(raw, MAX_ARGUMENT_DEPTH);
+  if (deep !== undefined) {
+    return {
+      ok: false,
+      field: deep,
+      message: `invalid arguments for ${entry.fullName}: they nest deeper than ${MAX_ARGUMENT_DEPTH} levels (at ${deep}); flatten them`,
+    };
+  }
   const legacy = entry.tool.legacy;
   // Validation fills in defaults; keep the original for the legacy shapes, which may not allow them.
   const original = legacy.length > 0 ? structuredClone(raw) : raw;
@@ -44,7 +53,25 @@ export function validateArguments(ajv: Ajv2020, entry: ToolEntry, raw: unknown):
   return { ok: false, field: first.where, message: `invalid arguments for ${entry.fullName}: ${all}` };
 }
 
+/** How deeply call arguments may nest: far beyond any tool's schema, far below a stack overflow. */
+export const MAX_ARGUMENT_DEPTH = 64;
+
 // --- internal ---
+
+/** The JSON pointer of the first value nested deeper than `limit`, found without recursion; undefined if none. */
+function deeperThan(root: object, limit: number): string | undefined {
+  const stack: { value: unknown; depth: number; at: string }[] = [{ value: root, depth: 0, at: "" }];
+  for (let item = stack.pop(); item !== undefined; item = stack.pop()) {
+    const { value, depth, at } = item;
+    if (typeof value !== "object" || value === null) continue;
+    if (depth >= limit) return at;
+    for (const [key, child] of Object.entries(value)) {
+      if (typeof child === "object" && child !== null)
+        stack.push({ value: child, depth: depth + 1, at: `${at}/${escapePointer(key)}` });
+    }
+  }
+  return undefined;
+}
 
 function compile(ajv: Ajv2020, schema: object, tool: string) {
   try {
@@ -52,6 +79,10 @@ function compile(ajv: Ajv2020, schema: object, tool: string) {
   } catch (error) {
     throw new SchemaCompileError(`${tool}: ${(error as Error).message}`, { cause: error });
   }
+}
+
+function escapePointer(segment: string): string {
+  return segment.replaceAll("~", "~0").replaceAll("/", "~1");
 }
 
 function label(pointer: string): string {

@@ -1,3 +1,4 @@
+import { createRequire } from "node:module";
 import type { JsonSchema, RegisteredSkill, RegisteredTool } from "@skillport/core";
 import { RISKS } from "@skillport/core";
 import type { SchemaCheck } from "../compile-schema.js";
@@ -13,6 +14,8 @@ export const LINT_RULES = {
   "input-string-bounded": "every input string is bounded: maxLength, enum, const or a fixed-size format such as date",
   "input-array-bounded": "every input array sets maxItems",
   "input-number-bounded": "every input number has a lower and an upper bound",
+  "input-pattern-linear":
+    "every input pattern runs in linear time: the ReDoS checker recheck finds no input that makes it backtrack",
   "example-valid": "every example is valid against the published input schema",
   "example-missing": "a tool gives at least one example (its conformance checks run on them)",
   "risk-declared": "risk is one of read_only, write, dangerous",
@@ -53,6 +56,7 @@ export function lintSkill(skill: RegisteredSkill): LintFinding[] {
     lintName(tool, add);
     lintDescription(tool, add);
     lintInput(tool.inputSchema, add);
+    lintPatterns(tool, add);
     if (!(RISKS as readonly string[]).includes(tool.risk)) {
       add("risk-declared", `risk ${JSON.stringify(tool.risk)} is not one of ${RISKS.join(", ")}; declare one`);
     }
@@ -74,6 +78,7 @@ export function formatLintFinding(finding: LintFinding): string {
 
 type Add = (rule: LintRule, message: string, field?: string, severity?: LintFinding["severity"]) => void;
 
+const requireFromHere = createRequire(import.meta.url);
 const VERB_OBJECT = /^[a-z][a-z0-9]*(?:_[a-z0-9]+)+$/;
 const MAX_TOOL_NAME = 64;
 const MIN_DESCRIPTION = 20;
@@ -178,6 +183,101 @@ function lintInput(root: JsonSchema, add: Add): void {
     }
   };
   visit(root, "", false, true);
+}
+
+/**
+ * Every regular expression a client's argument meets (`pattern`, `patternProperties`, in the input schema and the
+ * legacy inputs, wherever they nest) is checked by recheck, a maintained ReDoS checker: a super-linear one lets a
+ * single request hold the server's only thread for seconds or minutes.
+ */
+function lintPatterns(tool: RegisteredTool, add: Add): void {
+  const schemas = [tool.inputSchema, ...(tool.legacySchemas ?? [])];
+  for (const [index, schema] of schemas.entries()) {
+    for (const { pattern, field } of patternsOf(schema)) {
+      const verdict = checkPattern(pattern);
+      if (verdict.status === "safe") continue;
+      const which = index === 0 ? "" : ` (legacy input ${index})`;
+      if (verdict.status === "vulnerable") {
+        add(
+          "input-pattern-linear",
+          `the pattern ${JSON.stringify(pattern)}${which} takes ${verdict.complexity} time on inputs like ${verdict.attack}; rewrite it so no two parts can match the same characters (or check the rule in the capability)`,
+          field || undefined,
+        );
+      } else {
+        add(
+          "input-pattern-linear",
+          `the pattern ${JSON.stringify(pattern)}${which} could not be checked for ReDoS (${verdict.reason}); simplify it`,
+          field || undefined,
+          "warning",
+        );
+      }
+    }
+  }
+}
+
+/** Every `pattern` and `patternProperties` key in a schema, with the JSON pointer of where it sits. */
+function patternsOf(schema: JsonSchema): { pattern: string; field: string }[] {
+  const found: { pattern: string; field: string }[] = [];
+  const stack: { node: unknown; at: string }[] = [{ node: schema, at: "" }];
+  for (let item = stack.pop(); item !== undefined; item = stack.pop()) {
+    const { node, at } = item;
+    if (typeof node !== "object" || node === null) continue;
+    if (Array.isArray(node)) {
+      for (const child of node) stack.push({ node: child, at });
+      continue;
+    }
+    const record = node as Record<string, unknown>;
+    if (typeof record.pattern === "string") found.push({ pattern: record.pattern, field: at });
+    const patternProperties = record.patternProperties;
+    if (typeof patternProperties === "object" && patternProperties !== null) {
+      for (const key of Object.keys(patternProperties)) found.push({ pattern: key, field: `${at}/*` });
+    }
+    for (const [key, child] of Object.entries(record)) {
+      if (VALUE_KEYWORDS.has(key)) continue; // data, not schemas: a "pattern" inside an example is not one
+      if (key === "properties" && typeof child === "object" && child !== null) {
+        for (const [name, sub] of Object.entries(child)) stack.push({ node: sub, at: `${at}/${escapePointer(name)}` });
+      } else if (key === "items" || key === "prefixItems" || key === "additionalProperties") {
+        stack.push({ node: child, at: `${at}/*` });
+      } else stack.push({ node: child, at });
+    }
+  }
+  return found;
+}
+
+/** Keywords whose values are data rather than schemas. */
+const VALUE_KEYWORDS = new Set(["const", "enum", "default", "examples", "example"]);
+
+type PatternVerdict =
+  | { status: "safe" }
+  | { status: "vulnerable"; complexity: string; attack: string }
+  | { status: "unknown"; reason: string };
+
+/** Verdicts by pattern: the same pattern appears in many tools (and every conformance run asks again). */
+const verdicts = new Map<string, PatternVerdict>();
+
+function checkPattern(pattern: string): PatternVerdict {
+  const known = verdicts.get(pattern);
+  if (known !== undefined) return known;
+  let verdict: PatternVerdict;
+  try {
+    new RegExp(pattern, "u"); // ajv compiles patterns with the u flag; an invalid one is input-compiles' finding
+    // Loaded on first use: the checker is large, and only check and the conformance suite lint.
+    const { checkSync } = requireFromHere("recheck") as typeof import("recheck");
+    const result = checkSync(pattern, "u", { timeout: 10_000 });
+    if (result.status === "safe") verdict = { status: "safe" };
+    else if (result.status === "vulnerable") {
+      verdict = {
+        status: "vulnerable",
+        complexity:
+          result.complexity.type === "exponential" ? "exponential" : `polynomial (degree ${result.complexity.degree})`,
+        attack: result.attack.pattern,
+      };
+    } else verdict = { status: "unknown", reason: result.error.kind };
+  } catch (error) {
+    verdict = { status: "unknown", reason: (error as Error).message };
+  }
+  verdicts.set(pattern, verdict);
+  return verdict;
 }
 
 /** Checks the examples; returns them with defaults filled in, as `run` and `buildBrief` would receive them. */
