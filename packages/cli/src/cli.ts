@@ -57,6 +57,10 @@ export async function main(argv: readonly string[]): Promise<number> {
     .argument("<tool>", "the full tool name, e.g. notes.search_notes")
     .argument("[arguments]", "the arguments as a JSON object", "{}")
     .option("-m, --manifest <path>", MANIFEST_HELP, DEFAULT_MANIFEST)
+    .option(
+      "-y, --yes",
+      "confirm a dangerous tool's call after printing what it will do (otherwise you are asked when stdin is a terminal)",
+    )
     .action(async (tool: string, json: string, options) => {
       exitCode = await (await import("./commands/call.js")).call(tool, json, options);
     });

@@ -54,12 +54,13 @@ describe("the default manifest", () => {
       expect(out).toMatchObject({ ok: false, error: { code: "PERMISSION_DENIED", field: "/path" } });
     });
 
-    it("refuses delete_file, which the manifest does not allow; run_command is allowed and asks to confirm", async () => {
+    it("refuses delete_file, which the manifest does not allow; run_command is allowed and asks the user", async () => {
       const remove = await t.callTool("files.delete_file", { path: "notes.txt" });
       expect(remove).toMatchObject({ ok: false, error: { code: "PERMISSION_DENIED" } });
       expect(remove.message).toContain("skills[1].allow");
       const run = await t.callTool("shell.run_command", { command: "echo", args: ["hello"] });
-      expect(run).toMatchObject({ ok: false, error: { code: "CONFIRMATION_REQUIRED" } });
+      expect(run).toMatchObject({ ok: false, error: { code: "PERMISSION_DENIED" } }); // the test client says no
+      expect(t.questions).toEqual(["shell.run_command wants to: Run echo hello. Allow it?"]);
     });
   });
 });

@@ -34,6 +34,8 @@ describe.each(ERAS)("the call pipeline over stdio with the SDK client ($era era)
     const manifest = await ws.writeManifest(
       {
         audit: { file: "./audit.log" },
+        // This client cannot ask its user: the operation-id fallback confirms its dangerous calls.
+        confirmation: { fallback: "operation-id" },
         skills: [
           {
             path: ECHO,

@@ -4,7 +4,7 @@ import { createLogger } from "./log.js";
 import { loadManifest } from "./manifest/load-manifest.js";
 import type { LoadedManifest } from "./manifest/manifest.js";
 import { createAudit } from "./pipeline/audit.js";
-import { createConfirmations } from "./pipeline/confirmations.js";
+import { createConfirmations, MIN_CONFIRMATION_SECRET_BYTES } from "./pipeline/confirmations.js";
 import type { Pipeline } from "./pipeline/pipeline.js";
 import { createPipeline } from "./pipeline/pipeline.js";
 import type { Redactor } from "./pipeline/redact.js";
@@ -75,21 +75,41 @@ export async function createHost(options: HostOptions = {}): Promise<Host> {
   }
   const redactor = createRedactor();
   for (const instance of registry.instances) redactor.add(Object.values(instance.credentials));
-  const secret =
-    manifest.confirmation.secret === undefined
-      ? undefined
-      : (await readSecret(manifest.confirmation.secret, manifest.dir)).value;
+  const secret = await confirmationSecret(manifest);
   redactor.add([secret]);
   const pipeline = createPipeline(registry, {
     logger,
     redactor,
     audit: createAudit(manifest.audit, redactor),
     confirmations: createConfirmations({ secret, ttlSeconds: manifest.confirmation.ttlSeconds }),
+    confirmationFallback: manifest.confirmation.fallback,
   });
   return { manifest, registry, pipeline, logger, redactor, close: () => pipeline.close() };
 }
 
 // --- internal ---
+
+/** The manifest's confirmation secret, if it names one; a missing or short one stops the host. */
+async function confirmationSecret(manifest: LoadedManifest): Promise<string | undefined> {
+  const source = manifest.confirmation.secret;
+  if (source === undefined) return undefined;
+  const reading = await readSecret(source, manifest.dir);
+  const fix = `set it to at least ${MIN_CONFIRMATION_SECRET_BYTES} random bytes (e.g. openssl rand -hex 32), or remove confirmation.secret for a random one per process`;
+  if (reading.value === undefined) {
+    throw new SkillportError(
+      "MANIFEST_INVALID",
+      `[skillport] confirmation.secret: ${reading.where} is not set; ${fix}`,
+    );
+  }
+  const bytes = Buffer.byteLength(reading.value);
+  if (bytes < MIN_CONFIRMATION_SECRET_BYTES) {
+    throw new SkillportError(
+      "MANIFEST_INVALID",
+      `[skillport] confirmation.secret: the secret in ${reading.where} has ${bytes} bytes, which an attacker can guess offline from one confirmation token; ${fix}`,
+    );
+  }
+  return reading.value;
+}
 
 /** The lock to start from, when the mode allows it and it matches what the manifest resolves to now. */
 async function currentLock(manifest: LoadedManifest, mode: "auto" | "frozen" | "off", logger: Logger) {

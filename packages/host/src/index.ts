@@ -24,7 +24,7 @@ export type {
 export type { AuditRecord } from "./pipeline/audit.js";
 export type { Caller } from "./pipeline/check-scopes.js";
 export type { CallOutcome } from "./pipeline/envelope.js";
-export type { CallOptions, Pipeline } from "./pipeline/pipeline.js";
+export type { CallConfirmation, CallOptions, ConfirmationQuestion, Pipeline } from "./pipeline/pipeline.js";
 export { CONFIRM_ARGUMENT } from "./pipeline/pipeline.js";
 export type { Redactor } from "./pipeline/redact.js";
 export { createRedactor, REDACTED } from "./pipeline/redact.js";

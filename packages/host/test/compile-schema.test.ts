@@ -15,7 +15,9 @@ describe("compileSchema", () => {
   });
 
   it("names the first problem by its JSON pointer, with the host's formats, as call validation does", () => {
-    expect(check({ n: 4, d: "2027-02-30", x: 1 }).problems).toEqual(["/x is not a known field; allowed fields are n, d"]);
+    expect(check({ n: 4, d: "2027-02-30", x: 1 }).problems).toEqual([
+      "/x is not a known field; allowed fields are n, d",
+    ]);
     expect(check({ n: 4, d: "2027-02-30" }).problems).toEqual(["/n must be <= 3, got number 4"]);
     expect(check({ d: "2027-02-30" }).problems).toEqual([
       '/d must be a valid date (a real calendar date, YYYY-MM-DD), got "2027-02-30"',

@@ -23,7 +23,11 @@ export function manifestOf(json: unknown) {
 export const silentLogger = () => createLogger({ level: "silent" });
 
 /** A pipeline over a registry whose audit lines are collected in `audits`, as the host wires it. */
-export function pipelineOf(registry: Registry, confirmations: ConfirmationsOptions = {}, logger = silentLogger()) {
+export function pipelineOf(
+  registry: Registry,
+  confirmations: ConfirmationsOptions & { fallback?: "refuse" | "operation-id" } = {},
+  logger = silentLogger(),
+) {
   const audits: AuditRecord[] = [];
   const redactor = createRedactor();
   for (const instance of registry.instances) redactor.add(Object.values(instance.credentials));
@@ -32,6 +36,7 @@ export function pipelineOf(registry: Registry, confirmations: ConfirmationsOptio
     redactor,
     audit: (record) => audits.push(redactor.value(record)),
     confirmations: createConfirmations(confirmations),
+    ...(confirmations.fallback === undefined ? {} : { confirmationFallback: confirmations.fallback }),
   });
   return { pipeline, audits, redactor };
 }

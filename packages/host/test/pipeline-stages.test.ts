@@ -242,47 +242,66 @@ describe("dangerous tools", () => {
     );
   });
 
-  it("advertise the _confirm argument", async () => {
-    const { registry } = await echoPipeline();
-    expect(registry.tools.get("echo.wipe")?.listing.inputSchema.properties).toHaveProperty("_confirm");
-    expect(registry.tools.get("echo.echo")?.listing.inputSchema.properties).not.toHaveProperty("_confirm");
+  it("advertise the _confirm argument only where the manifest takes operation ids", async () => {
+    const fallback = async (value?: string) =>
+      buildRegistry(
+        manifestOf({ ...(value === undefined ? {} : { confirmation: { fallback: value } }), skills: [{ path: ECHO }] }),
+      );
+    const byId = await fallback("operation-id");
+    expect(byId.tools.get("echo.wipe")?.listing.inputSchema.properties).toHaveProperty("_confirm");
+    expect(byId.tools.get("echo.echo")?.listing.inputSchema.properties).not.toHaveProperty("_confirm");
+    const byDefault = await fallback();
+    expect(byDefault.tools.get("echo.wipe")?.listing.inputSchema.properties).not.toHaveProperty("_confirm");
   });
 
-  it("need confirmation: an operation id bound to the exact arguments runs once; reuse, changed arguments and expiry are refused", async () => {
+  it("need confirmation: with the operation-id fallback, an id bound to the exact arguments and caller runs once", async () => {
     let now = Date.now();
-    const { pipeline, audits } = await echoPipeline({ allow: ["wipe"] }, { now: () => now, ttlSeconds: 60 });
+    const { pipeline, audits } = await echoPipeline(
+      { allow: ["wipe"] },
+      { now: () => now, ttlSeconds: 60, fallback: "operation-id" },
+    );
     const { runs } = (await import(path.join(ECHO, "index.js"))) as { runs: { wipe: string[] } };
     const before = runs.wipe.length;
+    const alice = { caller: { id: "alice", scopes: [] } };
+    const bob = { caller: { id: "bob", scopes: [] } };
 
-    const asked = await pipeline.call("echo.wipe", { target: "disk" });
+    const asked = await pipeline.call("echo.wipe", { target: "disk" }, alice);
     expect(asked.envelope).toMatchObject({ ok: false, error: { code: "CONFIRMATION_REQUIRED", retryable: true } });
     expect(asked.envelope.message).toContain("Confirm: Wipe disk");
     const id = asked.envelope.ok ? "" : (asked.envelope.error.operationId ?? "");
     expect(id).not.toBe("");
     expect(runs.wipe.length).toBe(before);
 
-    const changed = await pipeline.call("echo.wipe", { target: "other-disk", _confirm: id });
+    const changed = await pipeline.call("echo.wipe", { target: "other-disk", _confirm: id }, alice);
     expect(changed.envelope).toMatchObject({ ok: false, error: { code: "PERMISSION_DENIED", field: "/_confirm" } });
     expect(changed.envelope.message).toContain("was issued for other arguments");
 
-    const ran = await pipeline.call("echo.wipe", { target: "disk", _confirm: id });
+    const stolen = await pipeline.call("echo.wipe", { target: "disk", _confirm: id }, bob);
+    expect(stolen.envelope.message).toContain("was issued to another caller");
+
+    const ran = await pipeline.call("echo.wipe", { target: "disk", _confirm: id }, alice);
     expect(ran.envelope).toMatchObject({ ok: true, data: { wiped: "disk" } });
     expect(runs.wipe.length).toBe(before + 1);
 
-    const reused = await pipeline.call("echo.wipe", { target: "disk", _confirm: id });
+    const reused = await pipeline.call("echo.wipe", { target: "disk", _confirm: id }, alice);
     expect(reused.envelope.message).toContain("was already used");
     expect(runs.wipe.length).toBe(before + 1);
 
-    const second = await pipeline.call("echo.wipe", { target: "disk" });
+    const second = await pipeline.call("echo.wipe", { target: "disk" }, alice);
     const secondId = second.envelope.ok ? "" : (second.envelope.error.operationId ?? "");
     now += 61_000;
-    const expired = await pipeline.call("echo.wipe", { target: "disk", _confirm: secondId });
+    const expired = await pipeline.call("echo.wipe", { target: "disk", _confirm: secondId }, alice);
     expect(expired.envelope.message).toContain("has expired");
-    const forged = await pipeline.call("echo.wipe", { target: "disk", _confirm: `${secondId.split(".")[0]}.forged` });
+    const forged = await pipeline.call(
+      "echo.wipe",
+      { target: "disk", _confirm: `${secondId.split(".")[0]}.forged` },
+      alice,
+    );
     expect(forged.envelope.message).toContain("is not an operation id this server issued");
     expect(runs.wipe.length).toBe(before + 1);
     expect(audits.map((a) => a.outcome)).toEqual([
       "CONFIRMATION_REQUIRED",
+      "PERMISSION_DENIED",
       "PERMISSION_DENIED",
       "OK",
       "PERMISSION_DENIED",
@@ -290,25 +309,130 @@ describe("dangerous tools", () => {
       "PERMISSION_DENIED",
       "PERMISSION_DENIED",
     ]);
-    expect(audits[2]).toMatchObject({ brief: "Wipe disk", risk: "dangerous" });
+    expect(audits[3]).toMatchObject({ brief: "Wipe disk", risk: "dangerous" });
   });
 
-  it("ask the user when the client can, and run only on accept", async () => {
+  it("are refused by default when the client cannot ask its user, and take no operation id", async () => {
     const { pipeline } = await echoPipeline({ allow: ["wipe"] });
-    const ask = await pipeline.call("echo.wipe", { target: "tmp" }, { elicitation: { supported: true } });
-    expect(ask.elicit?.message).toContain("Wipe tmp");
-    const declined = await pipeline.call(
+    const { runs } = (await import(path.join(ECHO, "index.js"))) as { runs: { wipe: string[] } };
+    const before = runs.wipe.length;
+    const refused = await pipeline.call("echo.wipe", { target: "disk" });
+    expect(refused.envelope).toMatchObject({ ok: false, error: { code: "CONFIRMATION_REQUIRED", retryable: false } });
+    expect(refused.envelope.ok ? undefined : refused.envelope.error.operationId).toBeUndefined();
+    expect(refused.envelope.message).toContain('confirmation.fallback to "operation-id"');
+    const guessed = await pipeline.call("echo.wipe", { target: "disk", _confirm: "anything" });
+    expect(guessed.envelope).toMatchObject({ ok: false, error: { code: "PERMISSION_DENIED", field: "/_confirm" } });
+    expect(runs.wipe.length).toBe(before);
+  });
+
+  describe("asking the user through the client", () => {
+    const ask = { confirmation: { elicit: true } };
+    const answer = (state: string | undefined, action: "accept" | "decline" = "accept") => ({
+      confirmation: { elicit: true, answer: { action, state } },
+    });
+
+    async function setup() {
+      const { pipeline, audits } = await echoPipeline({ allow: ["wipe"] });
+      const { runs } = (await import(path.join(ECHO, "index.js"))) as { runs: { wipe: string[] } };
+      return { pipeline, audits, runs, before: runs.wipe.length };
+    }
+
+    it("run only on accept of the question this server asked, once", async () => {
+      const { pipeline, runs, before } = await setup();
+      const asked = await pipeline.call("echo.wipe", { target: "tmp" }, ask);
+      expect(asked.elicit?.message).toBe("echo.wipe wants to: Wipe tmp. Allow it?");
+      const state = asked.elicit?.state;
+      const declined = await pipeline.call("echo.wipe", { target: "tmp" }, answer(state, "decline"));
+      expect(declined.envelope).toMatchObject({ ok: false, error: { code: "PERMISSION_DENIED" } });
+      const accepted = await pipeline.call("echo.wipe", { target: "tmp" }, answer(state));
+      expect(accepted.envelope).toMatchObject({ ok: true, data: { wiped: "tmp" } });
+      const replayed = await pipeline.call("echo.wipe", { target: "tmp" }, answer(state));
+      expect(replayed.envelope).toMatchObject({ ok: false, error: { code: "PERMISSION_DENIED" } });
+      expect(replayed.envelope.message).toContain("already used");
+      expect(runs.wipe.length).toBe(before + 1);
+    });
+
+    it("ask again instead of taking an accept that no question of theirs carries (unsolicited, other arguments, other caller, forged)", async () => {
+      const { pipeline, runs, before } = await setup();
+      const forVictim = (await pipeline.call("echo.wipe", { target: "victim.txt" }, ask)).elicit?.state as string;
+      const attempts = [
+        ["unsolicited", { target: "victim.txt" }, answer(undefined)],
+        ["other arguments", { target: "victim2.txt" }, answer(forVictim)],
+        ["other caller", { target: "victim.txt" }, { ...answer(forVictim), caller: { id: "bob", scopes: [] } }],
+        ["forged", { target: "victim.txt" }, answer(`${forVictim.split(".")[0]}.AAAA`)],
+      ] as const;
+      for (const [why, args, options] of attempts) {
+        const outcome = await pipeline.call("echo.wipe", args, options);
+        expect(outcome.envelope, why).toMatchObject({ ok: false, error: { code: "CONFIRMATION_REQUIRED" } });
+        expect(outcome.elicit?.message, why).toContain(`Wipe ${args.target}`);
+      }
+      expect(runs.wipe.length).toBe(before);
+    });
+
+    it("ask in process when the caller can, and run only on yes", async () => {
+      const { pipeline, runs, before } = await setup();
+      const questions: string[] = [];
+      const no = await pipeline.call(
+        "echo.wipe",
+        { target: "a" },
+        { confirmation: { ask: async (q) => questions.push(q.message) < 0 } },
+      );
+      expect(no.envelope).toMatchObject({ ok: false, error: { code: "PERMISSION_DENIED" } });
+      const yes = await pipeline.call("echo.wipe", { target: "b" }, { confirmation: { ask: async () => true } });
+      expect(yes.envelope).toMatchObject({ ok: true });
+      expect(questions).toEqual(["echo.wipe wants to: Wipe a. Allow it?"]);
+      expect(runs.wipe.length).toBe(before + 1);
+    });
+
+    it("show bidirectional and invisible characters in the brief as escapes", async () => {
+      const { pipeline, audits } = await setup();
+      const target = "harmless\u202Etxt.exe\u2066\u200B\n\u0007";
+      const asked = await pipeline.call("echo.wipe", { target }, ask);
+      expect(asked.elicit?.message).toBe(
+        "echo.wipe wants to: Wipe harmless\\u{202E}txt.exe\\u{2066}\\u{200B}\\u{000A}\\u{0007}. Allow it?",
+      );
+      expect(audits[0]?.brief).toBe("Wipe harmless\\u{202E}txt.exe\\u{2066}\\u{200B}\\u{000A}\\u{0007}");
+    });
+  });
+});
+
+describe("the confirmation secret", () => {
+  afterAll(() => {
+    delete process.env.SKILLPORT_TEST_CONFIRM_SECRET;
+  });
+
+  it.each([
+    ["a short secret", "hunter2", /has 7 bytes/],
+    ["a missing variable", undefined, /is not set/],
+  ])("stops the host for %s, naming the field", async (_case, value, why) => {
+    if (value === undefined) delete process.env.SKILLPORT_TEST_CONFIRM_SECRET;
+    else process.env.SKILLPORT_TEST_CONFIRM_SECRET = value;
+    const manifest = manifestOf({
+      confirmation: { secret: { env: "SKILLPORT_TEST_CONFIRM_SECRET" } },
+      skills: [{ path: ECHO }],
+    });
+    const failure = createHost({ manifest, logger: silentLogger() });
+    await expect(failure).rejects.toThrow(/confirmation\.secret/);
+    await expect(failure).rejects.toThrow(why);
+  });
+
+  it("signs with a long enough secret, so a second host sharing it verifies the first one's questions", async () => {
+    process.env.SKILLPORT_TEST_CONFIRM_SECRET = "x".repeat(32);
+    const manifest = manifestOf({
+      confirmation: { secret: { env: "SKILLPORT_TEST_CONFIRM_SECRET" } },
+      skills: [{ path: ECHO, allow: ["wipe"] }],
+    });
+    const first = await createHost({ manifest, logger: silentLogger() });
+    const second = await createHost({ manifest, logger: silentLogger() });
+    const asked = await first.pipeline.call("echo.wipe", { target: "shared" }, { confirmation: { elicit: true } });
+    const state = asked.elicit?.state;
+    const answered = await second.pipeline.call(
       "echo.wipe",
-      { target: "tmp" },
-      { elicitation: { supported: true, response: "decline" } },
+      { target: "shared" },
+      { confirmation: { elicit: true, answer: { action: "accept", state } } },
     );
-    expect(declined.envelope).toMatchObject({ ok: false, error: { code: "PERMISSION_DENIED" } });
-    const accepted = await pipeline.call(
-      "echo.wipe",
-      { target: "tmp" },
-      { elicitation: { supported: true, response: "accept" } },
-    );
-    expect(accepted.envelope).toMatchObject({ ok: true, data: { wiped: "tmp" } });
+    expect(answered.envelope).toMatchObject({ ok: true });
+    await Promise.all([first.close(), second.close()]);
   });
 });
 

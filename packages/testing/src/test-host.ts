@@ -62,11 +62,14 @@ export interface TestHost {
    */
   callTool<T = unknown>(name: string, args?: Record<string, unknown>, options?: TestCallOptions): Promise<Envelope<T>>;
   /**
-   * Calls a `dangerous` tool through the confirmation protocol: when the first answer is CONFIRMATION_REQUIRED, it
-   * repeats the call with `_confirm: error.operationId` and answers the second envelope. Any other first answer is
-   * returned as it is. Depends on the host's confirmation protocol (a one-time operation id bound to the arguments).
+   * Calls a `dangerous` tool and accepts the host's confirmation question, as a user would: the host asks through
+   * the client (MCP elicitation) and the test client answers yes, for this call only. A plain `callTool` on a
+   * dangerous tool is answered no, so it ends PERMISSION_DENIED without running. The questions asked so far are in
+   * {@link TestHost.questions}.
    */
   confirm<T = unknown>(name: string, args?: Record<string, unknown>, options?: TestCallOptions): Promise<Envelope<T>>;
+  /** Every confirmation question the host asked the test client, in order (`echo.wipe wants to: … Allow it?`). */
+  readonly questions: readonly string[];
   /** Closes the client and the server. */
   close(): Promise<void>;
 }
@@ -94,7 +97,19 @@ export async function createTestHost(options: TestHostOptions): Promise<TestHost
     modules,
     logger: options.logger ?? createLogger({ level: "silent" }),
   });
-  const client = new Client({ name: "skillport-testing", version: "0.0.0" });
+  // The client can ask its user: confirm() says yes for its own call, anything else is answered no.
+  const client = new Client(
+    { name: "skillport-testing", version: "0.0.0" },
+    { capabilities: { elicitation: { form: {} } } },
+  );
+  const questions: string[] = [];
+  let approvals = 0;
+  client.setRequestHandler("elicitation/create", async (request) => {
+    questions.push(String((request.params as { message?: unknown }).message));
+    if (approvals === 0) return { action: "decline" };
+    approvals -= 1;
+    return { action: "accept", content: { confirm: true } };
+  });
   await client.connect(await connectInMemory(host));
 
   const callTool = async <T>(name: string, args: Record<string, unknown> = {}, call: TestCallOptions = {}) => {
@@ -119,14 +134,23 @@ export async function createTestHost(options: TestHostOptions): Promise<TestHost
       return (await client.listTools()).tools;
     },
     callTool,
-    confirm: (name, args = {}, call = {}) => confirmCall((a) => callTool(name, a, call), name, args),
+    async confirm(name, args = {}, call = {}) {
+      approvals += 1;
+      const asked = questions.length;
+      try {
+        return await callTool(name, args, call);
+      } finally {
+        if (questions.length === asked) approvals -= 1; // not asked (not dangerous, or refused before): no approval left over
+      }
+    },
+    questions,
     close: () => client.close(),
   };
 }
 
 /**
- * The confirmation round trip over any call function: call; on CONFIRMATION_REQUIRED, call again with
- * `_confirm` set to the operation id the first answer carried.
+ * The operation-id round trip over any call function, for hosts whose manifest sets `confirmation.fallback` to
+ * "operation-id": call; on CONFIRMATION_REQUIRED with an operation id, call again with `_confirm` set to it.
  */
 export async function confirmCall<T>(
   call: (args: Record<string, unknown>) => Promise<Envelope<T>>,
@@ -138,7 +162,7 @@ export async function confirmCall<T>(
   const operationId = (first.error as { operationId?: unknown }).operationId;
   if (typeof operationId !== "string" || operationId === "") {
     throw new Error(
-      `[skillport-testing] ${name} answered CONFIRMATION_REQUIRED without error.operationId, so the call cannot be confirmed: ${first.message}`,
+      `[skillport-testing] ${name} answered CONFIRMATION_REQUIRED without error.operationId, so the call cannot be confirmed by id (the manifest's confirmation.fallback is not "operation-id"): ${first.message}`,
     );
   }
   return call({ ...args, _confirm: operationId });

@@ -135,14 +135,19 @@ describe("confirm", () => {
     await expect(confirmCall(async () => bare, "x.y", {})).rejects.toThrow(/without error.operationId/);
   });
 
-  it("confirms a dangerous tool through the host's real confirmation, which runs it once", async () => {
+  it("confirms a dangerous tool through the host's real question to the user; a plain call is answered no", async () => {
     const t = await createTestHost({ skills: [{ register: counter, allow: ["delete_all"] }] });
     try {
-      expect(await t.callTool("count.delete_all")).toMatchObject({
-        ok: false,
-        error: { code: "CONFIRMATION_REQUIRED" },
-      });
+      expect(await t.callTool("count.delete_all")).toMatchObject({ ok: false, error: { code: "PERMISSION_DENIED" } });
       expect(await t.confirm("count.delete_all")).toMatchObject({ ok: true, data: { deleted: "everything" } });
+      expect(await t.callTool("count.delete_all")).toMatchObject({ ok: false, error: { code: "PERMISSION_DENIED" } });
+      expect(t.questions).toEqual([
+        "count.delete_all wants to: Delete everything. Allow it?",
+        "count.delete_all wants to: Delete everything. Allow it?",
+        "count.delete_all wants to: Delete everything. Allow it?",
+      ]);
+      expect(await t.confirm("count.count_up", { to: 1 })).toMatchObject({ ok: true });
+      expect(await t.callTool("count.delete_all")).toMatchObject({ ok: false, error: { code: "PERMISSION_DENIED" } });
     } finally {
       await t.close();
     }

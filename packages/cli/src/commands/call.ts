@@ -1,11 +1,18 @@
+import { createInterface } from "node:readline/promises";
+import type { CallConfirmation } from "@skillport/host";
 import { createHost } from "@skillport/host";
 import { quietLogger } from "../quiet-logger.js";
 
 export interface CallCommandOptions {
   manifest: string;
+  /** Confirm a dangerous call without asking (the brief is still printed). */
+  yes?: boolean;
 }
 
-/** `skillport call <tool> '<json>'`: runs one call through the full pipeline and prints the envelope. */
+/**
+ * `skillport call <tool> '<json>'`: runs one call through the full pipeline and prints the envelope. The person at
+ * the terminal is the user a dangerous call is confirmed by: asked on the terminal, or `--yes`.
+ */
 export async function call(fullName: string, json: string, options: CallCommandOptions): Promise<number> {
   let args: unknown;
   try {
@@ -17,7 +24,45 @@ export async function call(fullName: string, json: string, options: CallCommandO
     return 2;
   }
   const host = await createHost({ manifest: options.manifest, logger: quietLogger() });
-  const outcome = await host.pipeline.call(fullName, args);
-  process.stdout.write(`${JSON.stringify(outcome.envelope, null, 2)}\n`);
-  return outcome.isError ? 1 : 0;
+  try {
+    const outcome = await host.pipeline.call(fullName, args, { confirmation: terminalConfirmation(options) });
+    process.stdout.write(`${JSON.stringify(outcome.envelope, null, 2)}\n`);
+    return outcome.isError ? 1 : 0;
+  } finally {
+    await host.close();
+  }
+}
+
+// --- internal ---
+
+function terminalConfirmation(options: CallCommandOptions): CallConfirmation {
+  if (options.yes === true) {
+    return {
+      ask: async (question) => {
+        process.stderr.write(`[skillport] confirmed with --yes: ${question.tool} wants to: ${question.brief}\n`);
+        return true;
+      },
+    };
+  }
+  if (process.stdin.isTTY !== true) {
+    return {
+      ask: async (question) => {
+        process.stderr.write(
+          `[skillport] ${question.tool} is dangerous and needs confirmation: ${question.brief}. Stdin is not a terminal, so nobody can be asked; pass --yes to confirm it\n`,
+        );
+        return false;
+      },
+    };
+  }
+  return {
+    ask: async (question) => {
+      const terminal = createInterface({ input: process.stdin, output: process.stderr });
+      try {
+        const reply = await terminal.question(`${question.message} [y/N] `);
+        return /^y(es)?$/i.test(reply.trim());
+      } finally {
+        terminal.close();
+      }
+    },
+  };
 }

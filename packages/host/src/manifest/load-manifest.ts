@@ -83,7 +83,11 @@ export function parseManifest(json: unknown, file: string): LoadedManifest {
       file: json.audit?.file === undefined ? undefined : path.resolve(path.dirname(file), json.audit.file),
       arguments: json.audit?.arguments ?? false,
     },
-    confirmation: { secret: json.confirmation?.secret, ttlSeconds: json.confirmation?.ttlSeconds ?? 300 },
+    confirmation: {
+      secret: json.confirmation?.secret,
+      ttlSeconds: json.confirmation?.ttlSeconds ?? 300,
+      fallback: json.confirmation?.fallback ?? "refuse",
+    },
     skills: json.skills,
     http: httpDefaults(json.http),
   };

@@ -5,12 +5,15 @@ export interface Manifest {
   version?: string;
   separator?: Separator;
   audit?: { file?: string; arguments?: boolean };
-  confirmation?: { secret?: SecretSource; ttlSeconds?: number };
+  confirmation?: { secret?: SecretSource; ttlSeconds?: number; fallback?: ConfirmationFallback };
   skills: SkillEntry[];
   http?: HttpSettings;
 }
 
 export type Separator = "." | "_" | "__";
+
+/** What a dangerous tool answers when the client cannot ask its user (see manifest.schema.json). */
+export type ConfirmationFallback = "refuse" | "operation-id";
 
 /** Where a secret comes from: an environment variable or a file (trimmed). */
 export type SecretSource = { env: string } | { file: string };
@@ -100,7 +103,7 @@ export interface LoadedManifest {
   version: string;
   separator: Separator;
   audit: { file: string | undefined; arguments: boolean };
-  confirmation: { secret: SecretSource | undefined; ttlSeconds: number };
+  confirmation: { secret: SecretSource | undefined; ttlSeconds: number; fallback: ConfirmationFallback };
   skills: SkillEntry[];
   /** How `serve --http` serves it, defaults filled in. */
   http: LoadedHttpSettings;

@@ -16,6 +16,7 @@ import {
 import { SkillportError } from "../errors.js";
 import type { Host } from "../host.js";
 import type { Caller } from "../pipeline/check-scopes.js";
+import type { CallConfirmation } from "../pipeline/pipeline.js";
 
 /** Options for {@link createServerFactory}. */
 export interface ServerFactoryOptions {
@@ -60,7 +61,7 @@ export function createServerFactory(
       try {
         outcome = await host.pipeline.call(name, args ?? {}, {
           signal: ctx.mcpReq.signal,
-          elicitation: elicitationOf(server, ctx),
+          confirmation: confirmationOf(server, ctx),
           ...(caller === undefined ? {} : { caller }),
           ...(progressToken === undefined
             ? {}
@@ -104,10 +105,13 @@ export function createServerFactory(
       if (notifying.size > 0) await Promise.all(notifying);
       if (outcome.elicit !== undefined) {
         // Ask the user through the client; the SDK calls this handler again with the answer.
+        // The state names the question (tool, arguments, caller) and comes back with the answer: in the 2026 era
+        // through the client, in the 2025 era through the SDK's shim, which keeps it in this process.
         return inputRequired({
           inputRequests: {
             [CONFIRM_KEY]: inputRequired.elicit({ message: outcome.elicit.message, requestedSchema: CONFIRM_SCHEMA }),
           },
+          requestState: outcome.elicit.state,
         });
       }
       const result: CallToolResult = {
@@ -130,17 +134,25 @@ const CONFIRM_SCHEMA = {
   required: ["confirm"],
 };
 
-/** Whether the client can ask its user (2026 era: per request; 2025 era: at initialize), and its answer if any. */
-function elicitationOf(server: Server, ctx: ServerContext) {
+/**
+ * Whether the client can ask its user (2026 era: per request; 2025 era: at initialize) and, on a retry, the answer
+ * with the state it came back with. An answer without this server's state (sent unasked on a first request) is
+ * passed on as such, and the pipeline asks the user instead of taking it.
+ */
+function confirmationOf(server: Server, ctx: ServerContext): CallConfirmation {
   const envelope = ctx.mcpReq.envelope as Record<string, unknown> | undefined;
   const perRequest = envelope?.[CLIENT_CAPABILITIES_META_KEY] as ClientCapabilities | undefined;
-  const supported = Boolean((perRequest ?? server.getClientCapabilities())?.elicitation);
+  const elicit = Boolean((perRequest ?? server.getClientCapabilities())?.elicitation);
   const view = inputResponse(ctx.mcpReq.inputResponses, CONFIRM_KEY);
-  if (view.kind !== "elicit") return { supported, response: undefined };
+  if (view.kind !== "elicit") return { elicit };
+  const state = ctx.mcpReq.requestState();
   const accepted = view.action === "accept" && view.content?.confirm === true;
   return {
-    supported,
-    response: accepted ? ("accept" as const) : view.action === "accept" ? ("decline" as const) : view.action,
+    elicit,
+    answer: {
+      action: accepted ? "accept" : view.action === "accept" ? "decline" : view.action,
+      state: typeof state === "string" ? state : undefined,
+    },
   };
 }
 

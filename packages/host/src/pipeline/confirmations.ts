@@ -1,11 +1,17 @@
 import { createHash, createHmac, randomBytes, timingSafeEqual } from "node:crypto";
 
-/** What redeeming an operation id found. */
-export type Redemption = "ok" | "invalid" | "expired" | "mismatch" | "reused";
+/** What checking a confirmation token found. */
+export type Redemption = "ok" | "invalid" | "expired" | "mismatch" | "other-caller" | "reused";
+
+/** The shortest `confirmation.secret` accepted: a shorter one can be guessed offline from a single token. */
+export const MIN_CONFIRMATION_SECRET_BYTES = 32;
 
 /** Options for {@link createConfirmations}. */
 export interface ConfirmationsOptions {
-  /** Signs operation ids so every replica sharing it can verify them. @default a random secret per process */
+  /**
+   * Signs tokens so every replica sharing it can verify them; at least 32 bytes.
+   * @default 32 random bytes per process
+   */
   secret?: string | undefined;
   /** @default 300 */
   ttlSeconds?: number;
@@ -13,50 +19,86 @@ export interface ConfirmationsOptions {
   now?: () => number;
 }
 
+/** What a confirmation token is bound to: the tool, its exact arguments, and who asked. */
+export interface ConfirmationSubject {
+  tool: string;
+  args: unknown;
+  /** The caller's identity; undefined for a local caller (stdio, `skillport call`). */
+  caller: string | undefined;
+}
+
 /**
- * One-time operation ids for dangerous calls when the client cannot ask its user. An id is bound to the tool
- * and a hash of the exact arguments, expires, and runs once: changed arguments, a reused id or an expired id are
- * refused. Ids are HMAC-signed, so they need no shared store to verify; "once" is enforced per process.
+ * One-time, signed confirmation tokens for dangerous calls, of two kinds that never stand in for each other:
+ * - a **question** (`ask`/`answer`): the state a server mints when it asks the user (MCP elicitation) and that
+ *   comes back with the answer (the 2026-07-28 era's `requestState`; in the 2025 era it never leaves the server);
+ * - an **operation id** (`issue`/`redeem`): the opt-in fallback for clients that cannot ask their user.
+ * Each is bound to the tool, a hash of the exact arguments and the caller, expires, and counts once: changed
+ * arguments, another caller, an expired or a reused token are refused. Tokens are HMAC-SHA256 signed with a secret
+ * of at least 32 bytes, so no store is needed to verify them; "once" is enforced in this process.
  */
 export function createConfirmations(options: ConfirmationsOptions = {}) {
-  const secret = options.secret ?? randomBytes(32).toString("hex");
+  const secret = options.secret ?? randomBytes(MIN_CONFIRMATION_SECRET_BYTES).toString("hex");
+  if (Buffer.byteLength(secret) < MIN_CONFIRMATION_SECRET_BYTES) {
+    throw new RangeError(`the confirmation secret must have at least ${MIN_CONFIRMATION_SECRET_BYTES} bytes`);
+  }
   const ttlMs = (options.ttlSeconds ?? 300) * 1000;
   const now = options.now ?? Date.now;
-  const redeemed = new Map<string, number>(); // id → expiry, forgotten once expired
+  const used = new Map<string, number>(); // nonce → expiry, forgotten once expired
 
   const sign = (payload: string) => createHmac("sha256", secret).update(payload).digest("base64url");
 
-  return {
-    /** A fresh operation id for this exact call. */
-    issue(tool: string, args: unknown): { operationId: string; expiresAt: Date } {
-      const expires = now() + ttlMs;
-      const payload = Buffer.from(
-        JSON.stringify({ t: tool, h: hashArguments(args), e: expires, n: randomBytes(9).toString("base64url") }),
-      ).toString("base64url");
-      return { operationId: `${payload}.${sign(payload)}`, expiresAt: new Date(expires) };
-    },
+  const mint = (kind: Kind, subject: ConfirmationSubject) => {
+    const expires = now() + ttlMs;
+    const claims: Claims = {
+      k: kind,
+      t: subject.tool,
+      h: hashArguments(subject.args),
+      c: callerTag(subject.caller),
+      e: expires,
+      n: randomBytes(12).toString("base64url"),
+    };
+    const payload = Buffer.from(JSON.stringify(claims)).toString("base64url");
+    return { token: `${payload}.${sign(payload)}`, expiresAt: new Date(expires) };
+  };
 
-    /** Checks an operation id against the call and, when it holds, uses it up. */
-    redeem(operationId: string, tool: string, args: unknown): Redemption {
-      const [payload, signature, extra] = operationId.split(".");
-      if (payload === undefined || signature === undefined || extra !== undefined) return "invalid";
-      const expected = Buffer.from(sign(payload));
-      const given = Buffer.from(signature);
-      if (expected.length !== given.length || !timingSafeEqual(expected, given)) return "invalid";
-      let claims: { t?: unknown; h?: unknown; e?: unknown };
-      try {
-        claims = JSON.parse(Buffer.from(payload, "base64url").toString("utf8"));
-      } catch {
-        return "invalid";
-      }
-      const at = now();
-      for (const [id, expiry] of redeemed) if (expiry < at) redeemed.delete(id);
-      if (typeof claims.e !== "number" || claims.e < at) return "expired";
-      if (claims.t !== tool || claims.h !== hashArguments(args)) return "mismatch";
-      if (redeemed.has(operationId)) return "reused";
-      redeemed.set(operationId, claims.e);
-      return "ok";
+  const check = (kind: Kind, token: string, subject: ConfirmationSubject): Redemption => {
+    const [payload, signature, extra] = token.split(".");
+    if (payload === undefined || signature === undefined || extra !== undefined) return "invalid";
+    const expected = Buffer.from(sign(payload));
+    const given = Buffer.from(signature);
+    if (expected.length !== given.length || !timingSafeEqual(expected, given)) return "invalid";
+    let claims: Partial<Claims>;
+    try {
+      claims = JSON.parse(Buffer.from(payload, "base64url").toString("utf8")) as Partial<Claims>;
+    } catch {
+      return "invalid";
+    }
+    if (claims.k !== kind || typeof claims.n !== "string") return "invalid";
+    const at = now();
+    for (const [nonce, expiry] of used) if (expiry < at) used.delete(nonce);
+    if (typeof claims.e !== "number" || claims.e < at) return "expired";
+    if (claims.c !== callerTag(subject.caller)) return "other-caller";
+    if (claims.t !== subject.tool || claims.h !== hashArguments(subject.args)) return "mismatch";
+    if (used.has(claims.n)) return "reused";
+    used.set(claims.n, claims.e);
+    return "ok";
+  };
+
+  return {
+    /** The state of a question to the user about this exact call; it comes back with the answer. */
+    ask: (subject: ConfirmationSubject): { state: string; expiresAt: Date } => {
+      const { token, expiresAt } = mint("ask", subject);
+      return { state: token, expiresAt };
     },
+    /** Checks that an answer belongs to a question this server asked about this exact call, and uses it up. */
+    answer: (state: string, subject: ConfirmationSubject): Redemption => check("ask", state, subject),
+    /** A fresh operation id for this exact call (the opt-in fallback for clients that cannot ask their user). */
+    issue: (subject: ConfirmationSubject): { operationId: string; expiresAt: Date } => {
+      const { token, expiresAt } = mint("op", subject);
+      return { operationId: token, expiresAt };
+    },
+    /** Checks an operation id against the call and, when it holds, uses it up. */
+    redeem: (operationId: string, subject: ConfirmationSubject): Redemption => check("op", operationId, subject),
   };
 }
 
@@ -68,6 +110,26 @@ export function hashArguments(args: unknown): string {
 }
 
 // --- internal ---
+
+type Kind = "ask" | "op";
+
+interface Claims {
+  /** Which kind of token: a question's state or an operation id. */
+  k: Kind;
+  t: string;
+  h: string;
+  /** A hash of the caller, so the token does not show who it was issued to. */
+  c: string;
+  e: number;
+  n: string;
+}
+
+function callerTag(caller: string | undefined): string {
+  return createHash("sha256")
+    .update(caller === undefined ? "local" : `caller:${caller}`)
+    .digest("base64url")
+    .slice(0, 22);
+}
 
 function canonicalJson(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonicalJson).join(",")}]`;

@@ -11,7 +11,7 @@ export interface CallOutcome {
    * Set when a dangerous call should be confirmed by asking the user (the client supports elicitation): the
    * transport asks with this message and calls again with the answer. The envelope is the fallback answer.
    */
-  elicit?: { message: string };
+  elicit?: { message: string; state: string };
 }
 
 /** Facts the pipeline gathered about the call. */

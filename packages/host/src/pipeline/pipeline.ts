@@ -32,11 +32,29 @@ export interface CallOptions {
    * capability as `ctx.auth`. Unset for local calls (stdio, `skillport call`), which are not checked.
    */
   caller?: Caller;
+  /** How a dangerous call can be confirmed by its user; without it only the operation-id fallback can apply. */
+  confirmation?: CallConfirmation;
+}
+
+/** The ways a dangerous call can reach its user for confirmation. */
+export interface CallConfirmation {
   /**
-   * Whether the client can ask its user (MCP elicitation), and, on the call that follows the question, the
-   * answer. Without it a dangerous call answers CONFIRMATION_REQUIRED with an operation id.
+   * Asks the user in this process (a terminal prompt, a test double): resolves true to go ahead. Preferred when given.
    */
-  elicitation?: { supported: boolean; response?: "accept" | "decline" | "cancel" | undefined };
+  ask?: (question: ConfirmationQuestion) => Promise<boolean>;
+  /** The client can ask its user (MCP elicitation): the pipeline answers with `elicit`, and the answer comes back. */
+  elicit?: boolean;
+  /** The user's answer to a question, with the state this server minted for it (undefined if the client sent none). */
+  answer?: { action: "accept" | "decline" | "cancel"; state: string | undefined };
+}
+
+/** What the user is asked before a dangerous call runs. */
+export interface ConfirmationQuestion {
+  tool: string;
+  /** What the call will do, control and bidirectional characters shown escaped. */
+  brief: string;
+  /** The whole question, e.g. `files.delete_file wants to: Delete a.txt. Allow it?` */
+  message: string;
 }
 
 /** Runs calls through the stages: resolve → credentials → validate (migrate) → confirm → bound → run → shape. */
@@ -53,11 +71,18 @@ export interface PipelineDeps {
   redactor: Redactor;
   audit: Audit;
   confirmations: Confirmations;
+  /**
+   * What a dangerous call answers when its client cannot ask the user: "refuse", or "operation-id" (a one-time id
+   * the client repeats the call with; the client must show the brief to its user).
+   * @default "refuse"
+   */
+  confirmationFallback?: "refuse" | "operation-id";
 }
 
 /** Builds the call pipeline over a registry. Validators compile lazily, once per tool. */
 export function createPipeline(registry: Registry, deps: PipelineDeps): Pipeline {
   const { logger, redactor, audit, confirmations } = deps;
+  const fallback = deps.confirmationFallback ?? "refuse";
   const ajv = createAjv({ firstError: true });
   const neverAborted = new AbortController().signal;
   const limiters = new Map<SkillInstance, Limiter>(
@@ -75,7 +100,7 @@ export function createPipeline(registry: Registry, deps: PipelineDeps): Pipeline
   };
 
   async function stages(entry: ToolEntry, facts: CallFacts, raw: unknown, options: CallOptions): Promise<CallOutcome> {
-    const { instance, tool } = entry;
+    const { instance } = entry;
     const missing = missingScopes(entry, options.caller);
     if (missing !== undefined) {
       return failureOutcome(
@@ -96,6 +121,8 @@ export function createPipeline(registry: Registry, deps: PipelineDeps): Pipeline
       const failure = await loadSkill(entry);
       if (failure !== undefined) return failureOutcome(facts, "UNAVAILABLE", failure, { retryable: false });
     }
+    // Every decision from here on reads the loaded tool, never the surface the lock described.
+    const tool = entry.tool;
 
     // The confirmation argument belongs to the host, not to the capability.
     let confirm: unknown;
@@ -131,7 +158,7 @@ export function createPipeline(registry: Registry, deps: PipelineDeps): Pipeline
     facts.brief = briefOf(entry, args);
 
     if (tool.risk === "dangerous") {
-      const refusal = confirmDangerous(entry, facts, args, confirm, options);
+      const refusal = await confirmDangerous(entry, facts, args, confirm, options);
       if (refusal !== undefined) return refusal;
     }
 
@@ -159,13 +186,18 @@ export function createPipeline(registry: Registry, deps: PipelineDeps): Pipeline
     }
   }
 
-  function confirmDangerous(
+  /**
+   * A dangerous call runs only when the manifest allows it and its user confirmed these exact arguments: asked in
+   * process, or through the client (an answer counts only with the state this server minted for the question, for
+   * this tool, these arguments and this caller, once), or, where the manifest opts in, with a one-time operation id.
+   */
+  async function confirmDangerous(
     entry: ToolEntry,
     facts: CallFacts,
     args: Record<string, unknown>,
     confirm: unknown,
     options: CallOptions,
-  ) {
+  ): Promise<CallOutcome | undefined> {
     const { instance, tool } = entry;
     const brief = facts.brief ?? `Run ${entry.fullName}`;
     if (!instance.allow.has(tool.name)) {
@@ -175,37 +207,88 @@ export function createPipeline(registry: Registry, deps: PipelineDeps): Pipeline
         `${entry.fullName} is dangerous and this server does not allow it; to enable it add "${tool.name}" to ${placeOf(instance)}.allow in the manifest`,
       );
     }
-    if (confirm !== undefined) {
-      const verdict = typeof confirm === "string" ? confirmations.redeem(confirm, entry.fullName, args) : "invalid";
+    const subject = { tool: entry.fullName, args, caller: options.caller?.id };
+    if (confirm !== undefined) return redeemOperationId(entry, facts, subject, confirm);
+    const question: ConfirmationQuestion = {
+      tool: entry.fullName,
+      brief,
+      message: `${entry.fullName} wants to: ${brief}. Allow it?`,
+    };
+    const how = options.confirmation ?? {};
+    if (how.ask !== undefined) {
+      return (await how.ask(question))
+        ? undefined
+        : failureOutcome(facts, "PERMISSION_DENIED", `the user declined: ${brief}`);
+    }
+    const answer = how.answer;
+    if (answer !== undefined && answer.action !== "accept") {
+      return failureOutcome(facts, "PERMISSION_DENIED", `the user declined: ${brief}`);
+    }
+    if (answer?.state !== undefined) {
+      const verdict = confirmations.answer(answer.state, subject);
       if (verdict === "ok") return undefined;
-      const why = {
-        invalid: "is not an operation id this server issued",
-        expired: "has expired",
-        mismatch: "was issued for other arguments",
-        reused: "was already used",
-      }[verdict];
+      if (verdict === "reused") {
+        return failureOutcome(
+          facts,
+          "PERMISSION_DENIED",
+          `this confirmation was already used; call ${entry.fullName} again to ask the user anew`,
+          { retryable: true },
+        );
+      }
+      // Any other answer (expired, for other arguments or another caller, not minted here) asks again: the user
+      // must see what will run now.
+    }
+    if (how.elicit === true) {
+      const { state } = confirmations.ask(subject);
+      const outcome = failureOutcome(facts, "CONFIRMATION_REQUIRED", `Confirm: ${brief}`, { retryable: true });
+      return { ...outcome, elicit: { message: question.message, state } };
+    }
+    if (fallback === "refuse") {
       return failureOutcome(
         facts,
-        "PERMISSION_DENIED",
-        `the ${CONFIRM_ARGUMENT} operation id ${why}; call ${entry.fullName} again without ${CONFIRM_ARGUMENT} to get a new one`,
-        { field: `/${CONFIRM_ARGUMENT}`, retryable: true },
+        "CONFIRMATION_REQUIRED",
+        `${entry.fullName} is dangerous and runs only after its user confirms it (${brief}), but this client cannot ask its user (MCP elicitation); use a client that can, or, as the server's operator, set confirmation.fallback to "operation-id" in the manifest`,
+        { retryable: false },
       );
     }
-    const elicitation = options.elicitation;
-    if (elicitation?.supported) {
-      if (elicitation.response === "accept") return undefined;
-      if (elicitation.response !== undefined) {
-        return failureOutcome(facts, "PERMISSION_DENIED", `the user declined: ${brief}`);
-      }
-      const outcome = failureOutcome(facts, "CONFIRMATION_REQUIRED", `Confirm: ${brief}`, { retryable: true });
-      return { ...outcome, elicit: { message: `${entry.fullName} wants to: ${brief}. Allow it?` } };
-    }
-    const { operationId, expiresAt } = confirmations.issue(entry.fullName, args);
+    const { operationId, expiresAt } = confirmations.issue(subject);
     return failureOutcome(
       facts,
       "CONFIRMATION_REQUIRED",
       `Confirm: ${brief}. Ask the user; to run it, repeat the same call with "${CONFIRM_ARGUMENT}": "${operationId}" before ${expiresAt.toISOString()}`,
       { retryable: true, operationId, expiresAt: expiresAt.toISOString() },
+    );
+  }
+
+  function redeemOperationId(
+    entry: ToolEntry,
+    facts: CallFacts,
+    subject: { tool: string; args: Record<string, unknown>; caller: string | undefined },
+    confirm: unknown,
+  ): CallOutcome | undefined {
+    const field = `/${CONFIRM_ARGUMENT}`;
+    if (fallback !== "operation-id") {
+      return failureOutcome(
+        facts,
+        "PERMISSION_DENIED",
+        `this server does not take operation ids (confirmation.fallback is "refuse"); leave out ${CONFIRM_ARGUMENT} and confirm through a client that can ask its user`,
+        { field },
+      );
+    }
+    const verdict = typeof confirm === "string" ? confirmations.redeem(confirm, subject) : "invalid";
+    if (verdict === "ok") return undefined;
+    const why = {
+      invalid: "is not an operation id this server issued",
+      expired: "has expired",
+      mismatch: "was issued for other arguments",
+      "other-caller": "was issued to another caller",
+      reused: "was already used",
+    }[verdict];
+    return failureOutcome(
+      facts,
+      "PERMISSION_DENIED",
+      `the ${CONFIRM_ARGUMENT} operation id ${why}; call ${entry.fullName} again without ${CONFIRM_ARGUMENT} to get a new one`,
+      { field, retryable: true },
     );
   }
 
@@ -342,11 +425,28 @@ export function createPipeline(registry: Registry, deps: PipelineDeps): Pipeline
 // --- internal ---
 
 function briefOf(entry: ToolEntry, args: Record<string, unknown>): string | undefined {
+  let brief: unknown;
   try {
-    return entry.tool.buildBrief?.(args);
+    brief = entry.tool.buildBrief?.(args);
   } catch {
     return undefined; // a brief is a courtesy; a throwing one never fails the call
   }
+  return typeof brief === "string" ? showInvisible(brief) : undefined;
+}
+
+/**
+ * Characters that make a person read something other than what runs: controls (newlines, escapes), bidirectional
+ * overrides and isolates (U+202A–U+202E, U+2066–U+2069), marks and zero-width characters, line and paragraph
+ * separators, and the invisible tag characters.
+ */
+const INVISIBLE = /[\p{Cc}\u00AD\u061C\u180E\u200B-\u200F\u2028-\u202E\u2060-\u206F\uFEFF\u{E0000}-\u{E007F}]/gu;
+
+/** A brief as the user must see it: every invisible or reordering character written as a visible `\u{…}` escape. */
+export function showInvisible(text: string): string {
+  return text.replace(
+    INVISIBLE,
+    (c) => `\\u{${(c.codePointAt(0) as number).toString(16).toUpperCase().padStart(4, "0")}}`,
+  );
 }
 
 function placeOf(instance: SkillInstance): string {

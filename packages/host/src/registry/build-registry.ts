@@ -9,10 +9,11 @@ import { SkillportError } from "../errors.js";
 import { describeAjvErrors } from "../manifest/format-ajv-errors.js";
 import type { LoadedManifest, SkillEntry } from "../manifest/manifest.js";
 import type { LockedInstance, LockFile } from "./lock.js";
+import { hashOf, LOCK_FILE } from "./lock.js";
 import { readSecret } from "./read-secret.js";
 import type { Registry, SkillInstance, ToolEntry, ToolListing } from "./registry.js";
 import { resolveSkill } from "./resolve-skill.js";
-import { isPlaceholder, placeholderSkill } from "./surface.js";
+import { isPlaceholder, placeholderSkill, surfaceOf } from "./surface.js";
 
 const FULL_NAME = /^[A-Za-z0-9._-]{1,128}$/;
 
@@ -112,7 +113,7 @@ export async function buildRegistry(manifest: LoadedManifest, options: BuildRegi
         name: fullName,
         title,
         description: override.description ?? tool.description,
-        inputSchema: advertisedInput(tool),
+        inputSchema: advertisedInput(tool, manifest.confirmation.fallback),
         outputSchema: envelopeSchema(tool.outputSchema) as ToolListing["outputSchema"],
         annotations: { title, ...tool.mcpAnnotations, ...override.annotations },
       };
@@ -188,7 +189,18 @@ async function loadInstance(
     const importIt = () => importSkill(resolved.entryUrl, `${where} (${packageName})`);
     if (locked !== undefined && locked.package === packageName && locked.version === version) {
       skill = placeholderSkill(locked.skill);
-      load = importIt;
+      // What runs must be what the lock promised (risk, schemas, annotations): a surface that differs — a changed
+      // package, or a lock edited by hand to call a dangerous tool harmless — refuses the instance.
+      load = async () => {
+        const real = await importIt();
+        if (hashOf(surfaceOf(real)) !== locked.hash) {
+          throw new SkillportError(
+            "LOCK_STALE",
+            `[skillport] ${where} (${packageName}): its tools differ from ${LOCK_FILE}; run skillport lock and review the change`,
+          );
+        }
+        return real;
+      };
     } else {
       try {
         skill = await importIt();
@@ -405,10 +417,10 @@ function resolvePaths(value: unknown, schema: JsonSchema, base: string): unknown
   return value;
 }
 
-/** A dangerous tool advertises the host's confirmation argument beside its own. */
-function advertisedInput(tool: RegisteredTool): ToolListing["inputSchema"] {
+/** Where the manifest takes operation ids, a dangerous tool advertises the host's confirmation argument. */
+function advertisedInput(tool: RegisteredTool, fallback: LoadedManifest["confirmation"]["fallback"]) {
   const schema = tool.inputSchema as ToolListing["inputSchema"];
-  if (tool.risk !== "dangerous") return schema;
+  if (tool.risk !== "dangerous" || fallback !== "operation-id") return schema;
   const properties = (schema.properties ?? {}) as Record<string, unknown>;
   return {
     ...schema,

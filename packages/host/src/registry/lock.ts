@@ -105,6 +105,13 @@ export function lockProblems(
     }
     byEntry.delete(now.entry);
   }
+  for (const locked of lock.instances) {
+    if (typeof locked.skill !== "object" || locked.skill === null || hashOf(locked.skill) !== locked.hash) {
+      problems.push(
+        `skills[${locked.entry}] (${locked.source}): its locked tools do not match their hash; the lock was edited by hand`,
+      );
+    }
+  }
   for (const gone of byEntry.values()) {
     problems.push(`skills[${gone.entry}] (${gone.source}) is locked but no longer enabled in the manifest`);
   }
