@@ -1,13 +1,11 @@
-import type { ChildProcess } from "node:child_process";
-import { spawn } from "node:child_process";
 import { access, mkdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import type { JSONRPCMessage } from "@modelcontextprotocol/client";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
-import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
+import type { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import type { Workspace } from "./workspace.js";
-import { CLI, makeWorkspace, REPO, runCli } from "./workspace.js";
+import type { ServedHttp, Workspace } from "./workspace.js";
+import { connectStdio, makeWorkspace, REPO, runCli, serveHttp } from "./workspace.js";
 
 const FILES_SKILL = path.join(REPO, "skills/skill-files");
 
@@ -55,22 +53,15 @@ describe.each(ERAS)("confirmation under attack over stdio ($era era)", ({ era, o
 
   beforeEach(async () => {
     asked.length = 0;
-    transport = new StdioClientTransport({
-      command: process.execPath,
-      args: [CLI, "serve", "--stdio", "--manifest", manifest],
-      cwd: ws.dir,
-      env: { ...(process.env as Record<string, string>), SKILLPORT_LOG_LEVEL: "silent" },
-      stderr: "pipe",
+    const connected = await connectStdio(manifest, ws.dir, {
+      client: { ...options, capabilities: { elicitation: { form: {} } } },
     });
-    client = new Client({ name: "attacker", version: "0.0.0" }, {
-      ...(options as object),
-      capabilities: { elicitation: { form: {} } },
-    } as never);
+    ({ client, transport } = connected);
     client.setRequestHandler("elicitation/create", async (request) => {
       asked.push(String((request.params as { message?: string }).message));
       return answer === "accept" ? { action: "accept", content: { confirm: true } } : { action: "decline" };
     });
-    await client.connect(transport);
+    await connected.ready;
   });
   afterEach(() => client.close());
 
@@ -141,15 +132,8 @@ describe("confirmation without a client that can ask its user", () => {
 
   it("refuses by default: no operation id the model could confirm itself with", async () => {
     const manifest = await setUp(ws);
-    const transport = new StdioClientTransport({
-      command: process.execPath,
-      args: [CLI, "serve", "--stdio", "--manifest", manifest],
-      cwd: ws.dir,
-      env: { ...(process.env as Record<string, string>), SKILLPORT_LOG_LEVEL: "silent" },
-      stderr: "pipe",
-    });
-    const client = new Client({ name: "no-elicitation", version: "0.0.0" });
-    await client.connect(transport);
+    const { client, ready } = await connectStdio(manifest, ws.dir);
+    await ready;
     try {
       const listed = await client.listTools();
       const schema = listed.tools.find((t) => t.name === "files.delete_file")?.inputSchema;
@@ -195,7 +179,7 @@ describe("confirmation without a client that can ask its user", () => {
 
 describe("operation ids over HTTP (the opt-in fallback)", () => {
   let ws: Workspace;
-  let child: ChildProcess;
+  let served: ServedHttp;
   let url: string;
 
   beforeAll(async () => {
@@ -211,23 +195,14 @@ describe("operation ids over HTTP (the opt-in fallback)", () => {
       },
     };
     await ws.writeManifest(json, "confirm.manifest.json");
-    child = spawn(process.execPath, [CLI, "serve", "--http", "--port", "0", "--manifest", manifest], {
-      cwd: ws.dir,
-      env: { ...process.env, ALICE_TOKEN: "alice-token-0123456789abcdef", BOB_TOKEN: "bob-token-0123456789abcdef" },
-      stdio: ["ignore", "ignore", "pipe"],
+    served = serveHttp(["--manifest", manifest], ws.dir, {
+      ALICE_TOKEN: "alice-token-0123456789abcdef",
+      BOB_TOKEN: "bob-token-0123456789abcdef",
     });
-    url = await new Promise<string>((resolve, reject) => {
-      let stderr = "";
-      child.stderr?.on("data", (d: Buffer) => {
-        stderr += d.toString();
-        const match = /"url":"([^"]+)"/.exec(stderr);
-        if (match?.[1] !== undefined) resolve(match[1]);
-      });
-      child.on("exit", (code) => reject(new Error(`serve exited with ${code}:\n${stderr}`)));
-    });
+    url = await served.url;
   });
   afterAll(async () => {
-    child?.kill();
+    served?.child.kill();
     await ws?.dispose();
   });
 

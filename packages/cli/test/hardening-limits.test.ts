@@ -1,11 +1,10 @@
 import { spawn } from "node:child_process";
 import path from "node:path";
 import type { Readable } from "node:stream";
-import { Client } from "@modelcontextprotocol/client";
-import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
+import type { Client } from "@modelcontextprotocol/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Workspace } from "./workspace.js";
-import { CLI, makeWorkspace, NOTES_SKILL, REPO } from "./workspace.js";
+import { CLI, connectStdio, makeWorkspace, NOTES_SKILL, REPO } from "./workspace.js";
 
 const ECHO = path.join(REPO, "packages/host/test/fixtures/skill-echo");
 
@@ -28,15 +27,9 @@ describe("argument limits under attack, over stdio", () => {
       },
       "limits.manifest.json",
     );
-    const transport = new StdioClientTransport({
-      command: process.execPath,
-      args: [CLI, "serve", "--stdio", "--manifest", manifestFile],
-      cwd: ws.dir,
-      env: { ...(process.env as Record<string, string>), SKILLPORT_LOG_LEVEL: "silent" },
-      stderr: "pipe",
-    });
-    client = new Client({ name: "limits-e2e", version: "0.0.0" });
-    await client.connect(transport);
+    const connected = await connectStdio(manifestFile, ws.dir);
+    client = connected.client;
+    await connected.ready;
   });
 
   afterAll(async () => {

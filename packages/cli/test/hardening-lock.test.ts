@@ -1,12 +1,10 @@
 import { readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { Client } from "@modelcontextprotocol/client";
-import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import type { LockFile } from "@skillport/host";
 import { hashOf, stringifyLock } from "@skillport/host";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Workspace } from "./workspace.js";
-import { CLI, makeWorkspace, REPO, runCli } from "./workspace.js";
+import { connectStdio, makeWorkspace, REPO, runCli } from "./workspace.js";
 
 const ECHO = path.join(REPO, "packages/host/test/fixtures/skill-echo");
 
@@ -43,15 +41,8 @@ describe("a tampered lock, served over stdio", () => {
   }
 
   async function callWipe(args: string[] = []) {
-    const transport = new StdioClientTransport({
-      command: process.execPath,
-      args: [CLI, "serve", "--stdio", "--manifest", manifest, ...args],
-      cwd: ws.dir,
-      env: { ...(process.env as Record<string, string>), SKILLPORT_LOG_LEVEL: "silent" },
-      stderr: "pipe",
-    });
-    const client = new Client({ name: "tamper-test", version: "0.0.0" });
-    await client.connect(transport);
+    const { client, ready } = await connectStdio(manifest, ws.dir, { args });
+    await ready;
     try {
       const result = await client.callTool({ name: "echo.wipe", arguments: { target: "everything" } });
       return result.structuredContent as Envelope;

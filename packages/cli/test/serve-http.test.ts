@@ -1,12 +1,10 @@
-import type { ChildProcess } from "node:child_process";
-import { spawn } from "node:child_process";
 import { readFile } from "node:fs/promises";
 import { request as httpRequest } from "node:http";
 import path from "node:path";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Workspace } from "./workspace.js";
-import { CLI, makeWorkspace, NOTES_SKILL, REPO, runCli } from "./workspace.js";
+import { makeWorkspace, NOTES_SKILL, REPO, runCli, type ServedHttp as Served, serveHttp } from "./workspace.js";
 
 const PROBE_SKILL = path.join(REPO, "packages/host/test/fixtures/skill-probe");
 
@@ -14,37 +12,6 @@ const ERAS = [
   { era: "2025-11-25 (initialize)", options: {} },
   { era: "2026-07-28 (stateless)", options: { versionNegotiation: { mode: { pin: "2026-07-28" } } } },
 ] as const;
-
-/** `skillport serve --http` in a child process; `url` resolves from its {"msg":"listening"} log line. */
-interface Served {
-  child: ChildProcess;
-  url: Promise<string>;
-  stderr(): string;
-  exit: Promise<number | null>;
-}
-
-function serveHttp(args: string[], cwd: string): Served {
-  const child = spawn(process.execPath, [CLI, "serve", "--http", "--port", "0", ...args], {
-    cwd,
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  let stderr = "";
-  const url = new Promise<string>((resolve, reject) => {
-    child.stderr?.on("data", (d: Buffer) => {
-      stderr += d.toString();
-      // Log lines are JSON; the banner around them is not.
-      for (const line of stderr.split("\n").slice(0, -1)) {
-        if (!line.startsWith('{"level"')) continue;
-        const entry = JSON.parse(line) as { msg?: string; url?: string };
-        if (entry.msg === "listening" && entry.url !== undefined) resolve(entry.url);
-      }
-    });
-    child.on("exit", (code) => reject(new Error(`serve exited with ${code} before listening:\n${stderr}`)));
-  });
-  url.catch(() => undefined);
-  const exit = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
-  return { child, url, stderr: () => stderr, exit };
-}
 
 async function connect(url: string, options: object): Promise<Client> {
   const client = new Client({ name: "skillport-cli-test", version: "0.0.0" }, options as never);

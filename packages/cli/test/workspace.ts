@@ -1,8 +1,11 @@
+import type { ChildProcess } from "node:child_process";
 import { spawn } from "node:child_process";
 import { cp, mkdtemp, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { Client } from "@modelcontextprotocol/client";
+import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 
 export const REPO = fileURLToPath(new URL("../../../", import.meta.url));
 export const CLI = path.join(REPO, "packages/cli/bin/skillport.js");
@@ -54,4 +57,59 @@ export function runCli(args: string[], cwd: string): Promise<{ code: number | nu
     child.on("error", reject);
     child.on("close", (code) => resolve({ code, stdout, stderr }));
   });
+}
+
+/** Options for {@link connectStdio}. */
+export interface StdioClientOptions {
+  /** The SDK client's options (protocol era, capabilities). @default {} */
+  client?: Record<string, unknown>;
+  /** Extra environment for the server. SKILLPORT_LOG_LEVEL defaults to "silent". */
+  env?: Record<string, string>;
+  /** Extra `serve` arguments. */
+  args?: string[];
+}
+
+/** `skillport serve --stdio` in a child process, with the SDK client connected to it over its stdin/stdout. */
+export async function connectStdio(manifest: string, cwd: string, options: StdioClientOptions = {}) {
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [CLI, "serve", "--stdio", "--manifest", manifest, ...(options.args ?? [])],
+    cwd,
+    env: { ...(process.env as Record<string, string>), SKILLPORT_LOG_LEVEL: "silent", ...options.env },
+    stderr: "pipe",
+  });
+  const client = new Client({ name: "skillport-cli-test", version: "0.0.0" }, options.client as never);
+  return { client, transport, ready: client.connect(transport) };
+}
+
+/** `skillport serve --http --port 0` in a child process; `url` resolves from its {"msg":"listening"} log line. */
+export interface ServedHttp {
+  child: ChildProcess;
+  url: Promise<string>;
+  stderr(): string;
+  exit: Promise<number | null>;
+}
+
+export function serveHttp(args: string[], cwd: string, env: Record<string, string> = {}): ServedHttp {
+  const child = spawn(process.execPath, [CLI, "serve", "--http", "--port", "0", ...args], {
+    cwd,
+    env: { ...process.env, ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let stderr = "";
+  const url = new Promise<string>((resolve, reject) => {
+    child.stderr?.on("data", (d: Buffer) => {
+      stderr += d.toString();
+      // Log lines are JSON; the banner around them is not.
+      for (const line of stderr.split("\n").slice(0, -1)) {
+        if (!line.startsWith('{"level"')) continue;
+        const entry = JSON.parse(line) as { msg?: string; url?: string };
+        if (entry.msg === "listening" && entry.url !== undefined) resolve(entry.url);
+      }
+    });
+    child.on("exit", (code) => reject(new Error(`serve exited with ${code} before listening:\n${stderr}`)));
+  });
+  url.catch(() => undefined);
+  const exit = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
+  return { child, url, stderr: () => stderr, exit };
 }
