@@ -96,7 +96,10 @@ describe("defineSkill register()", () => {
       name: "github",
       credentials: {
         token: { description: "A GitHub token", fetch: { origins } },
-        key: { description: "An API key", fetch: { origins: ["https://api.example"], header: "X-Api-Key", scheme: "" } },
+        key: {
+          description: "An API key",
+          fetch: { origins: ["https://api.example"], header: "X-Api-Key", scheme: "" },
+        },
       },
       tools: [tool()],
     })();
