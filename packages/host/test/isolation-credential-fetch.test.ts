@@ -177,15 +177,18 @@ describe("credentialAccess", () => {
     ["http://api.example.com", "a credential goes only to https origins"],
     ["ftp://127.0.0.1", "a credential goes only to https origins"],
     ["not a url", "which is not a URL"],
-  ])("refuses to hold a credential for %s", (origin, message) => {
+  ])("refuses to send a credential declared for %s, and sends nothing", async (origin, message) => {
+    const a = credentialAccess(skillFor([origin]), { token: TOKEN }, { api: api.origin }, { signal });
+    expect(a.credentials).toEqual({});
     let thrown: unknown;
     try {
-      credentialAccess(skillFor([origin]), { token: TOKEN }, { api: "https://example.com" }, { signal });
+      await a.fetch(`${api.origin}/user`);
     } catch (error) {
       thrown = error;
     }
     expect(isSkillError(thrown) && thrown.code).toBe("UNAVAILABLE");
     expect((thrown as Error).message).toContain(message);
+    expect(api.seen).toEqual([]);
   });
 
   it("accepts https origins and plain http on loopback, by origin only", async () => {

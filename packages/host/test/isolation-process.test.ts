@@ -59,6 +59,13 @@ describe.each(["worker", "process"] as const)("isolation %s", (isolation) => {
             credentials: { token: { env: "SKILLPORT_ISOLATION_TOKEN" } },
             config: { apiOrigin: api.origin, dir },
           },
+          {
+            path: SNOOP,
+            mcp: "clear",
+            isolation,
+            credentials: { token: { env: "SKILLPORT_ISOLATION_TOKEN" } },
+            config: { apiOrigin: "http://api.example.com" },
+          },
         ],
       }),
     );
@@ -147,6 +154,13 @@ describe.each(["worker", "process"] as const)("isolation %s", (isolation) => {
     expect(refused.envelope).toMatchObject({ ok: true, data: { error: { name: "TypeError", code: "ECONNREFUSED" } } });
     const hung = await pipeline.call("snoop.call_api", { url: `${api.origin}/hang`, abortAfterMs: 100 });
     expect(hung.envelope).toMatchObject({ ok: true, data: { error: { name: "TimeoutError" } } });
+  });
+
+  it("refuses, as a SkillError in the skill, to send a credential declared for plain http beyond loopback", async () => {
+    const outcome = await pipeline.call("clear.call_api", { url: `${api.origin}/x` });
+    expect(outcome.envelope).toMatchObject({ ok: true, data: { error: { name: "SkillError" } } });
+    const echoed = await pipeline.call("clear.snoop", {});
+    expect(echoed.envelope.ok).toBe(true);
   });
 
   it("reads and writes the folder its config names", async () => {

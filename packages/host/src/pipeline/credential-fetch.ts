@@ -39,8 +39,8 @@ export interface CredentialAccessOptions {
 
 /**
  * How a capability reaches its instance's credentials, as the host does it: the ones the skill declares with
- * `fetch` are held back from `credentials` and added by `fetch` to requests for their declared origins. Throws a
- * SkillError (UNAVAILABLE) when a declared origin is not a URL or is plain http beyond loopback.
+ * `fetch` are held back from `credentials` and added by `fetch` to requests for their declared origins. `fetch`
+ * rejects with a SkillError (UNAVAILABLE) when a declared origin is not a URL or is plain http beyond loopback.
  *
  * @example
  * const access = credentialAccess(register(), { token: "t" }, config, { signal });
@@ -52,11 +52,34 @@ export function credentialAccess(
   config: unknown,
   options: CredentialAccessOptions,
 ): CredentialAccess {
-  const held = heldCredentials(skill, credentials, config);
+  const held = lazyHeldCredentials(skill, credentials, config);
   return {
     credentials: skillCredentials(skill, credentials),
     hasCredential: (name) => hasCredential(credentials, name),
     fetch: fetchWithCredentials(held, options.signal, options.fetch ?? globalThis.fetch),
+  };
+}
+
+/**
+ * {@link heldCredentials}, computed on first use and remembered, its error included: a tool that never fetches
+ * is not failed by a bad origin declaration.
+ */
+export function lazyHeldCredentials(
+  skill: RegisteredSkill,
+  credentials: Readonly<Record<string, string | undefined>>,
+  config: unknown,
+): () => HeldCredential[] {
+  let outcome: { held: HeldCredential[] } | { error: unknown } | undefined;
+  return () => {
+    if (outcome === undefined) {
+      try {
+        outcome = { held: heldCredentials(skill, credentials, config) };
+      } catch (error) {
+        outcome = { error };
+      }
+    }
+    if ("error" in outcome) throw outcome.error;
+    return outcome.held;
   };
 }
 
@@ -110,11 +133,12 @@ export const MAX_REDIRECTS = 20;
  * credential is added only while the first URL and every redirect so far are on its declared origins.
  */
 export function fetchWithCredentials(
-  held: readonly HeldCredential[],
+  heldOf: () => readonly HeldCredential[],
   callSignal: AbortSignal,
   network: FetchLike,
 ): (input: string | URL, init?: RequestInit) => Promise<Response> {
   return async (input, init) => {
+    const held = heldOf();
     const signal = init?.signal ?? callSignal;
     const request = new Request(input, { ...init, signal });
     const mode = request.redirect;

@@ -11,7 +11,7 @@ import type { Caller } from "./check-scopes.js";
 import { missingScopes } from "./check-scopes.js";
 import type { Confirmations } from "./confirmations.js";
 import type { HeldCredential } from "./credential-fetch.js";
-import { fetchWithCredentials, hasCredential, heldCredentials, skillCredentials } from "./credential-fetch.js";
+import { fetchWithCredentials, hasCredential, lazyHeldCredentials, skillCredentials } from "./credential-fetch.js";
 import type { CallFacts, CallOutcome } from "./envelope.js";
 import { failureOutcome, successOutcome, thrownOutcome } from "./envelope.js";
 import { Limiter, QueueFullError } from "./limiter.js";
@@ -93,14 +93,14 @@ export function createPipeline(registry: Registry, deps: PipelineDeps): Pipeline
   // What each loaded instance's skill reads of its credentials, and what the host holds for ctx.fetch.
   const access = new Map<
     SkillInstance,
-    { credentials: Readonly<Record<string, string | undefined>>; held: HeldCredential[] }
+    { credentials: Readonly<Record<string, string | undefined>>; held: () => HeldCredential[] }
   >();
   const accessOf = (instance: SkillInstance) => {
     let found = access.get(instance);
     if (found === undefined) {
       found = {
         credentials: skillCredentials(instance.skill, instance.credentials),
-        held: heldCredentials(instance.skill, instance.credentials, instance.config),
+        held: lazyHeldCredentials(instance.skill, instance.credentials, instance.config),
       };
       access.set(instance, found);
     }

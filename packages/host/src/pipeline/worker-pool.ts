@@ -1,6 +1,6 @@
 import { Worker } from "node:worker_threads";
 import type { ErrorCode, SkillContext } from "@skillport/core";
-import { result, SkillError } from "@skillport/core";
+import { isSkillError, result, SkillError } from "@skillport/core";
 import type { Logger } from "../log.js";
 import type { SkillInstance } from "../registry/registry.js";
 import { hasCredential, skillCredentials } from "./credential-fetch.js";
@@ -285,6 +285,7 @@ async function proxy(ctx: SkillContext, request: ProxiedRequest, signal: AbortSi
       name: e?.name ?? "TypeError",
       message: String(e?.message ?? error),
       code: typeof e?.cause?.code === "string" ? e.cause.code : undefined,
+      skillCode: isSkillError(error) ? error.code : undefined,
     };
   }
 }

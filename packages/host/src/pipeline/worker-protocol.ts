@@ -33,7 +33,15 @@ export type ProxiedResponse =
       body: Uint8Array;
       url: string;
     }
-  | { ok: false; name: string; message: string; code: string | undefined };
+  | {
+      ok: false;
+      name: string;
+      message: string;
+      /** The network error's code (`ECONNREFUSED`), as fetch puts it in `cause.code`. */
+      code: string | undefined;
+      /** Set when the host refused the request itself (a SkillError, e.g. UNAVAILABLE for a bad origin). */
+      skillCode: string | undefined;
+    };
 
 /** Host → isolate. */
 export type ToWorker =

@@ -1,7 +1,7 @@
 // The inside of an isolated instance, shared by a worker thread (worker-main) and a child process (process-main):
 // imports one skill, builds each call's context and answers the host's call messages.
-import type { RegisteredSkill, RegisterSkill, SecretFinding, SkillContext } from "@skillport/core";
-import { isSkillError, isToolResult } from "@skillport/core";
+import type { ErrorCode, RegisteredSkill, RegisterSkill, SecretFinding, SkillContext } from "@skillport/core";
+import { isSkillError, isToolResult, SkillError } from "@skillport/core";
 import type { FromWorker, ProxiedResponse, ToWorker, WorkerSetup } from "./worker-protocol.js";
 
 /** How the runner talks to the host. */
@@ -159,6 +159,9 @@ const NULL_BODY = new Set([101, 103, 204, 205, 304]);
 
 function responseOf(answer: ProxiedResponse): Response {
   if (!answer.ok) {
+    if (answer.skillCode !== undefined) {
+      throw new SkillError({ code: answer.skillCode as ErrorCode, message: answer.message });
+    }
     if (answer.name === "AbortError" || answer.name === "TimeoutError")
       throw new DOMException(answer.message, answer.name);
     const error = new TypeError(
