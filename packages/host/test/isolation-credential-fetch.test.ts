@@ -50,7 +50,10 @@ function skillFor(origins: unknown) {
   return defineSkill({
     name: "api",
     credentials: {
-      token: { description: "a token", fetch: { origins: (config: { api: string }) => (origins as string[] | undefined) ?? [config.api] } },
+      token: {
+        description: "a token",
+        fetch: { origins: (config: { api: string }) => (origins as string[] | undefined) ?? [config.api] },
+      },
       key: {
         description: "a key",
         required: false,

@@ -21,7 +21,9 @@ describe("moduleMounts", () => {
 
   it("follows only the named dependencies when told not to read the folder's own package.json", () => {
     const mounts = moduleMounts(at("packages/host/dist"), { extra: ["@skillport/core"], declared: false });
-    expect(mounts).toEqual(expect.arrayContaining([at("packages/host/dist"), at("packages/host/node_modules"), at("packages/core")]));
+    expect(mounts).toEqual(
+      expect.arrayContaining([at("packages/host/dist"), at("packages/host/node_modules"), at("packages/core")]),
+    );
     expect(mounts.some((m) => m.includes("pino") || m.includes("ajv"))).toBe(false);
   });
 });

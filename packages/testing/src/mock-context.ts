@@ -99,9 +99,7 @@ export function mockContext<Config = unknown>(options: MockContextOptions<Config
   const network = options.fetch ?? ((input, init) => fetch(input, init));
   const skill = typeof options.skill === "function" ? options.skill() : options.skill;
   const access =
-    skill === undefined
-      ? undefined
-      : credentialAccess(skill, credentials, config, { signal, fetch: network });
+    skill === undefined ? undefined : credentialAccess(skill, credentials, config, { signal, fetch: network });
   const visible = access?.credentials ?? credentials;
   return {
     token: visible.token,

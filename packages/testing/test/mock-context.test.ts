@@ -104,4 +104,3 @@ describe("mockContext with the skill's credential declarations", () => {
     expect(await ctx.findSecret("leaked test-token-4c1d")).toEqual({ form: "plain" });
   });
 });
-

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
-import { sandboxAvailable } from "@skillport/core/sandbox";
 import type { SkillContext, SkillLogger } from "@skillport/core";
+import { sandboxAvailable } from "@skillport/core/sandbox";
 import { createAjv } from "../ajv.js";
 import { SkillportError } from "../errors.js";
 import type { Logger } from "../log.js";
@@ -86,7 +86,7 @@ export function createPipeline(registry: Registry, deps: PipelineDeps): Pipeline
       if (status.available) return;
       logger.warn(
         { instances: unsandboxed.map((i) => i.id), reason: status.reason },
-        'isolation "process" runs without a sandbox here: the child processes have an empty environment, but they can read the host\'s files and /proc (the host\'s environment included) and use the network',
+        "isolation \"process\" runs without a sandbox here: the child processes have an empty environment, but they can read the host's files and /proc (the host's environment included) and use the network",
       );
     });
   }

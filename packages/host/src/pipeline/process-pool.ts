@@ -35,87 +35,87 @@ export interface ProcessSpawnerOptions {
 export function processSpawner(options: ProcessSpawnerOptions = {}): SpawnIsolate {
   const sandboxStatus = options.sandbox ?? (() => sandboxAvailable());
   return async (instance, setup, events) => {
-  const entry = realpathSync(fileURLToPath(setup.entryUrl));
-  const main = realpathSync(fileURLToPath(PROCESS_URL));
-  const node = realpathSync(process.execPath);
-  const skillDir = packageDirOf(entry);
-  const nodeArgs = [...(instance.memoryMb === undefined ? [] : [`--max-old-space-size=${instance.memoryMb}`]), main];
-  const sandbox = await sandboxStatus();
-  let run: { command: string; args: string[]; env: Record<string, string> };
-  if (sandbox.available) {
-    const mounts: SandboxMount[] = [
-      ...moduleMounts(skillDir, { extra: ["@skillport/core"] }).map((p) => ({ path: p })),
-      ...moduleMounts(path.dirname(main), { extra: ["@skillport/core"], declared: false }).map((p) => ({ path: p })),
-      ...(SYSTEM_PATHS.some((p) => node.startsWith(`${p}/`)) ? [] : [{ path: node }]),
-      ...instance.configPaths.filter((p) => existsSync(p)).map((p) => ({ path: p, writable: true })),
-    ];
-    run = sandboxCommand({
-      bwrap: sandbox.bwrap,
-      command: node,
-      args: nodeArgs,
-      cwd: skillDir,
-      // Node finds its IPC channel (stdio slot 3 below) through these; bubblewrap passes nothing else.
-      env: { NODE_CHANNEL_FD: "3", NODE_CHANNEL_SERIALIZATION_MODE: "advanced" },
-      mounts: orderMounts(mounts),
-      network: false,
-    });
-  } else {
-    run = { command: node, args: nodeArgs, env: {} };
-  }
-  const child = spawn(run.command, run.args, {
-    cwd: skillDir,
-    env: run.env,
-    stdio: ["ignore", "pipe", "pipe", "ipc"],
-    serialization: "advanced",
-    detached: true, // its own process group, killed as a whole
-  });
-  let tail = "";
-  const output = (chunk: Buffer) => {
-    const text = chunk.toString("utf8");
-    tail = (tail + text).slice(-8192);
-    events.output?.(text);
-  };
-  child.stdout?.on("data", output);
-  child.stderr?.on("data", output);
-  let killed = false;
-  child.on("message", (message: FromWorker) => events.message(message));
-  child.on("error", (error) => events.failed(error, false));
-  child.on("exit", (code, signal) => {
-    if (!killed && (code !== 0 || signal !== null)) {
-      const why = tail.trim().split("\n").at(-1) ?? "";
-      events.failed(
-        new Error(`the child process ended (${signal ?? `exit code ${code}`})${why === "" ? "" : `: ${why}`}`),
-        OUT_OF_MEMORY.test(tail),
-      );
+    const entry = realpathSync(fileURLToPath(setup.entryUrl));
+    const main = realpathSync(fileURLToPath(PROCESS_URL));
+    const node = realpathSync(process.execPath);
+    const skillDir = packageDirOf(entry);
+    const nodeArgs = [...(instance.memoryMb === undefined ? [] : [`--max-old-space-size=${instance.memoryMb}`]), main];
+    const sandbox = await sandboxStatus();
+    let run: { command: string; args: string[]; env: Record<string, string> };
+    if (sandbox.available) {
+      const mounts: SandboxMount[] = [
+        ...moduleMounts(skillDir, { extra: ["@skillport/core"] }).map((p) => ({ path: p })),
+        ...moduleMounts(path.dirname(main), { extra: ["@skillport/core"], declared: false }).map((p) => ({ path: p })),
+        ...(SYSTEM_PATHS.some((p) => node.startsWith(`${p}/`)) ? [] : [{ path: node }]),
+        ...instance.configPaths.filter((p) => existsSync(p)).map((p) => ({ path: p, writable: true })),
+      ];
+      run = sandboxCommand({
+        bwrap: sandbox.bwrap,
+        command: node,
+        args: nodeArgs,
+        cwd: skillDir,
+        // Node finds its IPC channel (stdio slot 3 below) through these; bubblewrap passes nothing else.
+        env: { NODE_CHANNEL_FD: "3", NODE_CHANNEL_SERIALIZATION_MODE: "advanced" },
+        mounts: orderMounts(mounts),
+        network: false,
+      });
+    } else {
+      run = { command: node, args: nodeArgs, env: {} };
     }
-    events.exited();
-  });
-  const pipes = [child.stdout, child.stderr] as unknown as ({ ref?(): void; unref?(): void } | null)[];
-  const isolate: Isolate = {
-    post: (message: ToWorker) => {
-      if (child.connected) child.send(message, (error) => error && undefined);
-    },
-    kill: () => {
-      killed = true;
-      try {
-        if (child.pid !== undefined) process.kill(-child.pid, "SIGKILL");
-      } catch {
-        child.kill("SIGKILL");
+    const child = spawn(run.command, run.args, {
+      cwd: skillDir,
+      env: run.env,
+      stdio: ["ignore", "pipe", "pipe", "ipc"],
+      serialization: "advanced",
+      detached: true, // its own process group, killed as a whole
+    });
+    let tail = "";
+    const output = (chunk: Buffer) => {
+      const text = chunk.toString("utf8");
+      tail = (tail + text).slice(-8192);
+      events.output?.(text);
+    };
+    child.stdout?.on("data", output);
+    child.stderr?.on("data", output);
+    let killed = false;
+    child.on("message", (message: FromWorker) => events.message(message));
+    child.on("error", (error) => events.failed(error, false));
+    child.on("exit", (code, signal) => {
+      if (!killed && (code !== 0 || signal !== null)) {
+        const why = tail.trim().split("\n").at(-1) ?? "";
+        events.failed(
+          new Error(`the child process ended (${signal ?? `exit code ${code}`})${why === "" ? "" : `: ${why}`}`),
+          OUT_OF_MEMORY.test(tail),
+        );
       }
-    },
-    ref: () => {
-      child.ref();
-      child.channel?.ref();
-      for (const pipe of pipes) pipe?.ref?.();
-    },
-    unref: () => {
-      child.unref();
-      child.channel?.unref();
-      for (const pipe of pipes) pipe?.unref?.();
-    },
-  };
-  isolate.post({ type: "setup", setup: { ...setup, entryUrl: pathToFileURL(entry).href } });
-  return isolate;
+      events.exited();
+    });
+    const pipes = [child.stdout, child.stderr] as unknown as ({ ref?(): void; unref?(): void } | null)[];
+    const isolate: Isolate = {
+      post: (message: ToWorker) => {
+        if (child.connected) child.send(message, (error) => error && undefined);
+      },
+      kill: () => {
+        killed = true;
+        try {
+          if (child.pid !== undefined) process.kill(-child.pid, "SIGKILL");
+        } catch {
+          child.kill("SIGKILL");
+        }
+      },
+      ref: () => {
+        child.ref();
+        child.channel?.ref();
+        for (const pipe of pipes) pipe?.ref?.();
+      },
+      unref: () => {
+        child.unref();
+        child.channel?.unref();
+        for (const pipe of pipes) pipe?.unref?.();
+      },
+    };
+    isolate.post({ type: "setup", setup: { ...setup, entryUrl: pathToFileURL(entry).href } });
+    return isolate;
   };
 }
 
