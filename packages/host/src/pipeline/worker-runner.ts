@@ -56,8 +56,8 @@ export async function runIsolated(setup: WorkerSetup, channel: RunnerChannel): P
     own.throwIfAborted();
     const request = new Request(input, init);
     const body = request.body === null ? undefined : new Uint8Array(await request.arrayBuffer());
+    own.throwIfAborted();
     let n = 0;
-    const onAbort = () => send({ type: "fetch-abort", id, ask: n });
     const answered = ask<ProxiedResponse>((k) => {
       n = k;
       return {
@@ -73,10 +73,15 @@ export async function runIsolated(setup: WorkerSetup, channel: RunnerChannel): P
         },
       };
     });
-    own.addEventListener("abort", onAbort, { once: true });
+    let onAbort: () => void = () => undefined;
     try {
       const response = await new Promise<ProxiedResponse>((resolve, reject) => {
-        own.addEventListener("abort", () => reject(own.reason), { once: true });
+        // The skill gave up: the host stops the request, and the skill sees its own abort reason at once.
+        onAbort = () => {
+          send({ type: "fetch-abort", id, ask: n });
+          reject(own.reason);
+        };
+        own.addEventListener("abort", onAbort, { once: true });
         answered.then(resolve, reject);
       });
       return responseOf(response);
