@@ -1,3 +1,3 @@
 import { packageBuild } from "../../tsup.shared.ts";
 
-export default packageBuild();
+export default packageBuild({ index: "src/index.ts", sandbox: "src/sandbox/index.ts" });

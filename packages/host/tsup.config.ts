@@ -6,4 +6,5 @@ export default packageBuild({
   testing: "src/testing.ts",
   http: "src/http.ts",
   worker: "src/pipeline/worker-main.ts",
+  process: "src/pipeline/process-main.ts",
 });

@@ -11,10 +11,19 @@ export interface SkillLogger {
  * `process.env`, never keeps module-level mutable state, never writes to stdout.
  */
 export interface SkillContext<Config = unknown> {
-  /** This skill instance's `token` credential, resolved by the host from the manifest. */
+  /**
+   * This skill instance's `token` credential, resolved by the host from the manifest. Undefined when the skill
+   * declares `token` with `fetch`: the host holds it and `ctx.fetch` adds it.
+   */
   token?: string | undefined;
-  /** Every credential this instance was given, by name (`token` included). Never another instance's. */
+  /**
+   * The credentials this instance was given, by name (`token` included). Never another instance's. Leaves out
+   * those the skill declares with `fetch` (the host holds them): use `ctx.fetch`, and `ctx.hasCredential(name)`
+   * to know whether one is configured.
+   */
   credentials: Readonly<Record<string, string | undefined>>;
+  /** Whether this instance has the credential `name` configured, whether the skill or the host holds it. */
+  hasCredential(name: string): boolean;
   /** Aborted when the client cancels or the call times out. Pass it to every I/O you start. */
   signal: AbortSignal;
   /** The instance's config from the manifest, validated against the skill's config schema. */
@@ -31,8 +40,11 @@ export interface SkillContext<Config = unknown> {
   auth?: { id: string; scopes: readonly string[] } | undefined;
   /**
    * `fetch` through the host. Use it instead of the global `fetch` for requests that need this instance's
-   * credential: the host adds the credential for the origins the skill declares, so under worker or process
-   * isolation the credential never enters the skill's code. Takes `ctx.signal` unless `init.signal` is given.
+   * credential: for each credential declared with `fetch` (`CredentialSpec.fetch`), the host sets its header
+   * on requests to the declared origins (replacing any value the skill set), follows redirects itself and stops
+   * adding it once a redirect leaves those origins. Under worker or process isolation the request runs in the
+   * host, so the credential never enters the skill's code; the response body then arrives whole, not streamed.
+   * Takes `ctx.signal` unless `init.signal` is given.
    */
   fetch(input: string | URL, init?: RequestInit): Promise<Response>;
   /**

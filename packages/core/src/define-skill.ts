@@ -18,17 +18,18 @@ export interface SkillSpec<Config = unknown> {
   config?: SchemaInput;
   /**
    * The credentials the skill needs, by name; the manifest says where each comes from
-   * (`"credentials": { "token": { "env": "GITHUB_TOKEN" } }`). `token` reaches `ctx.token`, every one
-   * reaches `ctx.credentials.<name>`.
-   * @example { token: { required: true, description: "A GitHub token with repo scope" } }
+   * (`"credentials": { "token": { "env": "GITHUB_TOKEN" } }`). A credential the skill reads itself reaches
+   * `ctx.credentials.<name>` (and `token` also `ctx.token`); one declared with `fetch` is held by the host and only
+   * `ctx.fetch` uses it.
+   * @example { token: { description: "A GitHub token", fetch: { origins: (config) => [config.apiBaseUrl] } } }
    */
-  credentials?: Readonly<Record<string, CredentialSpec>>;
+  credentials?: Readonly<Record<string, CredentialSpec<Config>>>;
   // biome-ignore lint/suspicious/noExplicitAny: a skill's tools share its config type, whatever their params
   tools: readonly ToolDefinition<Config | any>[];
 }
 
 /** One credential a skill declares. */
-export interface CredentialSpec {
+export interface CredentialSpec<Config = unknown> {
   /** What it is and where to get it, for the person writing the manifest. */
   description: string;
   /**
@@ -36,6 +37,55 @@ export interface CredentialSpec {
    * @default true
    */
   required?: boolean;
+  /**
+   * Hands the credential to the host instead of the skill: `ctx.fetch` adds it as a header to requests for the
+   * declared origins, and the skill's code never sees it (`ctx.token` and `ctx.credentials` leave it out at every
+   * isolation level; `ctx.hasCredential(name)` says whether it is configured). Under worker or process isolation
+   * the request runs in the host, so the credential never enters the worker or the child process.
+   * @default undefined (the skill reads the credential itself from `ctx.credentials`)
+   * @example { origins: (config) => [config.apiBaseUrl] }
+   */
+  fetch?: CredentialFetch<Config>;
+}
+
+/** Where the host may send a credential through `ctx.fetch`, and how. */
+export interface CredentialFetch<Config = unknown> {
+  /**
+   * The origins (scheme, host and port) the credential may go to, or a function of the instance's validated config
+   * that returns them. Each entry is a URL; only its origin counts (`https://ghe.example/api/v3` declares
+   * `https://ghe.example`). https only, except plain http on a loopback address. The credential is added to a
+   * request only while its URL, and every redirect before it, is on one of these origins.
+   * @example ["https://api.github.com"]
+   */
+  origins: readonly string[] | ((config: Config) => readonly string[]);
+  /**
+   * The request header that carries the credential. The host replaces any value the skill set for it on a
+   * declared origin.
+   * @default "authorization"
+   */
+  header?: string;
+  /**
+   * Written before the credential, with a space: `Bearer <token>`. `""` sends the credential alone (e.g. for an
+   * `x-api-key` header).
+   * @default "Bearer"
+   */
+  scheme?: string;
+}
+
+/** A declared credential as the host reads it: defaults filled in. */
+export interface RegisteredCredential {
+  description: string;
+  required: boolean;
+  /** Set when the host holds the credential and `ctx.fetch` adds it; see {@link CredentialSpec.fetch}. */
+  fetch: RegisteredCredentialFetch | undefined;
+}
+
+/** {@link CredentialFetch} with its defaults filled in. */
+export interface RegisteredCredentialFetch {
+  // biome-ignore lint/suspicious/noExplicitAny: the skill's config type is erased once registered
+  origins: readonly string[] | ((config: any) => readonly string[]);
+  header: string;
+  scheme: string;
 }
 
 /** A tool with its published JSON Schemas. */
@@ -55,7 +105,7 @@ export interface RegisteredSkill {
   version: string | undefined;
   description: string | undefined;
   configSchema: JsonSchema | undefined;
-  credentials: Readonly<Record<string, Required<CredentialSpec>>>;
+  credentials: Readonly<Record<string, RegisteredCredential>>;
   tools: RegisteredTool[];
 }
 
@@ -63,6 +113,10 @@ export interface RegisteredSkill {
 export type RegisterSkill = () => RegisteredSkill;
 
 const TOOL_NAME = /^[A-Za-z0-9_-]{1,64}$/;
+/** An HTTP header name (RFC 9110 token). */
+const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,128}$/;
+/** An auth scheme: a token, or nothing. */
+const SCHEME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]{0,64}$/;
 
 /**
  * Describes a skill. Returns the `register` function the host calls; schemas are computed on the
@@ -115,11 +169,30 @@ function registerSkill(spec: SkillSpec): RegisteredSkill {
     credentials: Object.fromEntries(
       Object.entries(spec.credentials ?? {}).map(([name, c]) => [
         name,
-        { description: c.description, required: c.required ?? true },
+        { description: c.description, required: c.required ?? true, fetch: fetchOf(spec.name, name, c.fetch) },
       ]),
     ),
     tools,
   };
+}
+
+function fetchOf(
+  skill: string,
+  name: string,
+  fetch: CredentialFetch | undefined,
+): RegisteredCredentialFetch | undefined {
+  if (fetch === undefined) return undefined;
+  const where = `[skill-${skill}] credential "${name}": fetch`;
+  if (!(typeof fetch.origins === "function" || Array.isArray(fetch.origins))) {
+    throw new Error(`${where}.origins must be a list of origins or a function of the config that returns one`);
+  }
+  const header = fetch.header ?? "authorization";
+  if (!HEADER_NAME.test(header)) throw new Error(`${where}.header "${header}" is not an HTTP header name`);
+  const scheme = fetch.scheme ?? "Bearer";
+  if (!SCHEME.test(scheme)) {
+    throw new Error(`${where}.scheme "${scheme}" is not an auth scheme (a single word such as "Bearer", or "")`);
+  }
+  return { origins: fetch.origins, header: header.toLowerCase(), scheme };
 }
 
 function schemaOf(

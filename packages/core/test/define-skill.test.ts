@@ -90,6 +90,36 @@ describe("defineSkill register()", () => {
     expect(defineSkill({ name: "notes", tools: [tool()] })().credentials).toEqual({});
   });
 
+  it("registers a credential declared with fetch, its header and scheme defaulted", () => {
+    const origins = (config: { apiBaseUrl: string }) => [config.apiBaseUrl];
+    const skill = defineSkill({
+      name: "github",
+      credentials: {
+        token: { description: "A GitHub token", fetch: { origins } },
+        key: {
+          description: "An API key",
+          fetch: { origins: ["https://api.example"], header: "X-Api-Key", scheme: "" },
+        },
+      },
+      tools: [tool()],
+    })();
+    expect(skill.credentials.token?.fetch).toEqual({ origins, header: "authorization", scheme: "Bearer" });
+    expect(skill.credentials.key?.fetch).toEqual({ origins: ["https://api.example"], header: "x-api-key", scheme: "" });
+  });
+
+  it.each([
+    [{ origins: "https://api.example" }, "fetch.origins must be a list of origins"],
+    [{ origins: [], header: "Authorization: x" }, 'fetch.header "Authorization: x" is not an HTTP header name'],
+    [{ origins: [], scheme: "Bearer x" }, 'fetch.scheme "Bearer x" is not an auth scheme'],
+  ])("refuses a fetch declaration it cannot honour: %j", (fetch, message) => {
+    const register = defineSkill({
+      name: "api",
+      credentials: { token: { description: "t", fetch: fetch as never } },
+      tools: [tool()],
+    });
+    expect(register).toThrow(`[skill-api] credential "token": ${message}`);
+  });
+
   it("computes the schemas once: a second call returns the same objects", () => {
     const register = defineSkill({ name: "notes", tools: [tool()] });
     const first = register();

@@ -23,6 +23,8 @@ export type {
 } from "./manifest/manifest.js";
 export type { AuditRecord } from "./pipeline/audit.js";
 export type { Caller } from "./pipeline/check-scopes.js";
+export type { CredentialAccess, CredentialAccessOptions, FetchLike } from "./pipeline/credential-fetch.js";
+export { credentialAccess } from "./pipeline/credential-fetch.js";
 export type { CallOutcome } from "./pipeline/envelope.js";
 export type { CallConfirmation, CallOptions, ConfirmationQuestion, Pipeline } from "./pipeline/pipeline.js";
 export { CONFIRM_ARGUMENT } from "./pipeline/pipeline.js";

@@ -1,5 +1,5 @@
-import type { SkillContext } from "@skillport/core";
-import { createRedactor } from "@skillport/host";
+import type { RegisteredSkill, RegisterSkill, SkillContext } from "@skillport/core";
+import { createRedactor, credentialAccess } from "@skillport/host";
 
 /** Options for {@link mockContext}. */
 export interface MockContextOptions<Config = unknown> {
@@ -33,11 +33,20 @@ export interface MockContextOptions<Config = unknown> {
    */
   secrets?: readonly string[];
   /**
-   * What `ctx.fetch` does. The host's adds the instance's credential for the origins the skill declares; here it
-   * is the global fetch with the call's signal unless you pass your own (e.g. to assert on the requests).
+   * The network under `ctx.fetch`: the global fetch, or your own to assert on the requests. With `skill`, `ctx.fetch`
+   * adds the credentials the skill declares with `fetch` above it, exactly as the host does (declared origins only,
+   * redirects followed and checked hop by hop), so your stand-in sees the headers a real API would.
    * @default the global fetch
    */
-  fetch?: (input: string | URL, init?: RequestInit) => Promise<Response>;
+  fetch?: (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
+  /**
+   * The skill under test (its `register`, or what it returns). Given, the context follows its credential
+   * declarations as the host does: a credential declared with `fetch` is left out of `ctx.token` and
+   * `ctx.credentials` and added by `ctx.fetch` for its declared origins (computed from `config`).
+   * @default undefined (every credential reaches `ctx.token`/`ctx.credentials`; `ctx.fetch` adds nothing)
+   * @example mockContext({ skill: register, token: "test-token", config })
+   */
+  skill?: RegisterSkill | RegisteredSkill;
 }
 
 /** One `ctx.progress(done, total?, message?)` call. */
@@ -79,25 +88,32 @@ export function mockContext<Config = unknown>(options: MockContextOptions<Config
     (message: string, data?: Record<string, unknown>): void => {
       logs.push({ level, message, data });
     };
-  const credentials = {
+  const credentials: Record<string, string | undefined> = {
     ...options.credentials,
     ...(options.token === undefined ? {} : { token: options.token }),
   };
   const redactor = createRedactor();
   redactor.add([...Object.values(credentials), ...(options.secrets ?? [])]);
   const signal = options.signal ?? new AbortController().signal;
-  const doFetch = options.fetch ?? fetch;
+  const config = options.config ?? ({} as Config);
+  const network = options.fetch ?? ((input, init) => fetch(input, init));
+  const skill = typeof options.skill === "function" ? options.skill() : options.skill;
+  const access =
+    skill === undefined ? undefined : credentialAccess(skill, credentials, config, { signal, fetch: network });
+  const visible = access?.credentials ?? credentials;
   return {
-    token: options.token ?? credentials.token,
-    credentials: Object.freeze(credentials),
+    token: visible.token,
+    credentials: Object.freeze({ ...visible }),
+    hasCredential:
+      access?.hasCredential ?? ((name) => Object.hasOwn(credentials, name) && (credentials[name] ?? "") !== ""),
     signal,
-    config: options.config ?? ({} as Config),
+    config,
     traceId: options.traceId ?? "mock-trace-id",
     progress(done, total, message) {
       progressCalls.push({ done, total, message });
     },
     log: { debug: log("debug"), info: log("info"), warn: log("warn"), error: log("error") },
-    fetch: (input, init) => doFetch(input, { ...init, signal: init?.signal ?? signal }),
+    fetch: access?.fetch ?? ((input, init) => network(input, { ...init, signal: init?.signal ?? signal })),
     findSecret: async (content) => redactor.find(content),
     progressCalls,
     logs,

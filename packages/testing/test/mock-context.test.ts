@@ -1,4 +1,5 @@
 import type { SkillContext } from "@skillport/core";
+import { defineSkill, defineTool } from "@skillport/core";
 import { describe, expect, expectTypeOf, it } from "vitest";
 import { mockContext } from "../src/mock-context.js";
 
@@ -37,5 +38,69 @@ describe("mockContext", () => {
 
   it("passes an already-aborted signal through", () => {
     expect(mockContext({ signal: AbortSignal.abort() }).signal.aborted).toBe(true);
+  });
+
+  it("says which credentials are configured, without their values", () => {
+    const ctx = mockContext({ token: "t", credentials: { empty: "" } });
+    expect([ctx.hasCredential("token"), ctx.hasCredential("empty"), ctx.hasCredential("toString")]).toEqual([
+      true,
+      false,
+      false,
+    ]);
+  });
+});
+
+describe("mockContext with the skill's credential declarations", () => {
+  const register = defineSkill({
+    name: "api",
+    credentials: {
+      token: { description: "an API token", fetch: { origins: (config: { api: string }) => [config.api] } },
+      webhook: { description: "read by the skill", required: false },
+    },
+    tools: [
+      defineTool({
+        name: "noop",
+        title: "Nothing",
+        description: "Does nothing.",
+        input: { type: "object", properties: {}, additionalProperties: false },
+        risk: "read_only",
+        run: () => ({}),
+      }),
+    ],
+  });
+
+  /** A stand-in network that records the Authorization each request carried. */
+  function network() {
+    const sent: [string, string | null][] = [];
+    const fetch = async (input: string | URL | Request, init?: RequestInit) => {
+      sent.push([String(input), new Headers(init?.headers).get("authorization")]);
+      return new Response("ok");
+    };
+    return { sent, fetch };
+  }
+
+  it("holds a fetch credential back from the skill and adds it for the declared origin only, as the host does", async () => {
+    const net = network();
+    const ctx = mockContext({
+      skill: register,
+      token: "test-token",
+      credentials: { webhook: "w" },
+      config: { api: "https://api.example" },
+      fetch: net.fetch,
+    });
+    expect(ctx.token).toBeUndefined();
+    expect(ctx.credentials).toEqual({ webhook: "w" });
+    expect(ctx.hasCredential("token")).toBe(true);
+    await ctx.fetch("https://api.example/user", { headers: { authorization: "Bearer forged" } });
+    await ctx.fetch("https://elsewhere.example/collect");
+    expect(net.sent).toEqual([
+      ["https://api.example/user", "Bearer test-token"],
+      ["https://elsewhere.example/collect", null],
+    ]);
+  });
+
+  it("finds the held credential as a secret all the same", async () => {
+    const ctx = mockContext({ skill: register(), token: "test-token-4c1d", config: { api: "https://api.example" } });
+    expect(await ctx.findSecret("leaked test-token-4c1d")).toEqual({ form: "plain" });
   });
 });

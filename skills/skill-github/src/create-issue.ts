@@ -95,10 +95,12 @@ export async function createIssue(params: CreateIssueParams, ctx: SkillContext<G
       message: `body has ${body.length} characters, over this instance's maxBodyChars (${ctx.config.maxBodyChars}); shorten it or link to the details`,
     });
   }
-  const title = redactSecrets(params.title, [ctx.token]);
-  const text = redactSecrets(body, [ctx.token]);
+  // Token-like strings by their shape; the instance's own token (held by the host, never seen here) and every
+  // other secret the host knows, through ctx.findSecret. The host redacts those from the answer itself.
+  const title = await withKnownSecrets(redactSecrets(params.title), ctx);
+  const text = await withKnownSecrets(redactSecrets(body), ctx);
   const secrets = title.count + text.count;
-  const hasToken = ctx.token !== undefined && ctx.token !== "";
+  const hasToken = ctx.hasCredential("token");
   const path = `${repoPath(params.repo)}/issues`;
 
   if (params.dry_run !== false) {
@@ -171,6 +173,15 @@ export async function createIssue(params: CreateIssueParams, ctx: SkillContext<G
     message: `Created issue #${issue.number} in ${params.repo}: ${issue.html_url}`,
     evidencePaths: [issue.html_url],
   });
+}
+
+/** Counts a secret the host knows that is still in the text after the shape-based redaction. */
+async function withKnownSecrets(
+  redacted: { text: string; count: number },
+  ctx: SkillContext<GithubConfig>,
+): Promise<{ text: string; count: number }> {
+  const known = await ctx.findSecret(redacted.text);
+  return known === undefined ? redacted : { text: redacted.text, count: redacted.count + 1 };
 }
 
 export const createIssueTool = defineTool({

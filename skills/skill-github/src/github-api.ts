@@ -1,5 +1,5 @@
 import type { SkillContext } from "@skillport/core";
-import { SkillError } from "@skillport/core";
+import { isSkillError, SkillError } from "@skillport/core";
 import type { GithubConfig } from "./config.js";
 import { redactSecrets } from "./redact.js";
 
@@ -19,9 +19,10 @@ export interface GithubRequest {
 }
 
 /**
- * Calls the API with global fetch: `ctx.token` as a Bearer token when there is one, `ctx.signal` (and the
- * instance's request timeout) on the request. Every failure becomes a SkillError with a stable code; the HTTP
- * status travels in `status`. Secrets never reach a message.
+ * Calls the API through `ctx.fetch`, which adds the instance's token (held by the host, never seen here) as a
+ * Bearer token for the API's origin, with `ctx.signal` (and the instance's request timeout) on the request. Every
+ * failure becomes a SkillError with a stable code; the HTTP status travels in `status`. Secrets never reach a
+ * message.
  */
 export async function githubRequest<T>(request: GithubRequest, ctx: SkillContext<GithubConfig>): Promise<T> {
   ctx.signal.throwIfAborted();
@@ -31,14 +32,13 @@ export async function githubRequest<T>(request: GithubRequest, ctx: SkillContext
     "X-GitHub-Api-Version": API_VERSION,
     "User-Agent": ctx.config.userAgent,
   };
-  if (ctx.token !== undefined && ctx.token !== "") headers.Authorization = `Bearer ${ctx.token}`;
   if (request.body !== undefined) headers["Content-Type"] = "application/json";
 
   const timeout = AbortSignal.timeout(ctx.config.requestTimeoutMs);
   let response: Response;
   let text: string;
   try {
-    response = await fetch(url, {
+    response = await ctx.fetch(url, {
       method: request.method,
       headers,
       body: request.body === undefined ? undefined : JSON.stringify(request.body),
@@ -46,6 +46,7 @@ export async function githubRequest<T>(request: GithubRequest, ctx: SkillContext
     });
     text = await response.text();
   } catch (error) {
+    if (isSkillError(error)) throw error; // the host refused to send the token (e.g. a bad apiBaseUrl)
     if (ctx.signal.aborted) {
       throw new SkillError({ code: "CANCELLED", message: `the request for ${request.subject} was cancelled` });
     }
@@ -61,7 +62,7 @@ export async function githubRequest<T>(request: GithubRequest, ctx: SkillContext
       message: `cannot reach the GitHub API at ${ctx.config.apiBaseUrl}${cause === undefined ? "" : ` (${cause})`}; check "apiBaseUrl" in the manifest config and the network`,
     });
   }
-  if (!response.ok) throw statusError(response, text, request, ctx);
+  if (!response.ok) throw await statusError(response, text, request, ctx);
   try {
     return JSON.parse(text) as T;
   } catch {
@@ -135,14 +136,15 @@ function apiUrl(config: GithubConfig, path: string): string {
   return `${base.href.replace(/\/+$/, "")}${path}`;
 }
 
-function statusError(
+async function statusError(
   response: Response,
   text: string,
   request: GithubRequest,
   ctx: SkillContext<GithubConfig>,
-): SkillError {
+): Promise<SkillError> {
   const status = response.status;
-  const said = upstreamMessage(text, ctx.token);
+  const hasToken = ctx.hasCredential("token");
+  const said = await upstreamMessage(text, ctx);
   const why = said === "" ? `HTTP ${status}` : `HTTP ${status}: ${said}`;
   const rateLimit = rateLimitWait(response.headers);
   if (status === 429 || (status === 403 && rateLimit !== undefined)) {
@@ -151,17 +153,16 @@ function statusError(
       code: "RATE_LIMITED",
       status,
       retryable: true,
-      message: `GitHub's rate limit stopped the request for ${request.subject} (${why}); retry after ${wait} seconds${ctx.token === undefined ? ", or give this instance a token for a higher limit" : ""}`,
+      message: `GitHub's rate limit stopped the request for ${request.subject} (${why}); retry after ${wait} seconds${hasToken ? "" : ", or give this instance a token for a higher limit"}`,
     });
   }
   if (status === 401) {
     return new SkillError({
       code: "CREDENTIALS_MISSING",
       status,
-      message:
-        ctx.token === undefined
-          ? `GitHub needs the credential "token" for ${request.subject} (${why}); give this instance one in the manifest (credentials.token)`
-          : `GitHub refused the credential "token" for ${request.subject} (${why}); set a valid token in the manifest (credentials.token)`,
+      message: !hasToken
+        ? `GitHub needs the credential "token" for ${request.subject} (${why}); give this instance one in the manifest (credentials.token)`
+        : `GitHub refused the credential "token" for ${request.subject} (${why}); set a valid token in the manifest (credentials.token)`,
     });
   }
   if (status === 403) {
@@ -195,8 +196,11 @@ function statusError(
   });
 }
 
-/** GitHub's own message and validation details, short and free of secrets. */
-function upstreamMessage(text: string, token: string | undefined): string {
+/**
+ * GitHub's own message and validation details, short and free of secrets: token-like strings are redacted, and
+ * a message still holding a secret the host knows (the instance's own token, echoed back) is not shown at all.
+ */
+async function upstreamMessage(text: string, ctx: SkillContext<GithubConfig>): Promise<string> {
   let said = "";
   try {
     const body = JSON.parse(text) as { message?: unknown; errors?: unknown };
@@ -214,8 +218,9 @@ function upstreamMessage(text: string, token: string | undefined): string {
   } catch {
     said = text.trim();
   }
-  const clipped = said.length > 300 ? `${said.slice(0, 300)}…` : said;
-  return redactSecrets(clipped, [token]).text;
+  const clipped = redactSecrets(said.length > 300 ? `${said.slice(0, 300)}…` : said).text;
+  if ((await ctx.findSecret(clipped)) !== undefined) return "GitHub's message held a secret and is not shown";
+  return clipped;
 }
 
 /** The argument a 422's first validation error names, as a JSON pointer. */

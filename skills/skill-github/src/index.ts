@@ -23,6 +23,9 @@ export const register = defineSkill({
       required: false,
       description:
         "A GitHub token. Reads work without one (public data, lower rate limit); create_issue needs one that may write issues in the allowed repositories (fine-grained: Issues read and write; classic: public_repo or repo)",
+      // The host holds the token and adds it to requests for the API's origin only: the skill's code never sees
+      // it, and under worker or process isolation it never enters the isolate.
+      fetch: { origins: (config: GithubConfig) => [config.apiBaseUrl] },
     },
   },
   tools: [searchReposTool, getIssueTool, createIssueTool],

@@ -21,7 +21,7 @@ const MIN_LITERAL_LENGTH = 8;
  * (e.g. this instance's own token) with [REDACTED]. Returns the text and how many were replaced.
  *
  * @example
- * redactSecrets("token ghp_abc… leaked", [ctx.token]) // { text: "token [REDACTED] leaked", count: 1 }
+ * redactSecrets("token ghp_abc… leaked", [knownSecret]) // { text: "token [REDACTED] leaked", count: 1 }
  */
 export function redactSecrets(
   text: string,

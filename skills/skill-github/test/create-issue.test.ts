@@ -1,4 +1,9 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { createTestHost } from "@skillport/testing";
+import { afterAll, beforeAll, beforeEach, describe, expect, it, onTestFinished } from "vitest";
 import type { CreateIssueParams } from "../src/index.js";
 import { createIssue, register } from "../src/index.js";
 import type { FakeGithub } from "./fake-github.js";
@@ -79,10 +84,47 @@ describe("create_issue, dry run (the default)", () => {
     expect(out.message).not.toContain(AWS_KEY);
   });
 
-  it("redacts the instance's token even when it does not look like a GitHub token", async () => {
+  it("counts the instance's token as a secret even when it does not look like a GitHub token", async () => {
+    // The skill never sees the token (the host holds it for ctx.fetch): ctx.findSecret finds it, and the host
+    // redacts it from the answer (next test).
     const token = "corp-sso-token-1234567890";
     const out = await createIssue(params({ body: `token=${token}` }), ctx(token));
-    expect(out.data).toMatchObject({ body: "token=[REDACTED]", secrets_found: 1 });
+    expect(out.data).toMatchObject({ secrets_found: 1 });
+    expect(out.warnings?.[0]).toContain("1 secret-like");
+    await expect(createIssue(params({ body: `token=${token}`, dry_run: false }), ctx(token))).rejects.toMatchObject({
+      code: "ARGUMENT_INVALID",
+      field: "/body",
+    });
+  });
+
+  it("shows the client a preview with the instance's token redacted, through a host", async () => {
+    const token = "corp-sso-token-0987654321";
+    process.env.SKILL_GITHUB_TEST_TOKEN = token;
+    const dir = await mkdtemp(path.join(os.tmpdir(), "skill-github-"));
+    const manifest = path.join(dir, "skills.manifest.json");
+    await writeFile(
+      manifest,
+      JSON.stringify({
+        skills: [
+          {
+            path: fileURLToPath(new URL("..", import.meta.url)),
+            mcp: "gh",
+            credentials: { token: { env: "SKILL_GITHUB_TEST_TOKEN" } },
+            config: { apiBaseUrl: gh.url, repos: ["acme/website"] },
+          },
+        ],
+      }),
+    );
+    const t = await createTestHost({ manifest });
+    delete process.env.SKILL_GITHUB_TEST_TOKEN;
+    onTestFinished(() => rm(dir, { recursive: true, force: true }));
+    try {
+      const envelope = await t.callTool("gh.create_issue", params({ body: `token=${token}` }));
+      expect(envelope).toMatchObject({ ok: true, data: { body: "token=[REDACTED]", secrets_found: 1 } });
+      expect(JSON.stringify(envelope)).not.toContain(token);
+    } finally {
+      await t.close();
+    }
   });
 
   it("warns that the real call needs a token when there is none", async () => {

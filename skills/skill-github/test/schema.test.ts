@@ -17,13 +17,21 @@ const validator = (name: string) =>
   hostAjv().compile(skill.tools.find((t) => t.name === name)?.inputSchema ?? { type: "object" });
 
 describe("the published surface", () => {
-  it("has three tools with their risks, and declares an optional token", () => {
+  it("has three tools with their risks, and declares an optional token the host holds for the API's origin", () => {
     expect(skill.tools.map((t) => [t.name, t.risk])).toEqual([
       ["search_repos", "read_only"],
       ["get_issue", "read_only"],
       ["create_issue", "write"],
     ]);
-    expect(skill.credentials).toEqual({ token: { required: false, description: expect.stringContaining("token") } });
+    expect(skill.credentials).toEqual({
+      token: {
+        required: false,
+        description: expect.stringContaining("token"),
+        fetch: { origins: expect.any(Function), header: "authorization", scheme: "Bearer" },
+      },
+    });
+    const origins = skill.credentials.token?.fetch?.origins as (config: unknown) => string[];
+    expect(origins({ apiBaseUrl: "https://ghe.example/api/v3" })).toEqual(["https://ghe.example/api/v3"]);
   });
 
   it("validates a manifest config the way the host will", () => {

@@ -40,7 +40,7 @@ export interface SkillEntry {
   timeoutMs?: number;
   concurrency?: number;
   queue?: number;
-  isolation?: "in-process" | "worker";
+  isolation?: "in-process" | "worker" | "process";
   memoryMb?: number;
   allow?: string[];
   /** Scopes an HTTP caller must hold, by tool name as the skill defines it; `"*"` applies to every tool. */

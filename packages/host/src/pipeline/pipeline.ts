@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { SkillContext, SkillLogger } from "@skillport/core";
+import { sandboxAvailable } from "@skillport/core/sandbox";
 import { createAjv } from "../ajv.js";
 import { SkillportError } from "../errors.js";
 import type { Logger } from "../log.js";
@@ -9,14 +10,17 @@ import type { Audit } from "./audit.js";
 import type { Caller } from "./check-scopes.js";
 import { missingScopes } from "./check-scopes.js";
 import type { Confirmations } from "./confirmations.js";
+import type { HeldCredential } from "./credential-fetch.js";
+import { fetchWithCredentials, hasCredential, lazyHeldCredentials, skillCredentials } from "./credential-fetch.js";
 import type { CallFacts, CallOutcome } from "./envelope.js";
 import { failureOutcome, successOutcome, thrownOutcome } from "./envelope.js";
 import { Limiter, QueueFullError } from "./limiter.js";
+import { spawnProcess } from "./process-pool.js";
 import type { Redactor } from "./redact.js";
 import type { SendProgress } from "./throttle-progress.js";
 import { throttleProgress } from "./throttle-progress.js";
 import { SchemaCompileError, validateArguments } from "./validate-arguments.js";
-import { WorkerPool } from "./worker-pool.js";
+import { spawnThread, WorkerPool } from "./worker-pool.js";
 
 /** The argument a dangerous tool's call carries to confirm an operation id. Advertised in its input schema. */
 export const CONFIRM_ARGUMENT = "_confirm";
@@ -93,10 +97,39 @@ export function createPipeline(registry: Registry, deps: PipelineDeps): Pipeline
   const poolOf = (instance: SkillInstance) => {
     let pool = pools.get(instance);
     if (pool === undefined) {
-      pool = new WorkerPool(instance, logger);
+      pool =
+        instance.isolation === "process"
+          ? new WorkerPool(instance, logger, spawnProcess, "child process")
+          : new WorkerPool(instance, logger, spawnThread, "worker");
       pools.set(instance, pool);
     }
     return pool;
+  };
+  const unsandboxed = registry.instances.filter((i) => i.isolation === "process");
+  if (unsandboxed.length > 0) {
+    void sandboxAvailable().then((status) => {
+      if (status.available) return;
+      logger.warn(
+        { instances: unsandboxed.map((i) => i.id), reason: status.reason },
+        "isolation \"process\" runs without a sandbox here: the child processes have an empty environment, but they can read the host's files and /proc (the host's environment included) and use the network",
+      );
+    });
+  }
+  // What each loaded instance's skill reads of its credentials, and what the host holds for ctx.fetch.
+  const access = new Map<
+    SkillInstance,
+    { credentials: Readonly<Record<string, string | undefined>>; held: () => HeldCredential[] }
+  >();
+  const accessOf = (instance: SkillInstance) => {
+    let found = access.get(instance);
+    if (found === undefined) {
+      found = {
+        credentials: skillCredentials(instance.skill, instance.credentials),
+        held: lazyHeldCredentials(instance.skill, instance.credentials, instance.config),
+      };
+      access.set(instance, found);
+    }
+    return found;
   };
 
   async function stages(entry: ToolEntry, facts: CallFacts, raw: unknown, options: CallOptions): Promise<CallOutcome> {
@@ -315,7 +348,7 @@ export function createPipeline(registry: Registry, deps: PipelineDeps): Pipeline
       release = await (limiters.get(entry.instance) as Limiter).acquire(controller.signal);
       const ctx = contextFor(entry, facts, controller.signal, progress?.report, options.caller);
       const running =
-        entry.instance.isolation === "worker"
+        entry.instance.isolation !== "in-process"
           ? poolOf(entry.instance).run(entry.tool.name, args, ctx)
           : Promise.resolve().then(() => entry.tool.run(args, ctx));
       running.catch(() => undefined); // answered below; a late rejection after an abort is expected
@@ -373,17 +406,19 @@ export function createPipeline(registry: Registry, deps: PipelineDeps): Pipeline
       child[level](redactor.value(data ?? {}), redactor.string(message));
     };
     const skillLog: SkillLogger = { debug: log("debug"), info: log("info"), warn: log("warn"), error: log("error") };
-    const { credentials } = entry.instance;
+    const { instance } = entry;
+    const { credentials, held } = accessOf(instance);
     return {
       token: credentials.token,
       credentials,
+      hasCredential: (name) => hasCredential(instance.credentials, name),
       ...(caller === undefined ? {} : { auth: { id: caller.id, scopes: caller.scopes } }),
       signal,
       config: entry.instance.config,
       traceId: facts.traceId,
       log: skillLog,
       progress: (done, total, message) => report?.(done, total, message),
-      fetch: (input, init) => fetch(input, { ...init, signal: init?.signal ?? signal }),
+      fetch: fetchWithCredentials(held, signal, (input, init) => fetch(input, init)),
       findSecret: async (content) => redactor.find(content),
     };
   }

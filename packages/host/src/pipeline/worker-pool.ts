@@ -1,9 +1,13 @@
 import { Worker } from "node:worker_threads";
 import type { ErrorCode, SkillContext } from "@skillport/core";
-import { result, SkillError } from "@skillport/core";
+import { isSkillError, result, SkillError } from "@skillport/core";
 import type { Logger } from "../log.js";
 import type { SkillInstance } from "../registry/registry.js";
-import type { FromWorker, ToWorker, WorkerSetup } from "./worker-protocol.js";
+import { hasCredential, skillCredentials } from "./credential-fetch.js";
+import type { FromWorker, ProxiedRequest, ProxiedResponse, ToWorker, WorkerSetup } from "./worker-protocol.js";
+
+/** The largest response body `ctx.fetch` brings into an isolated instance; the whole body travels at once. */
+export const MAX_PROXIED_BODY_BYTES = 32 * 1024 * 1024;
 
 /** How long an aborted capability may take to stop by itself before its worker is terminated. */
 export const ABORT_GRACE_MS = 500;
@@ -15,41 +19,96 @@ const WORKER_URL = import.meta.url.includes("/src/")
   ? new URL("../../dist/worker.js", import.meta.url)
   : new URL("./worker.js", import.meta.url);
 
+/** One running isolate, a worker thread or a child process, as the pool drives it. */
+export interface Isolate {
+  post(message: ToWorker): void;
+  /** Stops it the hard way; `exit` follows. */
+  kill(): void;
+  /** Whether it keeps the host's event loop alive (only while it runs a call). */
+  ref(): void;
+  unref(): void;
+}
+
+/** What an isolate reports to its pool. */
+export interface IsolateEvents {
+  message(message: FromWorker): void;
+  /** It failed (threw at start, ran out of memory…); `exit` follows. */
+  failed(error: Error, outOfMemory: boolean): void;
+  exited(): void;
+  /** What it wrote to its stdout or stderr (a child process; a thread's goes to the host's stderr). */
+  output?(text: string): void;
+}
+
+/** Starts one isolate of an instance with its setup. */
+export type SpawnIsolate = (
+  instance: SkillInstance,
+  setup: WorkerSetup,
+  events: IsolateEvents,
+) => Isolate | Promise<Isolate>;
+
+/** Starts a worker thread with the manifest's heap limit and no environment. */
+export const spawnThread: SpawnIsolate = (instance, setup, events) => {
+  const thread = new Worker(WORKER_URL, {
+    workerData: setup,
+    stdout: true, // a skill's stray console.log must never reach the stdio transport
+    stderr: false,
+    env: {}, // process.env is empty in the worker; /proc/self/environ is still the host's (a thread shares it)
+    ...(instance.memoryMb === undefined ? {} : { resourceLimits: { maxOldGenerationSizeMb: instance.memoryMb } }),
+  });
+  thread.stdout.on("data", (chunk: Buffer) => process.stderr.write(chunk));
+  thread.on("message", (message: FromWorker) => events.message(message));
+  thread.on("error", (error: Error & { code?: string }) =>
+    events.failed(error, error.code === "ERR_WORKER_OUT_OF_MEMORY"),
+  );
+  thread.on("exit", () => events.exited());
+  return {
+    post: (message) => thread.postMessage(message),
+    kill: () => void thread.terminate(),
+    ref: () => thread.ref(),
+    unref: () => thread.unref(),
+  };
+};
+
 /**
- * Runs one instance's capabilities in worker threads, one call per worker at a time, with the manifest's heap
- * limit. A worker stuck in a synchronous loop or out of memory is terminated and replaced; the host and every
- * other instance keep answering. Idle workers do not keep the process alive.
+ * Runs one instance's capabilities in isolates (worker threads, or child processes with `spawnProcess`), one call
+ * per isolate at a time. An isolate stuck in a synchronous loop or out of memory is stopped and replaced; the host
+ * and every other instance keep answering. Idle isolates do not keep the process alive.
  */
 export class WorkerPool {
   private readonly idle: PooledWorker[] = [];
+  private readonly all = new Set<PooledWorker>();
   private nextId = 1;
 
   constructor(
     private readonly instance: SkillInstance,
     private readonly logger: Logger,
+    private readonly spawnIsolate: SpawnIsolate = spawnThread,
+    private readonly kind: "worker" | "child process" = "worker",
   ) {}
 
-  /** Runs `tool` in a worker. Rejects with a SkillError when the worker dies, with the abort reason on abort. */
+  /** Runs `tool` in an isolate. Rejects with a SkillError when the isolate dies, with the abort reason on abort. */
   async run(tool: string, params: Record<string, unknown>, ctx: SkillContext): Promise<unknown> {
     const worker = this.idle.pop() ?? (await this.spawn());
-    worker.thread.ref();
+    worker.isolate.ref();
     const id = this.nextId++;
+    const fetches = new Map<number, AbortController>();
     return new Promise<unknown>((resolve, reject) => {
       let killTimer: ReturnType<typeof setTimeout> | undefined;
       const settle = (reuse: boolean) => {
         ctx.signal.removeEventListener("abort", onAbort);
         if (killTimer !== undefined) clearTimeout(killTimer);
+        for (const controller of fetches.values()) controller.abort(new DOMException("the call ended", "AbortError"));
         worker.current = undefined;
         if (reuse) {
-          worker.thread.unref();
+          worker.isolate.unref();
           this.idle.push(worker);
         }
       };
       const onAbort = () => {
         const reason = (ctx.signal.reason as Error | undefined)?.name === "TimeoutError" ? "timeout" : "cancel";
-        worker.thread.postMessage({ type: "abort", id, reason } satisfies ToWorker);
+        worker.isolate.post({ type: "abort", id, reason });
         // A capability that ignores its signal (or is stuck in a synchronous loop) is stopped the hard way.
-        killTimer = setTimeout(() => void worker.thread.terminate(), ABORT_GRACE_MS);
+        killTimer = setTimeout(() => worker.isolate.kill(), ABORT_GRACE_MS);
         killTimer.unref();
       };
       worker.current = {
@@ -59,9 +118,16 @@ export class WorkerPool {
           else if (message.type === "find-secret") {
             void ctx
               .findSecret(message.content)
-              .then((finding) =>
-                worker.thread.postMessage({ type: "secret-found", id, ask: message.ask, finding } satisfies ToWorker),
-              );
+              .then((finding) => worker.isolate.post({ type: "secret-found", id, ask: message.ask, finding }));
+          } else if (message.type === "fetch") {
+            const controller = new AbortController();
+            fetches.set(message.ask, controller);
+            void proxy(ctx, message.request, controller.signal).then((response) => {
+              fetches.delete(message.ask);
+              if (worker.current?.id === id) worker.isolate.post({ type: "fetched", id, ask: message.ask, response });
+            });
+          } else if (message.type === "fetch-abort") {
+            fetches.get(message.ask)?.abort(new DOMException("the skill aborted the request", "AbortError"));
           } else if (message.type === "log") ctx.log[message.level](message.message, message.data);
           else if (message.type === "done") {
             settle(true);
@@ -92,83 +158,159 @@ export class WorkerPool {
       };
       if (ctx.signal.aborted) onAbort();
       else ctx.signal.addEventListener("abort", onAbort, { once: true });
-      worker.thread.postMessage({
-        type: "call",
-        id,
-        tool,
-        params,
-        traceId: ctx.traceId,
-        auth: ctx.auth,
-      } satisfies ToWorker);
+      worker.isolate.post({ type: "call", id, tool, params, traceId: ctx.traceId, auth: ctx.auth });
     });
   }
 
-  /** Stops every worker. */
+  /** Stops every isolate. */
   async close(): Promise<void> {
-    await Promise.all(this.idle.splice(0).map((w) => w.thread.terminate()));
+    const stopping = [...this.all].map((w) => w.gone);
+    for (const w of this.all) w.isolate.kill();
+    this.idle.length = 0;
+    await Promise.all(stopping);
   }
 
   // --- internal ---
 
-  private spawn(): Promise<PooledWorker> {
-    const { instance } = this;
+  private async spawn(): Promise<PooledWorker> {
+    const { instance, kind } = this;
     const setup: WorkerSetup = {
-      entryUrl: instance.entryUrl ?? "", // the registry refuses worker isolation for in-memory modules
+      entryUrl: instance.entryUrl ?? "", // the registry refuses isolation for in-memory modules
       config: instance.config,
-      credentials: { ...instance.credentials },
+      // Only what the skill reads itself: a credential declared with `fetch` stays in the host.
+      credentials: { ...skillCredentials(instance.skill, instance.credentials) },
+      configured: Object.keys(instance.credentials).filter((name) => hasCredential(instance.credentials, name)),
     };
-    const thread = new Worker(WORKER_URL, {
-      workerData: setup,
-      stdout: true, // a skill's stray console.log must never reach the stdio transport
-      stderr: false,
-      env: {}, // the worker sees no environment: credentials arrive in setup, for this instance only
-      ...(instance.memoryMb === undefined ? {} : { resourceLimits: { maxOldGenerationSizeMb: instance.memoryMb } }),
+    let markGone: () => void = () => undefined;
+    const gone = new Promise<void>((resolve) => {
+      markGone = resolve;
     });
-    thread.stdout.on("data", (chunk: Buffer) => process.stderr.write(chunk));
-    const worker: PooledWorker = { thread, current: undefined };
     const death = (error: Error) => {
       const at = this.idle.indexOf(worker);
       if (at !== -1) this.idle.splice(at, 1);
       worker.current?.onDeath(error);
     };
-    return new Promise((resolve, reject) => {
-      thread.on("message", (message: FromWorker) => {
-        if (message.type === "ready") resolve(worker);
-        else if (message.type === "stray")
-          this.logger.warn(
-            { instance: instance.id, error: message.message },
-            "a capability left an unhandled rejection",
-          );
-        else if (worker.current !== undefined && "id" in message && message.id === worker.current.id)
-          worker.current.onMessage(message);
-      });
-      thread.on("error", (error: Error & { code?: string }) => {
-        const outOfMemory = error.code === "ERR_WORKER_OUT_OF_MEMORY";
-        this.logger.warn(
-          { instance: instance.id, err: error },
-          outOfMemory ? "a worker ran out of memory" : "a worker failed",
-        );
-        const unavailable = new SkillError({
-          code: "UNAVAILABLE",
-          message: outOfMemory
-            ? `${instance.id} ran out of memory (limit ${instance.memoryMb ?? "default"} MiB) and was stopped; raise memoryMb for ${instance.source.split(" ")[0]} or ask for less`
-            : `${instance.id}'s worker failed and was replaced; try again`,
-        });
-        reject(unavailable);
-        death(unavailable);
-      });
-      thread.on("exit", () =>
-        death(new SkillError({ code: "UNAVAILABLE", message: `${instance.id}'s worker stopped; try again` })),
-      );
+    let started: { resolve: (w: PooledWorker) => void; reject: (e: Error) => void } | undefined;
+    const ready = new Promise<PooledWorker>((resolve, reject) => {
+      started = {
+        resolve: (w) => {
+          started = undefined;
+          resolve(w);
+        },
+        reject: (e) => {
+          started = undefined;
+          reject(e);
+        },
+      };
     });
+    let isolate: Isolate;
+    try {
+      isolate = await this.spawnIsolate(instance, setup, {
+        message: (message) => {
+          if (message.type === "ready") started?.resolve(worker);
+          else if (message.type === "stray")
+            this.logger.warn(
+              { instance: instance.id, error: message.message },
+              "a capability left an unhandled rejection",
+            );
+          else if (worker.current !== undefined && "id" in message && message.id === worker.current.id)
+            worker.current.onMessage(message);
+        },
+        failed: (error, outOfMemory) => {
+          this.logger.warn(
+            { instance: instance.id, err: error },
+            outOfMemory ? `a ${kind} ran out of memory` : `a ${kind} failed`,
+          );
+          const unavailable = new SkillError({
+            code: "UNAVAILABLE",
+            message: outOfMemory
+              ? `${instance.id} ran out of memory (limit ${instance.memoryMb ?? "default"} MiB) and was stopped; raise memoryMb for ${instance.source.split(" ")[0]} or ask for less`
+              : `${instance.id}'s ${kind} failed and was replaced; try again`,
+          });
+          started?.reject(unavailable);
+          death(unavailable);
+        },
+        exited: () => {
+          this.all.delete(worker);
+          markGone();
+          const stopped = new SkillError({
+            code: "UNAVAILABLE",
+            message: `${instance.id}'s ${kind} stopped; try again`,
+          });
+          started?.reject(stopped);
+          death(stopped);
+        },
+        output: (text) => this.logger.warn({ instance: instance.id, output: text }, `a ${kind} wrote to its output`),
+      });
+    } catch (error) {
+      this.logger.warn({ instance: instance.id, err: error }, `a ${kind} could not be started`);
+      throw new SkillError({
+        code: "UNAVAILABLE",
+        message: `${instance.id}'s ${kind} could not be started (${(error as Error)?.message ?? error}); try again`,
+      });
+    }
+    const worker: PooledWorker = { isolate, current: undefined, gone };
+    this.all.add(worker);
+    return ready;
   }
 }
 
 // --- internal ---
 
 interface PooledWorker {
-  thread: Worker;
+  isolate: Isolate;
   current: { id: number; onMessage: (message: FromWorker) => void; onDeath: (error: unknown) => void } | undefined;
+  /** Settles when the isolate has exited. */
+  gone: Promise<void>;
+}
+
+/** Runs an isolate's request with the host's `ctx.fetch` (which adds held credentials) and reads it whole. */
+async function proxy(ctx: SkillContext, request: ProxiedRequest, signal: AbortSignal): Promise<ProxiedResponse> {
+  try {
+    const response = await ctx.fetch(request.url, {
+      method: request.method,
+      headers: request.headers,
+      ...(request.body === undefined ? {} : { body: request.body }),
+      redirect: request.redirect,
+      signal: AbortSignal.any([ctx.signal, signal]),
+    });
+    const body = await readCapped(response, MAX_PROXIED_BODY_BYTES);
+    // The body arrives decoded: the encoding and length headers no longer describe it.
+    const headers = [...response.headers].filter(([name]) => name !== "content-encoding" && name !== "content-length");
+    return { ok: true, status: response.status, statusText: response.statusText, headers, body, url: response.url };
+  } catch (error) {
+    const e = error as Error & { cause?: { code?: unknown } };
+    return {
+      ok: false,
+      name: e?.name ?? "TypeError",
+      message: String(e?.message ?? error),
+      code: typeof e?.cause?.code === "string" ? e.cause.code : undefined,
+      skillCode: isSkillError(error) ? error.code : undefined,
+    };
+  }
+}
+
+async function readCapped(response: Response, limit: number): Promise<Uint8Array> {
+  if (response.body === null) return new Uint8Array();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) {
+    size += chunk.byteLength;
+    if (size > limit) {
+      await response.body.cancel().catch(() => undefined);
+      throw new RangeError(
+        `the response from ${response.url} is over ${limit / 1024 / 1024} MiB, more than ctx.fetch brings into an isolated skill`,
+      );
+    }
+    chunks.push(chunk);
+  }
+  const body = new Uint8Array(size);
+  let at = 0;
+  for (const chunk of chunks) {
+    body.set(chunk, at);
+    at += chunk.byteLength;
+  }
+  return body;
 }
 
 function stripUndefined(parts: {

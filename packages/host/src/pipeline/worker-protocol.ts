@@ -1,14 +1,51 @@
+// The call protocol between the host and an isolated instance: a worker thread (postMessage) or a child process
+// (Node's IPC channel with structured-clone serialization). Both speak these messages.
 import type { SecretFinding } from "@skillport/core";
 
-/** What an isolation worker is started with: one instance's skill, config and credentials, nothing else. */
+/**
+ * What an isolated instance is started with: one instance's skill and config, and of its credentials only those
+ * the skill reads itself. A credential the skill declares with `fetch` stays in the host; `configured` names
+ * every configured credential so `ctx.hasCredential` can answer without the value.
+ */
 export interface WorkerSetup {
   entryUrl: string;
   config: unknown;
   credentials: Record<string, string | undefined>;
+  configured: string[];
 }
 
-/** Host → worker. */
+/** A request `ctx.fetch` sends to the host, which adds held credentials and runs it. */
+export interface ProxiedRequest {
+  url: string;
+  method: string;
+  headers: [string, string][];
+  body: Uint8Array | undefined;
+  redirect: "follow" | "manual" | "error";
+}
+
+/** The host's answer to a {@link ProxiedRequest}: the whole response, or why fetch failed. */
+export type ProxiedResponse =
+  | {
+      ok: true;
+      status: number;
+      statusText: string;
+      headers: [string, string][];
+      body: Uint8Array;
+      url: string;
+    }
+  | {
+      ok: false;
+      name: string;
+      message: string;
+      /** The network error's code (`ECONNREFUSED`), as fetch puts it in `cause.code`. */
+      code: string | undefined;
+      /** Set when the host refused the request itself (a SkillError, e.g. UNAVAILABLE for a bad origin). */
+      skillCode: string | undefined;
+    };
+
+/** Host → isolate. */
 export type ToWorker =
+  | { type: "setup"; setup: WorkerSetup }
   | {
       type: "call";
       id: number;
@@ -18,12 +55,15 @@ export type ToWorker =
       auth: { id: string; scopes: readonly string[] } | undefined;
     }
   | { type: "abort"; id: number; reason: "timeout" | "cancel" }
-  | { type: "secret-found"; id: number; ask: number; finding: SecretFinding | undefined };
+  | { type: "secret-found"; id: number; ask: number; finding: SecretFinding | undefined }
+  | { type: "fetched"; id: number; ask: number; response: ProxiedResponse };
 
-/** Worker → host. */
+/** Isolate → host. */
 export type FromWorker =
   | { type: "ready" }
   | { type: "find-secret"; id: number; ask: number; content: string | Uint8Array }
+  | { type: "fetch"; id: number; ask: number; request: ProxiedRequest }
+  | { type: "fetch-abort"; id: number; ask: number }
   | { type: "stray"; message: string }
   | { type: "progress"; id: number; done: number; total: number | undefined; message: string | undefined }
   | {

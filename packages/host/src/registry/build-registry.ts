@@ -221,13 +221,14 @@ async function loadInstance(
   }
   const id = entry.mcp ?? skill.name;
   const source = `${where} (${packageName} as "${id}")`;
-  const config = validateConfig(skill, entry, where, manifest.dir, ajv);
+  const configPaths: string[] = [];
+  const config = validateConfig(skill, entry, where, manifest.dir, ajv, configPaths);
   const { credentials, missing } = await resolveCredentials(skill, entry, where, manifest.dir);
   checkAllow(skill, entry, where);
-  if (entry.isolation === "worker" && entryUrl === undefined) {
+  if ((entry.isolation === "worker" || entry.isolation === "process") && entryUrl === undefined) {
     throw new SkillportError(
       "CONFIG_INVALID",
-      `[skillport] ${where}.isolation: a skill given in memory cannot run in a worker; install it as a package or use "in-process"`,
+      `[skillport] ${where}.isolation: a skill given in memory cannot run in a ${entry.isolation === "worker" ? "worker" : "child process"}; install it as a package or use "in-process"`,
     );
   }
   let loading: Promise<RegisteredSkill> | undefined;
@@ -258,6 +259,7 @@ async function loadInstance(
     queue: entry.queue ?? DEFAULT_QUEUE,
     isolation: entry.isolation ?? "in-process",
     memoryMb: entry.memoryMb,
+    configPaths,
   };
   return instance;
 }
@@ -373,6 +375,7 @@ function validateConfig(
   where: string,
   manifestDir: string,
   ajv: ReturnType<typeof createAjv>,
+  paths: string[],
 ): unknown {
   if (skill.configSchema === undefined) {
     if (entry.config !== undefined && Object.keys(entry.config).length > 0) {
@@ -395,23 +398,28 @@ function validateConfig(
       problems,
     );
   }
-  return resolvePaths(config, skill.configSchema, manifestDir);
+  return resolvePaths(config, skill.configSchema, manifestDir, paths);
 }
 
-/** String fields declared `format: "path"` resolve against the manifest's folder; `~` is the home folder. */
-function resolvePaths(value: unknown, schema: JsonSchema, base: string): unknown {
+/**
+ * String fields declared `format: "path"` resolve against the manifest's folder; `~` is the home folder. Each
+ * resolved path is also pushed to `found`.
+ */
+function resolvePaths(value: unknown, schema: JsonSchema, base: string, found: string[]): unknown {
   if (typeof value === "string" && schema.format === "path") {
     const home = value === "~" || value.startsWith("~/") ? path.join(os.homedir(), value.slice(1)) : value;
-    return path.resolve(base, home);
+    const resolved = path.resolve(base, home);
+    found.push(resolved);
+    return resolved;
   }
   if (Array.isArray(value) && isSchema(schema.items)) {
-    return value.map((item) => resolvePaths(item, schema.items as JsonSchema, base));
+    return value.map((item) => resolvePaths(item, schema.items as JsonSchema, base, found));
   }
   if (typeof value === "object" && value !== null && isSchema(schema.properties)) {
     const properties = schema.properties as Record<string, JsonSchema>;
     const record = value as Record<string, unknown>;
     for (const [key, child] of Object.entries(properties)) {
-      if (key in record) record[key] = resolvePaths(record[key], child, base);
+      if (key in record) record[key] = resolvePaths(record[key], child, base, found);
     }
   }
   return value;

@@ -34,8 +34,19 @@ export interface SkillInstance {
   timeoutMs: number | undefined;
   concurrency: number;
   queue: number;
-  isolation: "in-process" | "worker";
+  /**
+   * Where the instance's capabilities run: in the host's process, in worker threads (memory and CPU limits; a
+   * thread shares the host's process, environment included), or in child processes (their own environment,
+   * sandboxed with bubblewrap where it works).
+   */
+  isolation: "in-process" | "worker" | "process";
+  /** With worker or process isolation: each isolate's heap limit in MiB. */
   memoryMb: number | undefined;
+  /**
+   * The paths the instance's config names (fields with `format: "path"`), resolved: what a process-isolated
+   * instance may read and write besides its own code.
+   */
+  configPaths: readonly string[];
 }
 
 /** A tool as tools/list shows it. */
