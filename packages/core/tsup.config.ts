@@ -1,3 +1,7 @@
 import { packageBuild } from "../../tsup.shared.ts";
 
-export default packageBuild();
+export default packageBuild({
+  index: "src/index.ts",
+  confine: "src/confine/index.ts",
+  "confine-testing": "src/confine/testing.ts",
+});
