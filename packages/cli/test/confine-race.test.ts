@@ -7,8 +7,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { StdioServer } from "./confine-server.js";
 import { FILES_SKILL, serveStdio } from "./confine-server.js";
 
-/** Rounds of calls while the swapper runs; each round is six calls. */
-const ROUNDS = 120;
+/** Rounds of calls while the swapper runs, over two phases; each round is six calls. */
+const ROUNDS = 160;
 
 let tree: HostileTree;
 let server: StdioServer;
@@ -54,19 +54,24 @@ describe("skillport serve --stdio: a folder swapped for a link to outside while 
       if (JSON.stringify(envelope).includes(CANARY)) escapes.push(name);
       if (envelope.error?.code === "INTERNAL") internal.push(`${name}: ${envelope.message}`);
     };
-    const swapper = await startSwapper(path.join(tree.root, "race"), tree.outside);
-    let swaps: number;
-    try {
-      for (let i = 0; i < ROUNDS; i++) {
-        await attempt("read_file", { path: "race/f.txt" });
-        await attempt("list_directory", { path: "race" });
-        await attempt("file_info", { path: "race/f.txt" });
-        await attempt("write_file", { path: `race/w${i}.txt`, content: "w", overwrite: true });
-        await attempt("append_file", { path: "race/f.txt", content: "+" });
-        await attempt("move_file", { source: `race/w${i}.txt`, destination: "race/victim.txt", overwrite: true });
+    // Two phases: swaps as fast as they go (the harshest race), then each state held 2 ms, so calls also land
+    // wholly in the real folder and some go through.
+    let swaps = 0;
+    for (const holdMs of [0, 2]) {
+      const swapper = await startSwapper(path.join(tree.root, "race"), tree.outside, { holdMs });
+      try {
+        for (let i = 0; i < ROUNDS / 2; i++) {
+          const n = `${holdMs}-${i}`;
+          await attempt("read_file", { path: "race/f.txt" });
+          await attempt("list_directory", { path: "race" });
+          await attempt("file_info", { path: "race/f.txt" });
+          await attempt("write_file", { path: `race/w${n}.txt`, content: "w", overwrite: true });
+          await attempt("append_file", { path: "race/f.txt", content: "+" });
+          await attempt("move_file", { source: `race/w${n}.txt`, destination: "race/victim.txt", overwrite: true });
+        }
+      } finally {
+        swaps += await swapper.stop();
       }
-    } finally {
-      swaps = await swapper.stop();
     }
     expect(swaps, "the swapper swapped").toBeGreaterThan(0);
     expect(answered, "some calls went through between swaps").toBeGreaterThan(0);
