@@ -126,21 +126,27 @@ describe.each([
     expect(out.a).toBe(out.b);
   });
 
-  it("redacts an error's message, stack, own fields and cause chain, and aggregated errors", () => {
-    const root = new Error(`connect failed for ${b64(secret)}`);
+  it("redacts an error's message, stack, own fields and cause chain, and aggregated errors, keeping their class", () => {
+    const root = new TypeError(`connect failed for ${b64(secret)}`);
     const middle = new Error("upstream refused", { cause: root });
     const error = Object.assign(new Error(`wrapped ${secret}`, { cause: middle }), { header: `Bearer ${secret}` });
-    const out = redactor.value({ err: error, all: new AggregateError([error], `many ${secret}`) });
-    expect(leaks(JSON.stringify(out), secret)).toEqual([]);
-    expect(out).toMatchObject({
-      err: {
-        type: "Error",
-        message: `wrapped ${REDACTED}`,
-        header: `Bearer ${REDACTED}`,
-        cause: { message: "upstream refused", cause: { message: `connect failed for ${REDACTED}` } },
-      },
-      all: { type: "AggregateError", errors: [{ message: `wrapped ${REDACTED}` }] },
-    });
+    const all = new AggregateError([error], `many ${secret}`);
+    const out = redactor.value({ err: error, all });
+    const err = out.err as Error & { header: string; cause: Error & { cause: Error } };
+    expect(err).toBeInstanceOf(Error);
+    expect([err.message, err.header, err.cause.message, err.cause.cause.message]).toEqual([
+      `wrapped ${REDACTED}`,
+      `Bearer ${REDACTED}`,
+      "upstream refused",
+      `connect failed for ${REDACTED}`,
+    ]);
+    expect(err.cause.cause).toBeInstanceOf(TypeError);
+    expect(Object.keys(err)).toEqual(["header"]); // enumerable as in the original
+    expect(out.all).toBeInstanceOf(AggregateError);
+    expect((out.all as AggregateError).errors[0]).toBe(err);
+    const text = [err, err.cause, err.cause.cause, out.all].map((e) => `${e.message} ${e.stack}`).join(" ");
+    expect(leaks(text, secret)).toEqual([]);
+    expect(redactor.find(text)).toBeUndefined();
   });
 
   it("finds the secret's UTF-8 bytes inside binary content, plainly and encoded", () => {

@@ -31,9 +31,9 @@ export interface Redactor {
   string(text: string): string;
   /**
    * A deep copy of a value with every secret replaced, at any depth (no recursion limit; cycles and shared values
-   * are kept as such). Errors become plain objects (`type`, `message`, `stack`, their own fields, `cause`,
-   * `errors`); values with `toJSON` (dates, URLs) are replaced by what it returns; byte arrays holding a secret
-   * become `[REDACTED]`.
+   * are kept as such), keys included. An error stays an error of the same class, its message, stack, `cause`,
+   * `errors` and fields redacted; a value with `toJSON` (a date, a URL) is replaced by what it returns; a byte array
+   * holding a secret becomes `[REDACTED]`.
    */
   value<T>(value: T): T;
   /**
@@ -679,12 +679,17 @@ function copyRedacted(
       return redacted ? REDACTED : value;
     }
     if (value instanceof Error) {
-      const copy: Record<string, unknown> = { type: string(value.name), message: string(value.message) };
-      if (value.stack !== undefined) copy.stack = string(value.stack);
+      // An error of the same class, every own property (message, stack, cause, errors, fields) redacted.
+      const copy = Object.create(Object.getPrototypeOf(value)) as Record<string, unknown>;
       copies.set(value, copy);
-      if (value instanceof AggregateError) push(copy, "errors", value.errors);
-      if (value.cause !== undefined) push(copy, "cause", value.cause);
-      pushEntries(copy, value);
+      const own = Object.getOwnPropertyNames(value);
+      for (let i = own.length - 1; i >= 0; i--) {
+        const key = own[i] as string;
+        const enumerable = Object.getOwnPropertyDescriptor(value, key)?.enumerable ?? true;
+        const name = string(key);
+        Object.defineProperty(copy, name, { value: undefined, enumerable, writable: true, configurable: true });
+        push(copy, name, (value as unknown as Record<string, unknown>)[key]);
+      }
       return copy;
     }
     const toJSON = (value as { toJSON?: unknown }).toJSON;

@@ -1,3 +1,4 @@
+import type { Readable } from "node:stream";
 import { Worker } from "node:worker_threads";
 import type { ErrorCode, SkillContext } from "@skillport/core";
 import { result, SkillError } from "@skillport/core";
@@ -119,12 +120,14 @@ export class WorkerPool {
     };
     const thread = new Worker(WORKER_URL, {
       workerData: setup,
-      stdout: true, // a skill's stray console.log must never reach the stdio transport
-      stderr: false,
+      // A skill's console output never reaches the stdio transport, nor stderr unredacted: it is logged.
+      stdout: true,
+      stderr: true,
       env: {}, // the worker sees no environment: credentials arrive in setup, for this instance only
       ...(instance.memoryMb === undefined ? {} : { resourceLimits: { maxOldGenerationSizeMb: instance.memoryMb } }),
     });
-    thread.stdout.on("data", (chunk: Buffer) => process.stderr.write(chunk));
+    this.logOutput(thread.stdout, "stdout");
+    this.logOutput(thread.stderr, "stderr");
     const worker: PooledWorker = { thread, current: undefined };
     const death = (error: Error) => {
       const at = this.idle.indexOf(worker);
@@ -157,12 +160,51 @@ export class WorkerPool {
         reject(unavailable);
         death(unavailable);
       });
+      // A message that cannot be copied out of the worker (nested too deeply) is lost: fail the call, not hang it.
+      thread.on("messageerror", (error: Error) => {
+        this.logger.warn({ instance: instance.id, err: error }, "a worker's message could not be read");
+        death(
+          new SkillError({
+            code: "INTERNAL",
+            message: `${instance.id} answered with a value the host could not copy out of its worker (nested too deeply?); return flatter data`,
+          }),
+        );
+        void thread.terminate();
+      });
       thread.on("exit", () =>
         death(new SkillError({ code: "UNAVAILABLE", message: `${instance.id}'s worker stopped; try again` })),
       );
     });
   }
+
+  /**
+   * Logs what a worker writes to its stdout or stderr, in whole lines (several at once, so that a secret split
+   * across lines is still one text to the redactor), through the logger and so through the redactor.
+   */
+  private logOutput(stream: Readable, name: "stdout" | "stderr"): void {
+    let pending = "";
+    const flush = (text: string) => {
+      if (text.length === 0) return;
+      this.logger[name === "stderr" ? "warn" : "info"](
+        { instance: this.instance.id, [name]: text },
+        `a capability wrote to ${name}`,
+      );
+    };
+    stream.setEncoding("utf8");
+    stream.on("data", (chunk: string) => {
+      pending += chunk;
+      const end = pending.lastIndexOf("\n");
+      if (end === -1 && pending.length < MAX_PENDING_OUTPUT) return;
+      const cut = end === -1 ? pending.length : end;
+      flush(pending.slice(0, cut));
+      pending = pending.slice(cut + 1);
+    });
+    stream.on("end", () => flush(pending));
+  }
 }
+
+/** Output without a line break is logged once it reaches this many characters. */
+const MAX_PENDING_OUTPUT = 64 * 1024;
 
 // --- internal ---
 
