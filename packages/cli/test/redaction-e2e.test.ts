@@ -18,6 +18,7 @@ const LOG_PATHS = [
   "a capability left an unhandled rejection", // worker
   "a worker failed", // worker error event: a throwing timer in the worker
   "a capability wrote to stderr", // worker console output
+  '"msg":"console output"', // in-process console output, routed to the log
   "tool threw an unexpected error", // an error with the secret in its cause chain
   '"kind":"audit"', // audit lines, with arguments
 ];

@@ -75,7 +75,17 @@ export async function createHost(options: HostOptions = {}): Promise<Host> {
     modules: options.modules ?? {},
     ...(lock === undefined ? {} : { lock }),
   });
-  for (const instance of registry.instances) redactor.add(Object.values(instance.credentials));
+  for (const instance of registry.instances) {
+    redactor.add(Object.values(instance.credentials));
+    for (const [name, value] of Object.entries(instance.credentials)) {
+      if (value !== undefined && value.length < SHORT_SECRET) {
+        logger.warn(
+          { instance: instance.id, credential: name },
+          `credential "${name}" has fewer than ${SHORT_SECRET} characters, so redaction finds it only whole and unencoded; use a longer secret`,
+        );
+      }
+    }
+  }
   for (const failure of registry.failures) {
     logger.error(
       { instance: failure.source },
@@ -97,6 +107,9 @@ export async function createHost(options: HostOptions = {}): Promise<Host> {
 }
 
 // --- internal ---
+
+/** Below this length the redactor matches a secret only whole and plain (see pipeline/redact.ts). */
+const SHORT_SECRET = 8;
 
 /** The lock to start from, when the mode allows it and it matches what the manifest resolves to now. */
 async function currentLock(manifest: LoadedManifest, mode: "auto" | "frozen" | "off", logger: Logger) {

@@ -109,6 +109,30 @@ describe("createHost", () => {
   });
 });
 
+describe("a credential too short to find encoded", () => {
+  it("is named in a warning at start-up, never shown", async () => {
+    process.env.SKILLPORT_TEST_SHORT_SECRET = "s3cr3t";
+    const foreign = capture();
+    const host = await createHost({
+      manifest: manifestOf({
+        skills: [{ path: ECHO, credentials: { other: { env: "SKILLPORT_TEST_SHORT_SECRET" } } }],
+      }),
+      logger: foreign.logger,
+    });
+    delete process.env.SKILLPORT_TEST_SHORT_SECRET;
+    expect(foreign.lines.map((l) => JSON.parse(l))).toContainEqual(
+      expect.objectContaining({
+        level: 40,
+        instance: "echo",
+        credential: "other",
+        msg: expect.stringContaining("fewer than 8"),
+      }),
+    );
+    expect(foreign.lines.join("")).not.toContain("s3cr3t");
+    await host.close();
+  });
+});
+
 describe("the audit", () => {
   it("redacts encoded and nested secrets in its lines", async () => {
     const redactor = createRedactor();
