@@ -56,7 +56,17 @@ export function createRedactor(): Redactor {
     return bytes;
   };
 
-  const string = (input: string) => (secrets.size === 0 ? input : redactText(input, textMatcher()));
+  // Short strings seen clean (object keys, names, enum values come back on every call), until a secret is added.
+  const clean = new Set<string>();
+  const string = (input: string) => {
+    if (secrets.size === 0 || clean.has(input)) return input;
+    const out = redactText(input, textMatcher());
+    if (out === input && input.length <= CLEAN_CACHE_LENGTH) {
+      if (clean.size >= CLEAN_CACHE_SIZE) clean.clear();
+      clean.add(input);
+    }
+    return out;
+  };
   const redactBytes = (input: Uint8Array) => (scan(latin1(input), bytesMatcher(), true).length > 0 ? REDACTED : input);
 
   return {
@@ -69,6 +79,7 @@ export function createRedactor(): Redactor {
       if (secrets.size !== before) {
         text = undefined;
         bytes = undefined;
+        clean.clear();
       }
     },
     string,
@@ -84,6 +95,9 @@ export function createRedactor(): Redactor {
 
 // --- internal ---
 
+/** Clean strings up to this length are remembered, up to this many. */
+const CLEAN_CACHE_LENGTH = 64;
+const CLEAN_CACHE_SIZE = 1024;
 /** Secrets shorter than this are ignored: replacing "ab" everywhere would destroy every message. */
 const MIN_SECRET_LENGTH = 4;
 /** Secrets shorter than this are matched only whole and plain: an encoded form that short is found by chance. */
@@ -246,29 +260,10 @@ function scan(input: string, matcher: Matcher, first: boolean): Found[] {
   const decoded = NEEDS_DECODING.test(input) ? decode(input, matcher.mode) : undefined;
   const t = decoded?.text ?? input;
   const n = t.length;
-  const report = (start: number, end: number, form: FormText | undefined) => {
-    let shown: Form = form?.form ?? "plain";
-    if (form?.base64) {
-      // The characters beside the run mix the secret's bits with its neighbours', and padding may follow.
-      if (start > 0 && BASE64_CHAR.test(t.charAt(start - 1))) start--;
-      if (end < n && BASE64_CHAR.test(t.charAt(end))) end++;
-      while (t.charAt(end) === "=") end++;
-      shown = base64Flavour(t, start, end);
-    } else if (shown === "plain" && decoded !== undefined) {
-      const escaped = escapesIn(decoded, start, end) & ~(form?.own ?? 0);
-      if (escaped !== 0) shown = escaped & HTML_ESCAPE ? "html" : "url";
-    }
-    found.push({
-      start: decoded === undefined ? start : (decoded.from[start] ?? 0),
-      end: decoded === undefined ? end : (decoded.to[end - 1] ?? input.length),
-      finding: { form: shown },
-    });
-  };
-
   if (matcher.whole !== undefined) {
     matcher.whole.lastIndex = 0;
     for (let m = matcher.whole.exec(t); m !== null; m = matcher.whole.exec(t)) {
-      report(m.index, m.index + m[0].length, matcher.wholeForms.get(m[0]));
+      found.push(foundAt(input, t, decoded, m.index, m.index + m[0].length, matcher.wholeForms.get(m[0])));
       if (first) return found;
     }
   }
@@ -277,62 +272,95 @@ function scan(input: string, matcher: Matcher, first: boolean): Found[] {
   const textEnd = endBeforePartialEscape(input, decoded, n);
   const { filter, slices } = matcher;
 
-  // Returns the end of the longest run accepted from the slice at p, or -1.
-  const probe = (p: number): number => {
-    const hash = hashAt(t, p);
-    const bit = (hash ^ (hash >>> 16)) & FILTER_MASK;
-    if (((filter[bit >>> 5] ?? 0) & (1 << (bit & 31))) === 0) return -1;
-    const candidates = slices.get(hash);
-    if (candidates === undefined) return -1;
-    let reach = -1;
-    let best: { start: number; end: number; form: FormText } | undefined;
-    for (const { form, at } of candidates) {
-      const f = form.text;
-      let k = 0;
-      while (k < SEED && t.charCodeAt(p + k) === f.charCodeAt(at + k)) k++;
-      if (k < SEED) continue;
-      let start = p;
-      let from = at;
-      while (start > 0 && from > 0 && t.charCodeAt(start - 1) === f.charCodeAt(from - 1)) {
-        start--;
-        from--;
+  // Returns the end of the longest run accepted from the slice at p, or -1. Made on the first filter hit only.
+  const makeProbe =
+    () =>
+    (p: number, hash: number): number => {
+      const candidates = slices.get(hash);
+      if (candidates === undefined) return -1;
+      let reach = -1;
+      let best: { start: number; end: number; form: FormText } | undefined;
+      for (const { form, at } of candidates) {
+        const f = form.text;
+        let k = 0;
+        while (k < SEED && t.charCodeAt(p + k) === f.charCodeAt(at + k)) k++;
+        if (k < SEED) continue;
+        let start = p;
+        let from = at;
+        while (start > 0 && from > 0 && t.charCodeAt(start - 1) === f.charCodeAt(from - 1)) {
+          start--;
+          from--;
+        }
+        let end = p + SEED;
+        let to = at + SEED;
+        while (end < n && to < f.length && t.charCodeAt(end) === f.charCodeAt(to)) {
+          end++;
+          to++;
+        }
+        const length = end - start;
+        // A prefix of the form cut off at the end of the text (perhaps in the middle of an escape), or a suffix of it
+        // at the start.
+        const cutAt = Math.min(end, textEnd);
+        const cut = from === 0 && cutAt - start >= form.edge && atEnd(t, cutAt, textEnd, form.base64, matcher.mode);
+        const accepted =
+          (from === 0 && to === f.length) ||
+          length >= form.run ||
+          cut ||
+          (to === f.length && length >= form.edge && atStart(t, start, matcher.mode));
+        if (!accepted) continue;
+        if (cut && textEnd < n) end = n;
+        reach = Math.max(reach, end);
+        // Looking for the first finding: the longest run at this slice names its form best (base64 or base64url).
+        if (!first) found.push(foundAt(input, t, decoded, start, end, form));
+        else if (best === undefined || end - start > best.end - best.start) best = { start, end, form };
       }
-      let end = p + SEED;
-      let to = at + SEED;
-      while (end < n && to < f.length && t.charCodeAt(end) === f.charCodeAt(to)) {
-        end++;
-        to++;
-      }
-      const length = end - start;
-      // A prefix of the form cut off at the end of the text (perhaps in the middle of an escape), or a suffix of it
-      // at the start.
-      const cutAt = Math.min(end, textEnd);
-      const cut = from === 0 && cutAt - start >= form.edge && atEnd(t, cutAt, textEnd, form.base64, matcher.mode);
-      const accepted =
-        (from === 0 && to === f.length) ||
-        length >= form.run ||
-        cut ||
-        (to === f.length && length >= form.edge && atStart(t, start, matcher.mode));
-      if (!accepted) continue;
-      if (cut && textEnd < n) end = n;
-      reach = Math.max(reach, end);
-      // Looking for the first finding: the longest run at this slice names its form best (base64 or base64url).
-      if (!first) report(start, end, form);
-      else if (best === undefined || end - start > best.end - best.start) best = { start, end, form };
-    }
-    if (best !== undefined) report(best.start, best.end, best.form);
-    return reach;
-  };
+      if (best !== undefined) found.push(foundAt(input, t, decoded, best.start, best.end, best.form));
+      return reach;
+    };
 
   // Every position near the edges, every STEP-th in between, and past a run found.
   const tail = Math.max(0, textEnd - SEED - EDGE_SLACK - 1);
+  let probe: ReturnType<typeof makeProbe> | undefined;
   for (let p = 0; p <= n - SEED; ) {
-    const reach = probe(p);
-    if (reach !== -1 && first) return found;
+    const hash = hashAt(t, p);
+    const bit = (hash ^ (hash >>> 16)) & FILTER_MASK;
+    let reach = -1;
+    if (((filter[bit >>> 5] ?? 0) & (1 << (bit & 31))) !== 0) {
+      probe ??= makeProbe();
+      reach = probe(p, hash);
+      if (reach !== -1 && first) return found;
+    }
     const next = p < EDGE_SLACK || p >= tail ? p + 1 : Math.min(p + STEP, tail);
     p = Math.max(next, reach - SEED + 1);
   }
   return found;
+}
+
+/** A run found at start..end of the decoded text `t`, as positions in `input`, with the form it was in. */
+function foundAt(
+  input: string,
+  t: string,
+  decoded: Decoded | undefined,
+  start: number,
+  end: number,
+  form: FormText | undefined,
+): Found {
+  let shown: Form = form?.form ?? "plain";
+  if (form?.base64) {
+    // The characters beside the run mix the secret's bits with its neighbours', and padding may follow.
+    if (start > 0 && BASE64_CHAR.test(t.charAt(start - 1))) start--;
+    if (end < t.length && BASE64_CHAR.test(t.charAt(end))) end++;
+    while (t.charAt(end) === "=") end++;
+    shown = base64Flavour(t, start, end);
+  } else if (shown === "plain" && decoded !== undefined) {
+    const escaped = escapesIn(decoded, start, end) & ~(form?.own ?? 0);
+    if (escaped !== 0) shown = escaped & HTML_ESCAPE ? "html" : "url";
+  }
+  return {
+    start: decoded === undefined ? start : (decoded.from[start] ?? 0),
+    end: decoded === undefined ? end : (decoded.to[end - 1] ?? input.length),
+    finding: { form: shown },
+  };
 }
 
 /** Where the text ends before an escape cut in half at its end (`%4`, `&#10`), as a position in the decoded text. */
