@@ -72,7 +72,14 @@ export function redactingLogger(logger: Logger, redactor: Redactor): Logger {
   });
 }
 
-/** A log call's arguments with every secret replaced (an Error stays an Error, for pino to format). */
+/**
+ * A log call's arguments with every secret replaced (an Error stays an Error, for pino to format). Arguments that
+ * cannot be read (a getter that throws, a revoked proxy) drop the line's content rather than its redaction.
+ */
 function redactArguments(args: readonly unknown[], redactor: Redactor): unknown[] {
-  return redactor.value([...args]);
+  try {
+    return redactor.value([...args]);
+  } catch (error) {
+    return [{ redaction: (error as Error | undefined)?.name ?? "failed" }, "a log line could not be read to redact it"];
+  }
 }

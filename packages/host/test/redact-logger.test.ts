@@ -87,6 +87,24 @@ describe.each([
   });
 });
 
+describe("a log call whose arguments cannot be read", () => {
+  it("logs that it could not redact them, and nothing of them", () => {
+    const redactor = createRedactor();
+    redactor.add([SECRET]);
+    const { logger, lines } = capture(hostLoggerOptions(redactor));
+    const hostile = {
+      token: SECRET,
+      get boom(): string {
+        throw new Error(`getter failed holding ${SECRET}`);
+      },
+    };
+    logger.error({ hostile }, `a message holding ${SECRET}`);
+    expect(lines).toHaveLength(1);
+    expect(JSON.parse(lines[0] ?? "{}")).toMatchObject({ msg: "a log line could not be read to redact it" });
+    expect(leaked(lines)).toEqual([]);
+  });
+});
+
 describe("createHost", () => {
   beforeAll(() => {
     process.env.SKILLPORT_TEST_LOGGED_SECRET = SECRET;

@@ -722,7 +722,12 @@ function copyRedacted(
     }
     const toJSON = (value as { toJSON?: unknown }).toJSON;
     if (typeof toJSON === "function") {
-      const json: unknown = toJSON.call(value);
+      let json: unknown = value;
+      try {
+        json = toJSON.call(value);
+      } catch {
+        // Copied as a plain object below.
+      }
       if (json !== value) {
         const copy = copyOne(json);
         copies.set(value, copy === undefined ? NOTHING : copy);
