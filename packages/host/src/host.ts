@@ -1,6 +1,6 @@
 import { SkillportError } from "./errors.js";
 import type { Logger } from "./log.js";
-import { createLogger } from "./log.js";
+import { createLogger, redactingLogger } from "./log.js";
 import { loadManifest } from "./manifest/load-manifest.js";
 import type { LoadedManifest } from "./manifest/manifest.js";
 import { createAudit } from "./pipeline/audit.js";
@@ -22,7 +22,10 @@ export interface HostOptions {
    * @default "skills.manifest.json" in the current folder
    */
   manifest?: string | LoadedManifest;
-  /** @default JSON lines on stderr */
+  /**
+   * Where the host logs. Whichever logger, every line passes through the host's redactor (see {@link Host.redactor}).
+   * @default JSON lines on stderr
+   */
   logger?: Logger;
   /**
    * Skill modules already imported, by package name: a manifest entry whose `package` is listed here uses the
@@ -45,7 +48,10 @@ export interface Host {
   registry: Registry;
   pipeline: Pipeline;
   logger: Logger;
-  /** Knows every secret the host read; whatever leaves the host passes through it. */
+  /**
+   * Knows every secret the host read; whatever leaves the host passes through it, every line of `logger`
+   * included. Add a secret the host should hide but did not read itself (e.g. an HTTP token) with `add`.
+   */
   redactor: Redactor;
   /** Stops isolation workers; serving transports call it on shutdown. */
   close(): Promise<void>;
@@ -61,20 +67,31 @@ export interface Host {
  */
 export async function createHost(options: HostOptions = {}): Promise<Host> {
   const manifest = typeof options.manifest === "object" ? options.manifest : await loadManifest(options.manifest);
-  const logger = options.logger ?? createLogger();
+  // The redactor comes first, so that no line the host logs can skip it; it learns each secret as it is read.
+  const redactor = createRedactor();
+  const logger = options.logger === undefined ? createLogger({ redactor }) : redactingLogger(options.logger, redactor);
   const lock = await currentLock(manifest, options.lock ?? "off", logger);
   const registry = await buildRegistry(manifest, {
     modules: options.modules ?? {},
     ...(lock === undefined ? {} : { lock }),
   });
+  for (const instance of registry.instances) {
+    redactor.add(Object.values(instance.credentials));
+    for (const [name, value] of Object.entries(instance.credentials)) {
+      if (value !== undefined && value.length < SHORT_SECRET) {
+        logger.warn(
+          { instance: instance.id, credential: name },
+          `credential "${name}" has fewer than ${SHORT_SECRET} characters, so redaction finds it only whole and unencoded; use a longer secret`,
+        );
+      }
+    }
+  }
   for (const failure of registry.failures) {
     logger.error(
       { instance: failure.source },
       `a skill could not be loaded and its tools are not served: ${failure.message}`,
     );
   }
-  const redactor = createRedactor();
-  for (const instance of registry.instances) redactor.add(Object.values(instance.credentials));
   const secret = await confirmationSecret(manifest);
   redactor.add([secret]);
   const pipeline = createPipeline(registry, {
@@ -88,6 +105,9 @@ export async function createHost(options: HostOptions = {}): Promise<Host> {
 }
 
 // --- internal ---
+
+/** Below this length the redactor matches a secret only whole and plain (see pipeline/redact.ts). */
+const SHORT_SECRET = 8;
 
 /** The manifest's confirmation secret, if it names one; a missing or short one stops the host. */
 async function confirmationSecret(manifest: LoadedManifest): Promise<string | undefined> {

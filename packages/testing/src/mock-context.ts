@@ -28,7 +28,8 @@ export interface MockContextOptions<Config = unknown> {
   traceId?: string;
   /**
    * Secrets the host would know (other instances' credentials, HTTP tokens); `ctx.findSecret` finds these and
-   * this context's own credentials, plainly or encoded, as the host does.
+   * this context's own credentials with the host's own redactor: plainly or encoded (base64, base64url, hex,
+   * URL-encoded, HTML-escaped), split across lines or cut short, in text or bytes, as `skillport serve` would.
    * @default []
    */
   secrets?: readonly string[];

@@ -1,5 +1,6 @@
 import path from "node:path";
 import pino from "pino";
+import { hostLoggerOptions } from "../log.js";
 import type { Redactor } from "./redact.js";
 
 /** One audit line: what was called, by whom, and how it ended. Arguments only when the manifest asks. */
@@ -23,7 +24,7 @@ export interface AuditOptions {
   arguments?: boolean;
 }
 
-/** Writes one JSON line per call, every known secret redacted. */
+/** Writes one JSON line per call, every known secret redacted (the audit's logger redacts every line). */
 export type Audit = (record: AuditRecord) => void;
 
 export function createAudit(options: AuditOptions, redactor: Redactor): Audit {
@@ -32,11 +33,15 @@ export function createAudit(options: AuditOptions, redactor: Redactor): Audit {
       ? pino.destination({ dest: 2, sync: true })
       : pino.destination({ dest: path.resolve(options.file), sync: true, mkdir: true, append: true });
   const logger = pino(
-    { base: { kind: "audit" }, timestamp: pino.stdTimeFunctions.isoTime, messageKey: "msg" },
+    {
+      base: { kind: "audit" },
+      timestamp: pino.stdTimeFunctions.isoTime,
+      messageKey: "msg",
+      ...hostLoggerOptions(redactor),
+    },
     destination,
   );
   return (record) => {
-    const line = options.arguments ? record : { ...record, arguments: undefined };
-    logger.info(redactor.value(line), "tool call");
+    logger.info(options.arguments ? record : { ...record, arguments: undefined }, "tool call");
   };
 }

@@ -70,13 +70,13 @@ export function processSpawner(options: ProcessSpawnerOptions = {}): SpawnIsolat
       detached: true, // its own process group, killed as a whole
     });
     let tail = "";
-    const output = (chunk: Buffer) => {
+    const output = (stream: "stdout" | "stderr") => (chunk: Buffer) => {
       const text = chunk.toString("utf8");
       tail = (tail + text).slice(-8192);
-      events.output?.(text);
+      events.output?.(text, stream);
     };
-    child.stdout?.on("data", output);
-    child.stderr?.on("data", output);
+    child.stdout?.on("data", output("stdout"));
+    child.stderr?.on("data", output("stderr"));
     let killed = false;
     child.on("message", (message: FromWorker) => events.message(message));
     child.on("error", (error) => events.failed(error, false));

@@ -3,70 +3,760 @@ import type { SecretFinding } from "@skillport/core";
 /** What stands in for a secret in results, errors, logs and audit lines. */
 export const REDACTED = "[REDACTED]";
 
-/** Secrets shorter than this are not redacted: replacing "ab" everywhere would destroy every message. */
-const MIN_SECRET_LENGTH = 4;
-
 /**
- * Replaces every known secret value by `[REDACTED]`. The host adds each credential it reads; everything that
- * leaves the host (results, errors, log and audit lines) passes through it. Costs nothing while it knows no secret.
+ * Replaces every known secret by `[REDACTED]`, plainly or encoded, whole or in pieces. The host adds each
+ * credential it reads; everything that leaves the host (results, errors, log and audit lines) passes through it.
+ * Costs nothing while it knows no secret.
+ *
+ * What it matches, for a secret of 8 characters or more (shorter ones only whole and plain; under 4 never):
+ * - the secret in any of these forms: plain; its UTF-8 bytes in base64 or base64url at any of the three byte
+ *   alignments (inside a longer base64 text too); hex in lower or upper case; percent-encoded
+ *   (`encodeURIComponent`, `+` for a space, any byte as `%XX`); HTML character references (named, `&#NN;`,
+ *   `&#xHH;`); JSON or JavaScript string escapes (`\"`, `\uXXXX`, `\xHH`); and base64 or hex inside such escaping;
+ * - with line breaks inserted anywhere (`\n` or `\r\n`, raw or escaped as in JSON, and the indentation after them);
+ * - a piece of it anywhere in a text: 12 consecutive characters of the secret (plain or escaped), 15 characters
+ *   of its base64 (12 bytes, whichever the alignment) or 24 of its hex;
+ * - a shorter piece at the very start or end of a text: 8 characters (10 of base64, 16 of hex), with at most 4
+ *   characters that are not letters or digits (quotes, an ellipsis, base64 padding, an escape cut in half)
+ *   between it and the edge: a secret cut off at a length limit, or the rest of one read from an offset.
+ * It cannot catch: a smaller piece (a secret read a few characters at a time); the secret transformed any other
+ * way (encrypted, compressed, reversed, spelled out, mixed-case hex, UTF-16, encoded twice in another order); a
+ * secret it was never given. It may redact text that is not a secret: 12 characters shared with a secret (a
+ * secret made of dictionary words), or, at the end of a text, 8.
  */
 export interface Redactor {
   /** True once a secret is known. */
   readonly active: boolean;
   add(secrets: Iterable<string | undefined>): void;
   string(text: string): string;
-  /** A deep copy of a JSON-like value (Errors become plain objects) with every secret replaced. */
+  /**
+   * A deep copy of a value with every secret replaced, at any depth (no recursion limit; cycles and shared values
+   * are kept as such), keys included. An error stays an error of the same class, its message, stack, `cause`,
+   * `errors` and fields redacted; a value with `toJSON` (a date, a URL) is replaced by what it returns; a byte array
+   * holding a secret becomes `[REDACTED]`.
+   */
   value<T>(value: T): T;
-  /** Whether the content holds a known secret, and in which form; never which secret. */
+  /**
+   * Whether the content holds a known secret, and in which form; never which secret. Bytes are searched as they
+   * are, so a secret's UTF-8 bytes are found in binary content as well as in text.
+   */
   find(content: string | Uint8Array): SecretFinding | undefined;
 }
 
 export function createRedactor(): Redactor {
   const secrets = new Set<string>();
-  let pattern: RegExp | undefined;
+  let text: Matcher | undefined;
+  let bytes: Matcher | undefined;
+  const textMatcher = () => {
+    text ??= compile(secrets, "text");
+    return text;
+  };
+  const bytesMatcher = () => {
+    bytes ??= compile(secrets, "bytes");
+    return bytes;
+  };
 
-  const string = (text: string) => (pattern === undefined ? text : text.replace(pattern, REDACTED));
-  const walk = (value: unknown, depth: number): unknown => {
-    if (typeof value === "string") return string(value);
-    if (typeof value !== "object" || value === null || depth > 64) return value;
-    if (value instanceof Error) {
-      return {
-        type: value.name,
-        message: string(value.message),
-        stack: value.stack === undefined ? undefined : string(value.stack),
-      };
+  // Short strings seen clean (object keys, names, enum values come back on every call), until a secret is added.
+  const clean = new Set<string>();
+  const string = (input: string) => {
+    if (secrets.size === 0 || clean.has(input)) return input;
+    const out = redactText(input, textMatcher());
+    if (out === input && input.length <= CLEAN_CACHE_LENGTH) {
+      if (clean.size >= CLEAN_CACHE_SIZE) clean.clear();
+      clean.add(input);
     }
-    if (Array.isArray(value)) return value.map((item) => walk(item, depth + 1));
-    const out: Record<string, unknown> = {};
-    for (const [key, item] of Object.entries(value)) out[string(key)] = walk(item, depth + 1);
     return out;
   };
+  const redactBytes = (input: Uint8Array) => (scan(latin1(input), bytesMatcher(), true).length > 0 ? REDACTED : input);
 
   return {
     get active() {
-      return pattern !== undefined;
+      return secrets.size > 0;
     },
     add(values) {
+      const before = secrets.size;
       for (const value of values) if (value !== undefined && value.length >= MIN_SECRET_LENGTH) secrets.add(value);
-      if (secrets.size === 0) return;
-      // Longest first, so a secret containing another is replaced whole.
-      const alternatives = [...secrets].sort((a, b) => b.length - a.length).map(escapeRegExp);
-      pattern = new RegExp(alternatives.join("|"), "g");
+      if (secrets.size !== before) {
+        text = undefined;
+        bytes = undefined;
+        clean.clear();
+      }
     },
     string,
-    value: <T>(value: T) => (pattern === undefined ? value : (walk(value, 0) as T)),
+    value: <T>(value: T) => (secrets.size === 0 ? value : (copyRedacted(value, string, redactBytes) as T)),
     find(content) {
-      if (pattern === undefined) return undefined;
-      const text = typeof content === "string" ? content : Buffer.from(content).toString("latin1");
-      pattern.lastIndex = 0;
-      const found = pattern.test(text);
-      pattern.lastIndex = 0;
-      return found ? { form: "plain" } : undefined;
+      if (secrets.size === 0) return undefined;
+      const [source, matcher] =
+        typeof content === "string" ? [content, textMatcher()] : [latin1(content), bytesMatcher()];
+      return scan(source, matcher, true)[0]?.finding;
     },
   };
 }
 
 // --- internal ---
+
+/** Clean strings up to this length are remembered, up to this many. */
+const CLEAN_CACHE_LENGTH = 64;
+const CLEAN_CACHE_SIZE = 1024;
+/** Secrets shorter than this are ignored: replacing "ab" everywhere would destroy every message. */
+const MIN_SECRET_LENGTH = 4;
+/** Secrets shorter than this are matched only whole and plain: an encoded form that short is found by chance. */
+const MIN_ENCODED_LENGTH = 8;
+/** Pieces of a secret are found from an 8-character slice of one of its forms, hashed. */
+const SEED = 8;
+/** A run of this many secret bytes is redacted anywhere; scanning looks up a slice every STEP characters. */
+const RUN_BYTES = 12;
+const STEP = RUN_BYTES - SEED + 1;
+/** A run of this many secret bytes is redacted at the start or end of a text. */
+const EDGE_BYTES = 8;
+/** Characters (not letters or digits) allowed between such a run and the edge: quotes, an ellipsis, padding. */
+const EDGE_SLACK = 4;
+/**
+ * The same lengths in base64 characters of the secret alone (6 bits each). The characters on either side of such a
+ * run mix at most 4 of the secret's bits with their neighbours', so a run one shorter never yields that many bytes.
+ */
+const BASE64_RUN = Math.ceil((RUN_BYTES * 8 - 8) / 6);
+const BASE64_EDGE = Math.ceil((EDGE_BYTES * 8 - 8) / 6);
+
+type Form = SecretFinding["form"];
+
+/** One encoding of one secret, and how long a piece of it must be to count, in its own characters. */
+interface FormText {
+  text: string;
+  form: Form;
+  run: number;
+  edge: number;
+  base64: boolean;
+  /** Escapes the secret itself holds (URL and HTML bits), decoded in this form: a match spanning them is plain. */
+  own: number;
+}
+
+interface Matcher {
+  /** Every SEED-character slice of every form, by hash. */
+  slices: Map<number, { form: FormText; at: number }[]>;
+  /** A bit per folded hash in `slices`: most positions of a text are turned away without a map lookup. */
+  filter: Uint32Array;
+  /** Forms too short to be found by sampling every STEP characters, matched whole. */
+  whole: RegExp | undefined;
+  wholeForms: Map<string, FormText>;
+  mode: "text" | "bytes";
+  /** Shorter texts need no look. */
+  minLength: number;
+}
+
+interface Found {
+  start: number;
+  end: number;
+  finding: SecretFinding;
+}
+
+function compile(secrets: Iterable<string>, mode: "text" | "bytes"): Matcher {
+  const forms = new Map<string, FormText>();
+  const addForm = (value: string, form: Form, run: number, edge: number, base64 = false, own = 0) => {
+    if (value.length >= MIN_SECRET_LENGTH && !forms.has(value))
+      forms.set(value, { text: value, form, run, edge, base64, own });
+  };
+  // Plain forms are matched against decoded text, so they are decoded the same way (a secret holding "%41" or a
+  // line break); both spellings are kept.
+  const plain = (value: string, form: Form, run: number, edge: number) => {
+    const raw = mode === "text" ? value : latin1(Buffer.from(value));
+    addForm(raw, form, run, edge);
+    const decoded = decode(raw, mode);
+    if (decoded !== undefined)
+      addForm(decoded.text, form, run, edge, false, escapesIn(decoded, 0, decoded.text.length));
+  };
+  const whole = Number.POSITIVE_INFINITY;
+  for (const secret of secrets) {
+    if (secret.length < MIN_ENCODED_LENGTH) {
+      plain(secret, "plain", whole, whole);
+      continue;
+    }
+    plain(secret, "plain", RUN_BYTES, EDGE_BYTES);
+    if (secret.includes(" ")) plain(secret.replaceAll(" ", "+"), "url", RUN_BYTES, EDGE_BYTES);
+    const utf8 = Buffer.from(secret);
+    for (const alignment of [0, 1, 2]) {
+      const b64 = base64Inner(utf8, alignment);
+      addForm(b64, "base64", BASE64_RUN, BASE64_EDGE, true);
+      addForm(b64.replaceAll("+", "-").replaceAll("/", "_"), "base64url", BASE64_RUN, BASE64_EDGE, true);
+    }
+    const hex = utf8.toString("hex");
+    addForm(hex, "hex", RUN_BYTES * 2, EDGE_BYTES * 2);
+    addForm(hex.toUpperCase(), "hex", RUN_BYTES * 2, EDGE_BYTES * 2);
+  }
+
+  const slices = new Map<number, { form: FormText; at: number }[]>();
+  const filter = new Uint32Array((FILTER_MASK + 1) / 32);
+  const shortForms: string[] = [];
+  const wholeForms = new Map<string, FormText>();
+  for (const form of forms.values()) {
+    if (form.text.length < SEED + STEP - 1) {
+      shortForms.push(form.text);
+      wholeForms.set(form.text, form);
+    }
+    for (let at = 0; at + SEED <= form.text.length; at++) {
+      const hash = hashAt(form.text, at);
+      const bit = (hash ^ (hash >>> 16)) & FILTER_MASK;
+      filter[bit >>> 5] = (filter[bit >>> 5] ?? 0) | (1 << (bit & 31));
+      const list = slices.get(hash);
+      if (list === undefined) slices.set(hash, [{ form, at }]);
+      else list.push({ form, at });
+    }
+  }
+  shortForms.sort((a, b) => b.length - a.length);
+  const minLength = Math.min(SEED, ...shortForms.map((f) => f.length));
+  return {
+    slices,
+    filter,
+    whole: shortForms.length === 0 ? undefined : new RegExp(shortForms.map(escapeRegExp).join("|"), "g"),
+    wholeForms,
+    mode,
+    minLength,
+  };
+}
+
+/**
+ * The base64 characters that depend only on the secret's bits when its first byte sits at `alignment` (0, 1 or 2)
+ * within a 3-byte group: the part every base64 text holding the secret at that alignment shares.
+ */
+function base64Inner(bytes: Buffer, alignment: number): string {
+  const encoded = Buffer.concat([Buffer.alloc(alignment), bytes]).toString("base64");
+  const first = Math.ceil((alignment * 8) / 6);
+  const last = Math.floor(((alignment + bytes.length) * 8) / 6);
+  return encoded.slice(first, last);
+}
+
+function redactText(input: string, matcher: Matcher): string {
+  if (input.length < matcher.minLength) return input;
+  const found = scan(input, matcher, false);
+  if (found.length === 0) return input;
+  found.sort((a, b) => a.start - b.start);
+  let out = "";
+  let at = 0;
+  let open = -1;
+  let close = -1;
+  for (const { start, end } of found) {
+    if (open !== -1 && start <= close) {
+      close = Math.max(close, end);
+      continue;
+    }
+    if (open !== -1) {
+      out += input.slice(at, open) + REDACTED;
+      at = close;
+    }
+    open = start;
+    close = end;
+  }
+  return `${out}${input.slice(at, open)}${REDACTED}${input.slice(close)}`;
+}
+
+/**
+ * Every secret run in `input` (positions in `input`), or the first only. Decodes the text first when it holds
+ * line breaks or escapes, then looks up SEED-character slices: every STEP characters (a run of RUN_BYTES
+ * characters holds at least one such slice) and at every position near the edges.
+ */
+function scan(input: string, matcher: Matcher, first: boolean): Found[] {
+  const found: Found[] = [];
+  if (input.length < matcher.minLength) return found;
+  const decoded = NEEDS_DECODING.test(input) ? decode(input, matcher.mode) : undefined;
+  const t = decoded?.text ?? input;
+  const n = t.length;
+  if (matcher.whole !== undefined) {
+    matcher.whole.lastIndex = 0;
+    for (let m = matcher.whole.exec(t); m !== null; m = matcher.whole.exec(t)) {
+      found.push(foundAt(input, t, decoded, m.index, m.index + m[0].length, matcher.wholeForms.get(m[0])));
+      if (first) return found;
+    }
+  }
+  if (n < SEED) return found;
+
+  const textEnd = endBeforePartialEscape(input, decoded, n);
+  const { filter, slices } = matcher;
+
+  // Returns the end of the longest run accepted from the slice at p, or -1. Made on the first filter hit only.
+  const makeProbe =
+    () =>
+    (p: number, hash: number): number => {
+      const candidates = slices.get(hash);
+      if (candidates === undefined) return -1;
+      let reach = -1;
+      let best: { start: number; end: number; form: FormText } | undefined;
+      for (const { form, at } of candidates) {
+        const f = form.text;
+        let k = 0;
+        while (k < SEED && t.charCodeAt(p + k) === f.charCodeAt(at + k)) k++;
+        if (k < SEED) continue;
+        let start = p;
+        let from = at;
+        while (start > 0 && from > 0 && t.charCodeAt(start - 1) === f.charCodeAt(from - 1)) {
+          start--;
+          from--;
+        }
+        let end = p + SEED;
+        let to = at + SEED;
+        while (end < n && to < f.length && t.charCodeAt(end) === f.charCodeAt(to)) {
+          end++;
+          to++;
+        }
+        const length = end - start;
+        // A prefix of the form cut off at the end of the text (perhaps in the middle of an escape), or a suffix of it
+        // at the start.
+        const cutAt = Math.min(end, textEnd);
+        const cut = from === 0 && cutAt - start >= form.edge && atEnd(t, cutAt, textEnd, form.base64, matcher.mode);
+        const accepted =
+          (from === 0 && to === f.length) ||
+          length >= form.run ||
+          cut ||
+          (to === f.length && length >= form.edge && atStart(t, start, matcher.mode));
+        if (!accepted) continue;
+        if (cut && textEnd < n) end = n;
+        reach = Math.max(reach, end);
+        // Looking for the first finding: the longest run at this slice names its form best (base64 or base64url).
+        if (!first) found.push(foundAt(input, t, decoded, start, end, form));
+        else if (best === undefined || end - start > best.end - best.start) best = { start, end, form };
+      }
+      if (best !== undefined) found.push(foundAt(input, t, decoded, best.start, best.end, best.form));
+      return reach;
+    };
+
+  // Every position near the edges, every STEP-th in between, and past a run found.
+  const tail = Math.max(0, textEnd - SEED - EDGE_SLACK - 1);
+  let probe: ReturnType<typeof makeProbe> | undefined;
+  for (let p = 0; p <= n - SEED; ) {
+    const hash = hashAt(t, p);
+    const bit = (hash ^ (hash >>> 16)) & FILTER_MASK;
+    let reach = -1;
+    if (((filter[bit >>> 5] ?? 0) & (1 << (bit & 31))) !== 0) {
+      probe ??= makeProbe();
+      reach = probe(p, hash);
+      if (reach !== -1 && first) return found;
+    }
+    const next = p < EDGE_SLACK || p >= tail ? p + 1 : Math.min(p + STEP, tail);
+    p = Math.max(next, reach - SEED + 1);
+  }
+  return found;
+}
+
+/** A run found at start..end of the decoded text `t`, as positions in `input`, with the form it was in. */
+function foundAt(
+  input: string,
+  t: string,
+  decoded: Decoded | undefined,
+  start: number,
+  end: number,
+  form: FormText | undefined,
+): Found {
+  let shown: Form = form?.form ?? "plain";
+  if (form?.base64) {
+    // The characters beside the run mix the secret's bits with its neighbours', and padding may follow.
+    if (start > 0 && BASE64_CHAR.test(t.charAt(start - 1))) start--;
+    if (end < t.length && BASE64_CHAR.test(t.charAt(end))) end++;
+    while (t.charAt(end) === "=") end++;
+    shown = base64Flavour(t, start, end);
+  } else if (shown === "plain" && decoded !== undefined) {
+    const escaped = escapesIn(decoded, start, end) & ~(form?.own ?? 0);
+    if (escaped !== 0) shown = escaped & HTML_ESCAPE ? "html" : "url";
+  }
+  return {
+    start: decoded === undefined ? start : (decoded.from[start] ?? 0),
+    end: decoded === undefined ? end : (decoded.to[end - 1] ?? input.length),
+    finding: { form: shown },
+  };
+}
+
+/** Where the text ends before an escape cut in half at its end (`%4`, `&#10`), as a position in the decoded text. */
+function endBeforePartialEscape(input: string, decoded: Decoded | undefined, n: number): number {
+  let escapeNearEnd = false;
+  for (let i = Math.max(0, input.length - 16); i < input.length && !escapeNearEnd; i++) {
+    const c = input.charCodeAt(i);
+    escapeNearEnd = c === 0x25 || c === 0x26 || c === 0x5c;
+  }
+  const partial = escapeNearEnd ? PARTIAL_ESCAPE.exec(input.slice(-16)) : null;
+  if (partial === null) return n;
+  const cutFrom = input.length - partial[0].length;
+  if (decoded === undefined) return cutFrom;
+  let end = n;
+  while (end > 0 && (decoded.from[end - 1] ?? 0) >= cutFrom) end--;
+  return end;
+}
+
+/**
+ * After a run that ends at `end`: at most EDGE_SLACK characters that are not letters or digits (after one mixed
+ * character for base64), then the end of the text or an escape cut in half (`%4`, `&#10`, `\u00`) at `textEnd`.
+ */
+function atEnd(t: string, end: number, textEnd: number, base64: boolean, mode: "text" | "bytes"): boolean {
+  let rest = t.slice(end, textEnd);
+  if (base64 && BASE64_CHAR.test(rest.charAt(0))) rest = rest.slice(1);
+  return rest.length <= EDGE_SLACK && !(mode === "text" ? ALPHANUMERIC : ASCII_ALPHANUMERIC).test(rest);
+}
+
+/** Before a run that starts at `start`: at most EDGE_SLACK characters that are not letters or digits. */
+function atStart(t: string, start: number, mode: "text" | "bytes"): boolean {
+  return start <= EDGE_SLACK && !(mode === "text" ? ALPHANUMERIC : ASCII_ALPHANUMERIC).test(t.slice(0, start));
+}
+
+/** base64url when the base64 word around the match uses its alphabet ("-", "_"), base64 otherwise. */
+function base64Flavour(t: string, start: number, end: number): Form {
+  while (start > 0 && BASE64_CHAR.test(t.charAt(start - 1))) start--;
+  while (end < t.length && BASE64_CHAR.test(t.charAt(end))) end++;
+  const word = t.slice(start, end);
+  return /[-_]/.test(word) && !/[+/]/.test(word) ? "base64url" : "base64";
+}
+
+const ALPHANUMERIC = /[\p{L}\p{N}]/u;
+const ASCII_ALPHANUMERIC = /[A-Za-z0-9]/;
+const PARTIAL_ESCAPE = /(?:%[0-9A-Fa-f]?|&#?[xX]?[0-9A-Za-z]{0,10}|\\(?:u[0-9A-Fa-f]{0,3}|x[0-9A-Fa-f]?)?)$/;
+const BASE64_CHAR = /[A-Za-z0-9+/_-]/;
+const NEEDS_DECODING = /[\n\r%&\\]/;
+
+const FILTER_MASK = 0xffff;
+
+function hashAt(text: string, at: number): number {
+  let hash = 0;
+  for (let k = 0; k < SEED; k++) hash = (Math.imul(hash, 31) + text.charCodeAt(at + k)) | 0;
+  return hash;
+}
+
+// --- decoding ---
+
+const URL_ESCAPE = 1;
+const HTML_ESCAPE = 2;
+const STRING_ESCAPE = 4;
+
+/** A text with line breaks removed and escapes decoded; each character knows the span it came from. */
+interface Decoded {
+  text: string;
+  from: Int32Array;
+  to: Int32Array;
+  kind: Uint8Array;
+}
+
+/** The URL and HTML escapes that characters start..end were decoded from, as bits. */
+function escapesIn(decoded: Decoded, start: number, end: number): number {
+  let kinds = 0;
+  for (let i = start; i < end; i++) kinds |= decoded.kind[i] ?? 0;
+  return kinds & (URL_ESCAPE | HTML_ESCAPE);
+}
+
+/**
+ * Joins lines (see {@link unwrap}), then decodes escapes (see {@link unescapeText}). Returns undefined when nothing
+ * changed.
+ */
+function decode(input: string, mode: "text" | "bytes"): Decoded | undefined {
+  const unwrapped = /[\n\\]/.test(input) ? unwrap(input) : undefined;
+  const joined = unwrapped?.text ?? input;
+  const unescaped = /[%&\\]/.test(joined) ? unescapeText(joined, mode) : undefined;
+  if (unescaped === undefined || unwrapped === undefined) return unescaped ?? unwrapped;
+  const size = unescaped.text.length;
+  const from = new Int32Array(size);
+  const to = new Int32Array(size);
+  for (let i = 0; i < size; i++) {
+    from[i] = unwrapped.from[unescaped.from[i] ?? 0] ?? 0;
+    to[i] = unwrapped.to[(unescaped.to[i] ?? 1) - 1] ?? input.length;
+  }
+  return { text: unescaped.text, from, to, kind: unescaped.kind };
+}
+
+/**
+ * Removes line breaks, `\n` or `\r\n`, raw or escaped as in a JSON string, with the indentation after them
+ * (spaces, tabs, escaped tabs): a secret wrapped or split across lines reads as one again.
+ */
+function unwrap(input: string): Decoded | undefined {
+  const out = decodedOf(input.length);
+  const n = input.length;
+  const indent = (at: number) => {
+    while (at < n) {
+      const c = input.charCodeAt(at);
+      if (c === 0x20 || c === 0x09) at++;
+      else if (c === 0x5c && input.charCodeAt(at + 1) === 0x74) at += 2;
+      else break;
+    }
+    return at;
+  };
+  let changed = false;
+  for (let i = 0; i < n; ) {
+    const c = input.charCodeAt(i);
+    const next = input.charCodeAt(i + 1);
+    if (c === 0x0a || (c === 0x0d && next === 0x0a)) {
+      i = indent(i + (c === 0x0d ? 2 : 1));
+      changed = true;
+    } else if (c === 0x5c && (next === 0x6e || (next === 0x72 && input.startsWith("\\n", i + 2)))) {
+      i = indent(i + (next === 0x6e ? 2 : 4));
+      changed = true;
+    } else if (c === 0x5c && next === 0x5c) {
+      // An escaped backslash: the "n" after it is a letter, not a line break.
+      out.emit(c, i, i + 1, 0);
+      out.emit(next, i + 1, i + 2, 0);
+      i += 2;
+    } else {
+      out.emit(c, i, i + 1, 0);
+      i++;
+    }
+  }
+  return changed ? out.finish() : undefined;
+}
+
+/**
+ * Decodes `%XX` runs (as UTF-8 in text mode, an invalid sequence as U+FFFD; as bytes in bytes mode), HTML
+ * character references (decimal, hex, and the names for ASCII), and JSON or JavaScript string escapes.
+ */
+function unescapeText(input: string, mode: "text" | "bytes"): Decoded | undefined {
+  const out = decodedOf(input.length);
+  const n = input.length;
+  const emitCodePoint = (cp: number, start: number, end: number, how: number) => {
+    if (mode === "bytes" && cp > 0x7f) {
+      for (const byte of Buffer.from(String.fromCodePoint(cp))) out.emit(byte, start, end, how);
+    } else if (cp > 0xffff) {
+      const pair = String.fromCodePoint(cp);
+      out.emit(pair.charCodeAt(0), start, end, how);
+      out.emit(pair.charCodeAt(1), start, end, how);
+    } else out.emit(cp, start, end, how);
+  };
+  let changed = false;
+  for (let i = 0; i < n; ) {
+    const c = input.charCodeAt(i);
+    let end = i;
+    if (c === 0x5c) {
+      const next = input.charAt(i + 1);
+      if (next === "u" && HEX4.test(input.slice(i + 2, i + 6))) {
+        emitCodePoint(Number.parseInt(input.slice(i + 2, i + 6), 16), i, i + 6, STRING_ESCAPE);
+        end = i + 6;
+      } else if (next === "x" && HEX2.test(input.slice(i + 2, i + 4))) {
+        emitCodePoint(Number.parseInt(input.slice(i + 2, i + 4), 16), i, i + 4, STRING_ESCAPE);
+        end = i + 4;
+      } else if (next === '"' || next === "\\" || next === "/" || next === "'") {
+        out.emit(next.charCodeAt(0), i, i + 2, STRING_ESCAPE);
+        end = i + 2;
+      }
+    } else if (c === 0x25 && HEX2.test(input.slice(i + 1, i + 3))) {
+      const bytes: number[] = [];
+      for (end = i; input.charCodeAt(end) === 0x25 && HEX2.test(input.slice(end + 1, end + 3)); end += 3) {
+        bytes.push(Number.parseInt(input.slice(end + 1, end + 3), 16));
+      }
+      for (let b = 0; b < bytes.length; ) {
+        const byte = bytes[b] ?? 0;
+        const at = i + b * 3;
+        const length = mode === "bytes" || byte < 0x80 ? 1 : utf8Length(byte);
+        const cp = length === 1 ? undefined : utf8CodePoint(bytes.slice(b, b + length));
+        if (cp !== undefined) emitCodePoint(cp, at, at + length * 3, URL_ESCAPE);
+        else out.emit(mode === "bytes" || byte < 0x80 ? byte : 0xfffd, at, at + 3, URL_ESCAPE);
+        b += cp === undefined ? 1 : length;
+      }
+    } else if (c === 0x26) {
+      const entity = ENTITY.exec(input.slice(i, i + 16));
+      const cp = entity === null ? undefined : entityCodePoint(entity);
+      if (entity !== null && cp !== undefined) {
+        emitCodePoint(cp, i, i + entity[0].length, HTML_ESCAPE);
+        end = i + entity[0].length;
+      }
+    }
+    if (end === i) {
+      out.emit(c, i, i + 1, 0);
+      i++;
+    } else {
+      i = end;
+      changed = true;
+    }
+  }
+  return changed ? out.finish() : undefined;
+}
+
+/** Collects decoded characters with the span of input each came from. Decoding never lengthens a text. */
+function decodedOf(capacity: number) {
+  const codes = new Uint16Array(capacity);
+  const from = new Int32Array(capacity);
+  const to = new Int32Array(capacity);
+  const kind = new Uint8Array(capacity);
+  let size = 0;
+  return {
+    emit(code: number, start: number, end: number, how: number) {
+      codes[size] = code;
+      from[size] = start;
+      to[size] = end;
+      kind[size] = how;
+      size++;
+    },
+    finish(): Decoded {
+      const text = Buffer.from(codes.buffer, 0, size * 2).toString("utf16le");
+      return { text, from: from.subarray(0, size), to: to.subarray(0, size), kind: kind.subarray(0, size) };
+    },
+  };
+}
+
+function utf8Length(lead: number): number {
+  return lead >= 0xf0 ? 4 : lead >= 0xe0 ? 3 : lead >= 0xc0 ? 2 : 1;
+}
+
+/** The code point of one UTF-8 sequence of 2 to 4 bytes, or undefined when it is cut short or invalid. */
+function utf8CodePoint(sequence: number[]): number | undefined {
+  const length = utf8Length(sequence[0] ?? 0);
+  if (length === 1 || sequence.length < length) return undefined;
+  let cp = (sequence[0] ?? 0) & (0x7f >> length);
+  for (let k = 1; k < length; k++) {
+    const byte = sequence[k] ?? 0;
+    if ((byte & 0xc0) !== 0x80) return undefined;
+    cp = (cp << 6) | (byte & 0x3f);
+  }
+  return cp <= 0x10ffff ? cp : undefined;
+}
+
+const HEX2 = /^[0-9A-Fa-f]{2}$/;
+const HEX4 = /^[0-9A-Fa-f]{4}$/;
+const ENTITY = /^&(?:#(\d{1,7})|#[xX]([0-9A-Fa-f]{1,6})|([A-Za-z]{2,12}));/;
+
+function entityCodePoint(match: RegExpExecArray): number | undefined {
+  const [, decimal, hex, name] = match;
+  const cp =
+    decimal !== undefined
+      ? Number.parseInt(decimal, 10)
+      : hex !== undefined
+        ? Number.parseInt(hex, 16)
+        : NAMED_ENTITIES[name ?? ""];
+  return cp !== undefined && cp <= 0x10ffff ? cp : undefined;
+}
+
+/** The HTML named character references for printable ASCII, which is what escapers write for a token. */
+const NAMED_ENTITIES: Readonly<Record<string, number>> = {
+  amp: 0x26,
+  AMP: 0x26,
+  lt: 0x3c,
+  LT: 0x3c,
+  gt: 0x3e,
+  GT: 0x3e,
+  quot: 0x22,
+  QUOT: 0x22,
+  apos: 0x27,
+  excl: 0x21,
+  num: 0x23,
+  dollar: 0x24,
+  percnt: 0x25,
+  lpar: 0x28,
+  rpar: 0x29,
+  ast: 0x2a,
+  midast: 0x2a,
+  plus: 0x2b,
+  comma: 0x2c,
+  period: 0x2e,
+  sol: 0x2f,
+  colon: 0x3a,
+  semi: 0x3b,
+  equals: 0x3d,
+  quest: 0x3f,
+  commat: 0x40,
+  lsqb: 0x5b,
+  lbrack: 0x5b,
+  bsol: 0x5c,
+  rsqb: 0x5d,
+  rbrack: 0x5d,
+  Hat: 0x5e,
+  lowbar: 0x5f,
+  UnderBar: 0x5f,
+  grave: 0x60,
+  lcub: 0x7b,
+  lbrace: 0x7b,
+  verbar: 0x7c,
+  vert: 0x7c,
+  VerticalLine: 0x7c,
+  rcub: 0x7d,
+  rbrace: 0x7d,
+  tilde: 0x7e,
+  nbsp: 0xa0,
+};
+
+// --- values ---
+
+/**
+ * The deep copy behind {@link Redactor.value}, without recursion: a stack of slots (container, key, value) to
+ * fill, taken in document order so keys keep their order. Each object is copied once (cycles and shared values
+ * stay so).
+ */
+function copyRedacted(
+  root: unknown,
+  string: (text: string) => string,
+  bytes: (content: Uint8Array) => unknown,
+): unknown {
+  const copies = new Map<object, unknown>();
+  const targets: (Record<string, unknown> | unknown[])[] = [];
+  const keys: (string | number)[] = [];
+  const values: unknown[] = [];
+  const push = (target: Record<string, unknown> | unknown[], key: string | number, value: unknown) => {
+    targets.push(target);
+    keys.push(key);
+    values.push(value);
+  };
+  const pushEntries = (target: Record<string, unknown>, source: object) => {
+    const own = Object.keys(source);
+    for (let i = own.length - 1; i >= 0; i--) {
+      const key = own[i] as string;
+      push(target, string(key), (source as Record<string, unknown>)[key]);
+    }
+  };
+
+  const copyOne = (value: unknown): unknown => {
+    if (typeof value === "string") return string(value);
+    if (typeof value !== "object" || value === null) return value;
+    const known = copies.get(value);
+    if (known !== undefined) return known === NOTHING ? undefined : known;
+    if (Array.isArray(value)) {
+      const copy: unknown[] = [];
+      copies.set(value, copy);
+      for (let i = value.length - 1; i >= 0; i--) push(copy, i, value[i]);
+      return copy;
+    }
+    if (ArrayBuffer.isView(value)) {
+      const redacted = bytes(new Uint8Array(value.buffer, value.byteOffset, value.byteLength)) === REDACTED;
+      return redacted ? REDACTED : value;
+    }
+    if (value instanceof Error) {
+      // An error of the same class, every own property (message, stack, cause, errors, fields) redacted.
+      const copy = Object.create(Object.getPrototypeOf(value)) as Record<string, unknown>;
+      copies.set(value, copy);
+      const own = Object.getOwnPropertyNames(value);
+      for (let i = own.length - 1; i >= 0; i--) {
+        const key = own[i] as string;
+        const enumerable = Object.getOwnPropertyDescriptor(value, key)?.enumerable ?? true;
+        const name = string(key);
+        Object.defineProperty(copy, name, { value: undefined, enumerable, writable: true, configurable: true });
+        push(copy, name, (value as unknown as Record<string, unknown>)[key]);
+      }
+      return copy;
+    }
+    const toJSON = (value as { toJSON?: unknown }).toJSON;
+    if (typeof toJSON === "function") {
+      let json: unknown = value;
+      try {
+        json = toJSON.call(value);
+      } catch {
+        // Copied as a plain object below.
+      }
+      if (json !== value) {
+        const copy = copyOne(json);
+        copies.set(value, copy === undefined ? NOTHING : copy);
+        return copy;
+      }
+    }
+    const copy: Record<string, unknown> = {};
+    copies.set(value, copy);
+    pushEntries(copy, value);
+    return copy;
+  };
+
+  const result: Record<string, unknown> = {};
+  push(result, "value", root);
+  while (values.length > 0) {
+    const target = targets.pop() as Record<string | number, unknown>;
+    const key = keys.pop() as string | number;
+    const copy = copyOne(values.pop());
+    if (key === "__proto__") Object.defineProperty(target, key, { value: copy, enumerable: true, writable: true });
+    else target[key] = copy;
+  }
+  return result.value;
+}
+
+const NOTHING = Symbol("nothing");
+
+function latin1(content: Uint8Array): string {
+  return Buffer.from(content.buffer, content.byteOffset, content.byteLength).toString("latin1");
+}
 
 function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");

@@ -35,8 +35,10 @@ export interface IsolateEvents {
   /** It failed (threw at start, ran out of memory…); `exit` follows. */
   failed(error: Error, outOfMemory: boolean): void;
   exited(): void;
-  /** What it wrote to its stdout or stderr (a child process; a thread's goes to the host's stderr). */
-  output?(text: string): void;
+  /** A message from it could not be read (a value nested too deeply to copy); it is stopped. */
+  unreadable?(error: Error): void;
+  /** What it wrote to its stdout or stderr: logged (so redacted), never passed to the host's own streams. */
+  output?(text: string, stream: "stdout" | "stderr"): void;
 }
 
 /** Starts one isolate of an instance with its setup. */
@@ -50,16 +52,23 @@ export type SpawnIsolate = (
 export const spawnThread: SpawnIsolate = (instance, setup, events) => {
   const thread = new Worker(WORKER_URL, {
     workerData: setup,
-    stdout: true, // a skill's stray console.log must never reach the stdio transport
-    stderr: false,
+    // A skill's console output never reaches the stdio transport, nor stderr unredacted: it is logged.
+    stdout: true,
+    stderr: true,
     env: {}, // process.env is empty in the worker; /proc/self/environ is still the host's (a thread shares it)
     ...(instance.memoryMb === undefined ? {} : { resourceLimits: { maxOldGenerationSizeMb: instance.memoryMb } }),
   });
-  thread.stdout.on("data", (chunk: Buffer) => process.stderr.write(chunk));
+  thread.stdout.on("data", (chunk: Buffer) => events.output?.(chunk.toString("utf8"), "stdout"));
+  thread.stderr.on("data", (chunk: Buffer) => events.output?.(chunk.toString("utf8"), "stderr"));
   thread.on("message", (message: FromWorker) => events.message(message));
   thread.on("error", (error: Error & { code?: string }) =>
     events.failed(error, error.code === "ERR_WORKER_OUT_OF_MEMORY"),
   );
+  // A message that cannot be copied out of the worker (nested too deeply) would be lost: fail the call, not hang it.
+  thread.on("messageerror", (error: Error) => {
+    events.unreadable?.(error);
+    void thread.terminate();
+  });
   thread.on("exit", () => events.exited());
   return {
     post: (message) => thread.postMessage(message),
@@ -240,7 +249,21 @@ export class WorkerPool {
           started?.reject(stopped);
           death(stopped);
         },
-        output: (text) => this.logger.warn({ instance: instance.id, output: text }, `a ${kind} wrote to its output`),
+        unreadable: (error) => {
+          this.logger.warn({ instance: instance.id, err: error }, `a ${kind}'s message could not be read`);
+          death(
+            new SkillError({
+              code: "INTERNAL",
+              message: `${instance.id} answered with a value the host could not copy out of its ${kind} (nested too deeply?); return flatter data`,
+            }),
+          );
+        },
+        output: lineLogger((text, stream) =>
+          this.logger[stream === "stderr" ? "warn" : "info"](
+            { instance: instance.id, [stream]: text },
+            `a capability wrote to ${stream}`,
+          ),
+        ),
       });
     } catch (error) {
       this.logger.warn({ instance: instance.id, err: error }, `a ${kind} could not be started`);
@@ -262,6 +285,23 @@ interface PooledWorker {
   current: { id: number; onMessage: (message: FromWorker) => void; onDeath: (error: unknown) => void } | undefined;
   /** Settles when the isolate has exited. */
   gone: Promise<void>;
+}
+
+/** Output without a line break is logged once it reaches this many characters. */
+const MAX_PENDING_OUTPUT = 64 * 1024;
+
+/** Turns chunks of output into whole-line blocks per stream, so one log line never holds half a line. */
+function lineLogger(log: (text: string, stream: "stdout" | "stderr") => void) {
+  const pending = { stdout: "", stderr: "" };
+  return (chunk: string, stream: "stdout" | "stderr") => {
+    pending[stream] += chunk;
+    const end = pending[stream].lastIndexOf("\n");
+    if (end === -1 && pending[stream].length < MAX_PENDING_OUTPUT) return;
+    const cut = end === -1 ? pending[stream].length : end;
+    const text = pending[stream].slice(0, cut);
+    pending[stream] = pending[stream].slice(cut + 1);
+    if (text.length > 0) log(text, stream);
+  };
 }
 
 /** Runs an isolate's request with the host's `ctx.fetch` (which adds held credentials) and reads it whole. */
