@@ -1,0 +1,136 @@
+import { mkdir, writeFile } from "node:fs/promises";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { ConfinementOptions } from "../../src/confine/index.js";
+import { createConfinement } from "../../src/confine/index.js";
+import type { HostileTree } from "../../src/confine/testing.js";
+import { CANARY, makeHostileTree, startSwapper } from "../../src/confine/testing.js";
+import { isSkillError } from "../../src/index.js";
+import { snapshot } from "./snapshot.js";
+
+/** Rounds of operations while the swapper runs. */
+const ROUNDS = 250;
+
+let tree: HostileTree;
+
+beforeAll(async () => {
+  tree = await makeHostileTree();
+});
+
+afterAll(async () => {
+  await tree?.dispose();
+});
+
+/**
+ * Reads, lists and (with `writes`) writes, moves and deletes under `<root>/<folder>` through the module while the
+ * swapper swaps that folder with a link to outside. Returns what escaped.
+ */
+async function race(folder: string, check: ConfinementOptions["descriptorCheck"], writes: boolean, holdMs = 0) {
+  await mkdir(path.join(tree.root, folder));
+  await writeFile(path.join(tree.root, folder, "f.txt"), "inside\n");
+  await writeFile(path.join(tree.outside, "f.txt"), `${CANARY} f\n`);
+  await writeFile(path.join(tree.outside, "victim.txt"), `${CANARY} victim\n`);
+  const before = await snapshot(tree.outside);
+  const leaked: string[] = [];
+  const internal: string[] = [];
+  let done = 0;
+  const attempt = async (label: string, op: () => Promise<string | undefined>) => {
+    try {
+      const text = await op();
+      done++;
+      if (text?.includes(CANARY) === true) leaked.push(label);
+    } catch (error) {
+      if (!isSkillError(error)) internal.push(`${label}: ${String(error)}`);
+    }
+  };
+  const swapper = await startSwapper(path.join(tree.root, folder), tree.outside, { holdMs });
+  let swaps: number;
+  try {
+    for (let i = 0; i < ROUNDS; i++) {
+      const jail = await createConfinement({ roots: [tree.root], descriptorCheck: check });
+      await attempt("openFile", async () => {
+        const file = await jail.openFile(await jail.resolve(`${folder}/f.txt`, "/path"));
+        try {
+          return (await file.handle.readFile()).toString();
+        } finally {
+          await file.handle.close();
+        }
+      });
+      await attempt("list", async () => {
+        const dir = await jail.openDirectory(await jail.resolve(folder, "/path"));
+        try {
+          return (await dir.list()).map((e) => (e.name === "secret.txt" ? CANARY : e.name)).join(",");
+        } finally {
+          await dir.close();
+        }
+      });
+      if (!writes) continue;
+      await attempt("writeAtomic", async () => {
+        const dir = await jail.openParent(await jail.resolve(`${folder}/w${i}.txt`, "/path"));
+        try {
+          await dir.writeAtomic(`w${i}.txt`, Buffer.from("w"), { overwrite: true });
+        } finally {
+          await dir.close();
+        }
+        return undefined;
+      });
+      await attempt("append", async () => {
+        const dir = await jail.openParent(await jail.resolve(`${folder}/f.txt`, "/path"));
+        try {
+          await dir.writeAtomic("f.txt", Buffer.from("+"), { overwrite: true, append: true });
+        } finally {
+          await dir.close();
+        }
+        return undefined;
+      });
+      await attempt("rename", async () => {
+        const dir = await jail.openParent(await jail.resolve(`${folder}/w${i}.txt`, "/path"));
+        try {
+          await dir.rename(`w${i}.txt`, dir, "victim.txt", { overwrite: true });
+        } finally {
+          await dir.close();
+        }
+        return undefined;
+      });
+      await attempt("remove", async () => {
+        const dir = await jail.openParent(await jail.resolve(`${folder}/victim.txt`, "/path"));
+        try {
+          await dir.remove("victim.txt");
+        } finally {
+          await dir.close();
+        }
+        return undefined;
+      });
+    }
+  } finally {
+    swaps = await swapper.stop();
+  }
+  return { swaps, done, leaked: [...new Set(leaked)], outsideChanged: await diff(before), internal };
+}
+
+async function diff(before: Record<string, string>): Promise<string[]> {
+  const after = await snapshot(tree.outside);
+  const keys = new Set([...Object.keys(before), ...Object.keys(after)]);
+  return [...keys].filter((k) => before[k] !== after[k]);
+}
+
+describe("a folder swapped for a link to outside while the module reads and writes under it", () => {
+  it("lets nothing escape with the kernel's descriptor check (/proc/self/fd)", async () => {
+    const outcome = await race("race-proc", "auto", true);
+    expect(outcome.swaps).toBeGreaterThan(0);
+    expect(outcome.done).toBeGreaterThan(0);
+    expect({ leaked: outcome.leaked, outsideChanged: outcome.outsideChanged, internal: outcome.internal }).toEqual({
+      leaked: [],
+      outsideChanged: [],
+      internal: [],
+    });
+  });
+
+  it("lets no read escape with the inode check (systems without /proc)", async () => {
+    // The inode check refuses whenever the folder changed meanwhile: hold each state a moment so some calls pass.
+    const outcome = await race("race-inode", "inode", false, 1);
+    expect(outcome.swaps).toBeGreaterThan(0);
+    expect(outcome.done).toBeGreaterThan(0);
+    expect({ leaked: outcome.leaked, internal: outcome.internal }).toEqual({ leaked: [], internal: [] });
+  });
+});
