@@ -32,7 +32,19 @@ describe("sandboxCommand builds a bubblewrap command line", () => {
     expect(run.args.join(" ")).toContain("--cap-drop ALL");
     expect(run.args.join(" ")).toContain("--proc /proc");
     expect(run.args.join(" ")).toContain("--setenv LANG C.UTF-8");
-    expect(run.args.slice(-4)).toEqual(["--", "git", "status", "--short"]);
+    expect(run.args.slice(-3)).toEqual(["git", "status", "--short"]);
+    // bubblewrap would add PWD: env -i keeps the environment exact.
+    expect(run.args.slice(-9)).toEqual([
+      "--",
+      "/usr/bin/env",
+      "-i",
+      "--",
+      "PATH=/usr/bin:/bin",
+      "LANG=C.UTF-8",
+      "git",
+      "status",
+      "--short",
+    ]);
   });
 
   it("mounts the given paths after the private /tmp, writable only when asked", () => {
@@ -54,7 +66,8 @@ describe("sandboxCommand builds a bubblewrap command line", () => {
 
   it("ends bubblewrap's options before the command, so a command cannot pass for one", () => {
     const args = sandboxCommand({ ...base, command: "--bind", args: ["/", "/"] }).args;
-    expect(args.slice(-4)).toEqual(["--", "--bind", "/", "/"]);
+    expect(args.slice(-3)).toEqual(["--bind", "/", "/"]);
+    expect(args.indexOf("--")).toBeLessThan(args.indexOf("--bind", args.indexOf("--chdir")));
   });
 });
 
@@ -111,6 +124,8 @@ describe.skipIf(!status.available && !required)("a real sandbox", () => {
     const out = await run("pwd; env | sort", { env: { PATH: "/usr/bin:/bin", ONLY: "this" } });
     expect(out.status).toBe(0);
     expect(out.stdout.split("\n").filter(Boolean)).toEqual([work, "ONLY=this", "PATH=/usr/bin:/bin", `PWD=${work}`]);
+    const exact = await run("", { command: "env", args: [], env: { PATH: "/usr/bin:/bin", ONLY: "this" } });
+    expect(exact.stdout.split("\n").filter(Boolean).sort()).toEqual(["ONLY=this", "PATH=/usr/bin:/bin"]);
   });
 
   it("writes to a writable mount, not to a read-only one, not to /usr", async () => {

@@ -2,7 +2,7 @@ import path from "node:path";
 import { SkillError } from "@skillport/core";
 import type { ShellConfig } from "../config.js";
 import type { OptionSpec } from "./options.js";
-import { parseArgs, optionTable, resolveLong, deny } from "./options.js";
+import { deny, optionTable, parseArgs } from "./options.js";
 import type { Checked, PolicyExtension, ProgramPolicy } from "./policy.js";
 import { allPaths, pathsOf } from "./policy.js";
 import { AWK } from "./programs/awk.js";
@@ -46,7 +46,7 @@ export function builtinPolicy(command: string): ProgramPolicy | undefined {
 /** The mode that applies to a command: the manifest's choice, else its built-in policy, else none (refused). */
 export function policyMode(config: ShellConfig, command: string): PolicyMode | undefined {
   const chosen = config.policies[command]?.arguments;
-  if (chosen !== undefined) return chosen;
+  if (chosen !== undefined && chosen !== "builtin") return chosen;
   return builtinPolicy(command) === undefined ? undefined : "builtin";
 }
 
@@ -101,6 +101,4 @@ function applyExtension(decision: Checked, extension: PolicyExtension, command: 
       throw deny(token.index, `${command} ${token.value} is refused by this server's policy for ${command}`);
     }
   }
-  // Short options the manifest refuses are matched inside bundles by the parser; long ones by prefix there too.
-  void resolveLong;
 }

@@ -106,7 +106,10 @@ export function parseArgs(args: readonly string[], from: number, table: OptionTa
       const spelling = eq === -1 ? arg : arg.slice(0, eq);
       const found = resolveLong(spelling, table, i, options.program);
       if (found === undefined && options.unknown === "deny") {
-        throw deny(i, `${options.program} option ${spelling} is not one this policy knows; only known options are accepted`);
+        throw deny(
+          i,
+          `${options.program} option ${spelling} is not one this policy knows; only known options are accepted`,
+        );
       }
       const spec = found?.spec;
       const name = found?.name ?? spelling;
@@ -129,7 +132,10 @@ export function parseArgs(args: readonly string[], from: number, table: OptionTa
       const spec = table.short.get(letter);
       const spelling = `-${letter}`;
       if (spec === undefined && options.unknown === "deny") {
-        throw deny(i, `${options.program} option ${spelling} is not one this policy knows; only known options are accepted`);
+        throw deny(
+          i,
+          `${options.program} option ${spelling} is not one this policy knows; only known options are accepted`,
+        );
       }
       if (spec?.deny !== undefined) throw refused(i, options.program, spelling, spelling, spec.deny);
       const token: Token = { type: "option", index: i, spelling, name: canonicalName(spec) ?? spelling, spec };

@@ -1,6 +1,6 @@
 import type { SkillError } from "@skillport/core";
 import { deny } from "../options.js";
-import type { ProgramPolicy } from "../policy.js";
+import type { ProgramPolicy, Token } from "../policy.js";
 import { gnuPolicy, optionalPath, refuse, text } from "../policy.js";
 
 const UNCHECKABLE = "a program file cannot be checked; pass the program text as the first operand (or with -e)";
@@ -28,13 +28,17 @@ function awkPolicy(program: string): ProgramPolicy {
       optionalPath("-d|--dump-variables", "-p|--profile", "-o|--pretty-print", "-D|--debug"),
     ],
     operands: (operands, tokens) => {
-      const sources = tokens.filter((t) => t.type === "option" && t.name === "--source");
+      const sources = tokens.filter(
+        (t): t is Token & { type: "option" } => t.type === "option" && t.name === "--source",
+      );
       for (const s of sources) checkAwkProgram(s.value ?? "", s.valueIndex ?? s.index, program);
       const rest = sources.length > 0 ? operands : operands.slice(1);
       const first = operands[0];
       if (sources.length === 0 && first !== undefined) checkAwkProgram(first.value, first.index, program);
       // The other operands are files, or `name=value` assignments (text).
-      return rest.filter((o) => !/^[A-Za-z_][A-Za-z0-9_]*=/.test(o.value)).map((o) => ({ index: o.index, path: o.value }));
+      return rest
+        .filter((o) => !/^[A-Za-z_][A-Za-z0-9_]*=/.test(o.value))
+        .map((o) => ({ index: o.index, path: o.value }));
     },
   });
 }

@@ -1,7 +1,7 @@
 import type { OptionList } from "../options.js";
 import { deny } from "../options.js";
 import type { ProgramPolicy } from "../policy.js";
-import { flag, gnuPolicy, noPaths, optionalText, pathValue, refuse, text } from "../policy.js";
+import { flag, gnuPolicy, optionalText, pathValue, refuse, text } from "../policy.js";
 
 // Programs whose options neither run code nor write outside what their operands name. Their operands are files
 // (confined to the roots) or text; options whose values are text are declared, so a value such as "/" (a
@@ -13,8 +13,15 @@ const FILE_LIST = "it reads file names from a file, and names inside a file cann
 const read = (program: string, summary: string, options: OptionList = []) =>
   gnuPolicy({ program, summary, options: [refuse(FILE_LIST, "--files0-from"), ...options] });
 
-const textOnly = (program: string, options: OptionList = []) =>
-  gnuPolicy({ program, summary: "prints its arguments; they are text, not files", options, operands: noPaths });
+/** Programs that open no file: every argument, option-like or not, is text. */
+const textOnly = (summary: string): ProgramPolicy => ({
+  summary,
+  check: (args) => ({
+    args: [...args],
+    paths: [],
+    tokens: args.map((value, index) => ({ type: "operand" as const, index, value })),
+  }),
+});
 
 const checksum = (program: string) =>
   read(program, "hashes files inside the roots; --check is refused", [
@@ -101,16 +108,16 @@ export const COREUTILS: Readonly<Record<string, ProgramPolicy>> = {
   ]),
   ln: read("ln", "links files inside the roots", [pathValue("-t|--target-directory"), ...BACKUP]),
   tee: read("tee", "copies its (empty) input to files inside the roots", [optionalText("--output-error")]),
-  echo: textOnly("echo"),
-  printf: textOnly("printf"),
-  seq: textOnly("seq", [text("-f|--format", "-s|--separator")]),
-  sleep: textOnly("sleep"),
-  true: textOnly("true"),
-  false: textOnly("false"),
-  pwd: textOnly("pwd"),
-  basename: textOnly("basename", [text("-s|--suffix")]),
-  dirname: textOnly("dirname"),
-  tr: textOnly("tr"),
+  echo: textOnly("prints its arguments, as text"),
+  printf: textOnly("prints its arguments, as text"),
+  seq: textOnly("prints numbers"),
+  sleep: textOnly("waits"),
+  true: textOnly("does nothing"),
+  false: textOnly("does nothing"),
+  pwd: textOnly("prints the cwd"),
+  basename: textOnly("edits names as text, opening no file"),
+  dirname: textOnly("edits names as text, opening no file"),
+  tr: textOnly("translates its (empty) input; its operands are character sets"),
   date: gnuPolicy({
     program: "date",
     summary: "prints the date; setting the clock is refused",

@@ -112,7 +112,8 @@ export const FIND: Readonly<Record<string, ProgramPolicy>> = {
           tokens.push(option(i, arg));
           continue;
         }
-        if (arg === "-L") throw deny(i, "find option -L is refused: it follows symbolic links, which may lead out of the roots");
+        if (arg === "-L")
+          throw deny(i, "find option -L is refused: it follows symbolic links, which may lead out of the roots");
         if (arg === "-D") {
           tokens.push(option(i, arg));
           i++;

@@ -205,7 +205,11 @@ const SUBCOMMANDS: Readonly<Record<string, Subcommand>> = {
   "interpret-trailers": { options: [text("--trailer", "--where", "--if-exists", "--if-missing")] },
   log: { options: LOG_TEXT },
   "ls-files": {
-    options: [pathValue("-X|--exclude-from"), text("-x|--exclude", "--exclude-per-directory"), optionalText("--abbrev")],
+    options: [
+      pathValue("-X|--exclude-from"),
+      text("-x|--exclude", "--exclude-per-directory"),
+      optionalText("--abbrev"),
+    ],
   },
   "ls-remote": {
     options: [refuse(`${RUNS} on the other side`, "-u"), text("--sort", "-o|--server-option")],
@@ -249,7 +253,10 @@ const SUBCOMMANDS: Readonly<Record<string, Subcommand>> = {
   "rev-parse": { options: [text("--prefix", "--default", "--git-path"), optionalText("--short")] },
   rm: {},
   shortlog: {
-    options: [text("--group", "--since|--after", "--until|--before", "--author", "--committer", "--grep"), optionalText("-w")],
+    options: [
+      text("--group", "--since|--after", "--until|--before", "--author", "--committer", "--grep"),
+      optionalText("-w"),
+    ],
   },
   show: { options: LOG_TEXT },
   "show-branch": { operands: "text" },
@@ -299,7 +306,8 @@ export interface GitCall {
  */
 export const GIT: Readonly<Record<string, ProgramPolicy>> = {
   git: {
-    summary: "git's own subcommands (no aliases); options that run programs, set configuration or write elsewhere are refused",
+    summary:
+      "git's own subcommands (no aliases); options that run programs, set configuration or write elsewhere are refused",
     check: (args, extension) => checkGit(args, extension),
   },
 };
@@ -389,12 +397,12 @@ export function checkGit(args: readonly string[], extension: PolicyExtension): C
 // --- internal ---
 
 function checkConfigReadOnly(tokens: Token[]): void {
-  const reads = tokens.some((t) => t.type === "option" && CONFIG_READS.has(t.spelling));
+  const options = tokens.filter((t): t is Token & { type: "option" } => t.type === "option");
+  const reads = options.some((t) => CONFIG_READS.has(t.spelling));
   const firstOperand = tokens.find((t): t is Token & { type: "operand" } => t.type === "operand");
   const verb = firstOperand !== undefined && CONFIG_VERBS.has(firstOperand.value);
-  const unknown = tokens.find(
+  const unknown = options.find(
     (t) =>
-      t.type === "option" &&
       !CONFIG_READS.has(t.spelling) &&
       ![
         "--show-origin",
@@ -422,7 +430,10 @@ function checkConfigReadOnly(tokens: Token[]): void {
       ].includes(t.name),
   );
   if (unknown !== undefined) {
-    throw deny(unknown.index, `git config ${unknown.spelling} is refused: git config may only read here (--get, --list)`);
+    throw deny(
+      unknown.index,
+      `git config ${unknown.spelling} is refused: git config may only read here (--get, --list)`,
+    );
   }
   if (!reads && !verb) {
     throw deny(

@@ -7,9 +7,7 @@ const FOLLOWS = "it follows symbolic links, which may lead out of the roots";
 const patternThenPaths =
   (noPattern: readonly string[] = []): OperandRule =>
   (operands, tokens) => {
-    const given = tokens.some(
-      (t) => t.type === "option" && ["--regexp", "--file", ...noPattern].includes(t.name),
-    );
+    const given = tokens.some((t) => t.type === "option" && ["--regexp", "--file", ...noPattern].includes(t.name));
     return (given ? operands : operands.slice(1)).map((o) => ({ index: o.index, path: o.value }));
   };
 
