@@ -25,6 +25,22 @@ export interface SkillSpec<Config = unknown> {
   credentials?: Readonly<Record<string, CredentialSpec>>;
   // biome-ignore lint/suspicious/noExplicitAny: a skill's tools share its config type, whatever their params
   tools: readonly ToolDefinition<Config | any>[];
+  /**
+   * What `skillport check` should tell the person writing the manifest about an instance's config: risks it
+   * takes, features the machine lacks. Receives the validated config; must not change anything.
+   * @example (config) => config.sandbox === "off" ? [{ severity: "warning", rule: "shell-sandbox", message: "…" }] : []
+   */
+  diagnose?: (config: Config) => readonly SkillDiagnostic[] | Promise<readonly SkillDiagnostic[]>;
+}
+
+/** One thing a skill's `diagnose` reports about an instance's config. */
+export interface SkillDiagnostic {
+  /** An error fails `skillport check`; a warning does not. */
+  severity: "error" | "warning";
+  /** A short, stable name for the finding. @default "diagnose" */
+  rule?: string;
+  /** What is wrong or risky, and what to do about it. */
+  message: string;
 }
 
 /** One credential a skill declares. */
@@ -57,6 +73,8 @@ export interface RegisteredSkill {
   configSchema: JsonSchema | undefined;
   credentials: Readonly<Record<string, Required<CredentialSpec>>>;
   tools: RegisteredTool[];
+  /** The skill's `diagnose`, when it has one: `skillport check` calls it with each instance's validated config. */
+  diagnose?: (config: unknown) => Promise<readonly SkillDiagnostic[]>;
 }
 
 /** What a skill package exports as `register`. */
@@ -119,7 +137,14 @@ function registerSkill(spec: SkillSpec): RegisteredSkill {
       ]),
     ),
     tools,
+    ...(spec.diagnose === undefined ? {} : { diagnose: diagnoseOf(spec.diagnose) }),
   };
+}
+
+function diagnoseOf(
+  diagnose: NonNullable<SkillSpec["diagnose"]>,
+): (config: unknown) => Promise<readonly SkillDiagnostic[]> {
+  return async (config) => diagnose(config);
 }
 
 function schemaOf(

@@ -1,7 +1,14 @@
 // Any new export added here becomes public API. Use named exports, not wildcards.
 
 export type { SecretFinding, SkillContext, SkillLogger } from "./context.js";
-export type { CredentialSpec, RegisteredSkill, RegisteredTool, RegisterSkill, SkillSpec } from "./define-skill.js";
+export type {
+  CredentialSpec,
+  RegisteredSkill,
+  RegisteredTool,
+  RegisterSkill,
+  SkillDiagnostic,
+  SkillSpec,
+} from "./define-skill.js";
 export { defineSkill } from "./define-skill.js";
 export type { Capability, DataOf, LegacyInput, ParamsOf, ToolDefinition, ToolSpec } from "./define-tool.js";
 export { defineTool } from "./define-tool.js";

@@ -5,9 +5,8 @@ import { existsSync } from "node:fs";
 import { appendFile, chmod, mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import type { ShellConfig } from "../src/index.js";
 import { runCommand } from "../src/index.js";
-import type { Sandbox } from "./helpers.js";
+import type { ConfigInput, Sandbox } from "./helpers.js";
 import { ctxFor, failure, makeSandbox, TEST_PATH } from "./helpers.js";
 
 let box: Sandbox;
@@ -32,14 +31,14 @@ beforeEach(async () => {
 afterEach(() => box.dispose());
 
 const MODES = [["the sandbox"], ["no sandbox"]] as const;
-const configFor = (mode: string, extra: Partial<ShellConfig> = {}) =>
+const configFor = (mode: string, extra: ConfigInput = {}) =>
   box.config({
     commands: ["git"],
     env: { PATH: TEST_PATH, HOME: box.base, ...IDENTITY },
     sandbox: mode === "no sandbox" ? "off" : "auto",
     ...extra,
   });
-const git = (mode: string, args: string[], extra: Partial<ShellConfig> = {}) =>
+const git = (mode: string, args: string[], extra: ConfigInput = {}) =>
   runCommand({ command: "git", args, cwd: "repo" }, ctxFor(configFor(mode, extra)));
 const plant = (text: string) => appendFile(path.join(repo, ".git", "config"), text);
 

@@ -7,6 +7,7 @@ import { isSkillError } from "@skillport/core";
 import { sandboxAvailable } from "@skillport/core/sandbox";
 import { mockContext } from "@skillport/testing";
 import { expect } from "vitest";
+import type { z } from "zod";
 import { ShellConfig } from "../src/index.js";
 
 /** node itself is on the test PATH, so "node" can be allowlisted like any program. */
@@ -21,12 +22,15 @@ export function ctxFor(
   return options.progress === undefined ? ctx : { ...ctx, progress: options.progress };
 }
 
+/** A config as a manifest writes it: defaults may be left out. */
+export type ConfigInput = Partial<z.input<typeof ShellConfig>>;
+
 export interface Sandbox {
   base: string;
   /** The instance's root, with argv.js (prints its arguments as JSON) and a few files a glob would match. */
   root: string;
   outside: string;
-  config(overrides?: Partial<ShellConfig>): ShellConfig;
+  config(overrides?: ConfigInput): ShellConfig;
   dispose(): Promise<void>;
 }
 
