@@ -70,7 +70,11 @@ describe("shell.run_command under attack, over stdio with the SDK client", () =>
       args: [CLI, "serve", "--stdio", "--manifest", manifest],
       cwd: ws.dir,
       // The host holds a credential in its environment, as any host with a GitHub token does.
-      env: { ...(process.env as Record<string, string>), SHELL_E2E_HOST_SECRET: HOST_SECRET, SKILLPORT_LOG_LEVEL: "warn" },
+      env: {
+        ...(process.env as Record<string, string>),
+        SHELL_E2E_HOST_SECRET: HOST_SECRET,
+        SKILLPORT_LOG_LEVEL: "warn",
+      },
       stderr: "pipe",
     });
     transport.stderr?.on("data", (d: Buffer) => {
@@ -153,10 +157,10 @@ describe("shell.run_command under attack, over stdio with the SDK client", () =>
     it("a command reading /proc/<ppid>/environ, or any process's, finds no host credential", async () => {
       const line = 'cat /proc/$PPID/environ; for f in /proc/[0-9]*/environ; do cat "$f"; echo; done; echo done';
       const envelope = await run(["-c", line], {}, "sh");
-      expect(envelope).toMatchObject({ ok: true, data: { exitCode: 0 } });
-      expect(envelope.data.stdout).toContain("done");
       expect(envelope.data.stdout).not.toContain(HOST_SECRET);
       expect(envelope.data.stdout).not.toContain("SHELL_E2E_HOST_SECRET");
+      expect(envelope).toMatchObject({ ok: true, data: { exitCode: 0 } });
+      expect(envelope.data.stdout).toContain("done"); // it did read what it could
     });
 
     it("an interpreter sees only the roots: no host file outside them", async () => {
@@ -185,7 +189,11 @@ function liveProcesses(argv: string[]): number[] {
       try {
         const args = readFileSync(`/proc/${p}/cmdline`, "utf8").split("\0").slice(0, argv.length);
         const state = readFileSync(`/proc/${p}/stat`, "utf8").split(") ")[1]?.charAt(0);
-        return path.basename(args[0] ?? "") === argv[0] && args.slice(1).join(" ") === argv.slice(1).join(" ") && state !== "Z";
+        return (
+          path.basename(args[0] ?? "") === argv[0] &&
+          args.slice(1).join(" ") === argv.slice(1).join(" ") &&
+          state !== "Z"
+        );
       } catch {
         return false;
       }

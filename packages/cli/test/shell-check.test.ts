@@ -53,7 +53,11 @@ describe("skillport check on a shell instance", () => {
   });
 
   it("fails when the sandbox is required and missing, or warns about commands with no policy", async () => {
-    const { report } = await check({ commands: ["git", "make"], sandbox: "required", policies: { sh: { arguments: "any" } } });
+    const { report } = await check({
+      commands: ["git", "make"],
+      sandbox: "required",
+      policies: { sh: { arguments: "any" } },
+    });
     const policy = report.findings.filter((f) => f.rule === "shell-policy").map((f) => f.message);
     expect(policy).toEqual([
       expect.stringContaining("make has no built-in argument policy"),

@@ -36,6 +36,7 @@ describe("arguments naming files outside the roots are refused before anything r
     ["git", ["-C", "/", "status"], 1],
     ["git", ["--git-dir=/etc", "status"], 0],
     ["git", ["clone", "file:///etc", "dst"], 1],
+    ["git", ["archive", "--remote=file:///etc/repo", "HEAD"], 1],
     ["git", ["diff", "--no-index", "/etc/passwd", "a.txt"], 2],
     ["tar", ["-cf", "x.tar", "/etc"], 2],
     ["tar", ["-C", "/", "-cf", "x.tar", "etc"], 1],

@@ -108,8 +108,8 @@ const SUBCOMMANDS: Readonly<Record<string, Subcommand>> = {
   archive: {
     options: [
       refuse("it writes a file of the caller's choosing", "-o|--output"),
-      text("--prefix", "--format", "--remote", "--add-virtual-file", "--mtime"),
-      pathValue("--add-file"),
+      text("--prefix", "--format", "--add-virtual-file", "--mtime"),
+      pathValue("--add-file", "--remote"),
     ],
     operands: "text",
   },
