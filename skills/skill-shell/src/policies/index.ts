@@ -45,7 +45,7 @@ export function builtinPolicy(command: string): ProgramPolicy | undefined {
 
 /** The mode that applies to a command: the manifest's choice, else its built-in policy, else none (refused). */
 export function policyMode(config: ShellConfig, command: string): PolicyMode | undefined {
-  const chosen = config.policies[command]?.arguments;
+  const chosen = config.policies?.[command]?.arguments; // a config the host validated may lack defaults inside records
   if (chosen !== undefined && chosen !== "builtin") return chosen;
   return builtinPolicy(command) === undefined ? undefined : "builtin";
 }
@@ -64,7 +64,7 @@ export function checkArguments(config: ShellConfig, command: string, args: reado
       message: `${command} has no built-in argument policy, so this server does not know which of its options are safe; the manifest must choose one in "policies": { "${command}": { "arguments": "paths" } } (arguments that look like paths must stay in the roots) or "any" (no check)`,
     });
   }
-  const extension = compileExtension(config.policies[command]?.deny ?? []);
+  const extension = compileExtension(config.policies?.[command]?.deny ?? []);
   if (mode === "any") return { mode, args: [...args], paths: [], tokens: [] };
   if (mode === "paths") {
     const tokens = parseArgs(args, 0, optionTable(extension.options), { program: command });
