@@ -43,7 +43,7 @@ describe("the root entry of @skillport/core", () => {
       exports: Record<string, string | { import: string; types: string }>;
     };
     const built = Object.entries(pkg.exports).filter(([key]) => key !== "./package.json");
-    expect(built.map(([key]) => key)).toEqual([".", "./confine", "./confine/testing"]);
+    expect(built.map(([key]) => key)).toEqual([".", "./confine", "./confine/testing", "./sandbox"]);
     for (const [, target] of built) {
       const { import: js, types } = target as { import: string; types: string };
       await expect(readFile(new URL(`../${js}`, import.meta.url))).resolves.toBeDefined();
