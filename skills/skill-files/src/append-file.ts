@@ -1,9 +1,11 @@
+import type { Stats } from "node:fs";
+import path from "node:path";
 import type { SkillContext } from "@skillport/core";
 import { defineTool, result, SkillError } from "@skillport/core";
+import { printablePath } from "@skillport/core/confine";
 import { z } from "zod";
-import { writeAtomic } from "./atomic-write.js";
 import type { FilesConfig } from "./config.js";
-import { fsError, printable, resolvePath } from "./roots.js";
+import { confinementFor, openTargetFolder } from "./confinement.js";
 import {
   checkContentByEncoding,
   contentByEncoding,
@@ -12,7 +14,7 @@ import {
   encodingField,
   pathField,
 } from "./schema.js";
-import { currentFile, ensureFolder } from "./write-file.js";
+import { currentFile } from "./write-file.js";
 
 export const AppendFileInput = z
   .object({
@@ -45,33 +47,39 @@ export type AppendFileData = z.output<typeof AppendFileOutput>;
  */
 export async function appendFile(params: AppendFileParams, ctx: SkillContext<FilesConfig>) {
   ctx.signal.throwIfAborted();
-  const resolved = await resolvePath(ctx.config, params.path, "/path");
+  const jail = await confinementFor(ctx.config);
+  const target = await jail.resolve(params.path, "/path");
+  jail.assertWritable(target);
   const bytes = contentBytes(params.content, params.encoding, ctx.config.maxWriteBytes);
-  const current = await currentFile(resolved);
-  const size = (current?.size ?? 0) + bytes.length;
-  if (size > ctx.config.maxFileBytes) {
-    throw new SkillError({
-      code: "PERMISSION_DENIED",
-      field: "/content",
-      message: `appending would grow "${printable(params.path)}" to ${size} bytes, over this instance's maxFileBytes (${ctx.config.maxFileBytes}); start a new file`,
-    });
-  }
-  if (current === undefined) await ensureFolder(resolved, params.create_directories);
+  const name = path.basename(target.real);
+  const folder = await openTargetFolder(jail, target, { create: params.create_directories });
+  let current: Stats | undefined;
+  let size: number;
   try {
-    await writeAtomic(resolved.real, bytes, {
+    current = await currentFile(folder, name, target);
+    size = (current?.size ?? 0) + bytes.length;
+    if (size > ctx.config.maxFileBytes) {
+      throw new SkillError({
+        code: "PERMISSION_DENIED",
+        field: "/content",
+        message: `appending would grow "${printablePath(params.path)}" to ${size} bytes, over this instance's maxFileBytes (${ctx.config.maxFileBytes}); start a new file`,
+      });
+    }
+    await folder.writeAtomic(name, bytes, {
       overwrite: current !== undefined,
-      appendTo: current !== undefined,
+      append: current !== undefined,
       mode: current === undefined ? undefined : current.mode & 0o7777,
       signal: ctx.signal,
       onChunk: (done, total) => ctx.progress(done, total, "appending"),
     });
-  } catch (error) {
-    throw fsError(error, resolved, "/path");
+  } finally {
+    await folder.close();
   }
-  const data: AppendFileData = { path: resolved.real, appended: bytes.length, size, created: current === undefined };
+  const written = path.join(folder.path, name);
+  const data: AppendFileData = { path: written, appended: bytes.length, size, created: current === undefined };
   return result(data, {
-    message: `Appended ${bytes.length} bytes to ${resolved.real}${current === undefined ? " (new file)" : ""}`,
-    evidencePaths: [resolved.real],
+    message: `Appended ${bytes.length} bytes to ${written}${current === undefined ? " (new file)" : ""}`,
+    evidencePaths: [written],
   });
 }
 

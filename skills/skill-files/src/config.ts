@@ -1,3 +1,4 @@
+import { DEFAULT_PROTECTED_NAMES } from "@skillport/core/confine";
 import { z } from "zod";
 
 const MiB = 1024 * 1024;
@@ -45,6 +46,20 @@ export const FilesConfig = z
       .max(1024 * MiB)
       .default(16 * MiB)
       .describe("append_file refuses to grow a file beyond this size"),
+    protectedNames: z
+      .array(
+        z
+          .string()
+          .min(1)
+          .max(255)
+          .regex(/^[^/\\]+$/, "a protected name is one file or folder name, without / or \\")
+          .meta({ examples: [".git"] }),
+      )
+      .max(100)
+      .default([...DEFAULT_PROTECTED_NAMES])
+      .describe(
+        "File and folder names no write may touch (create, write, append, move into or out of, delete), anywhere in a path, compared case-insensitively. The default protects version-control settings that tools run as code; [] turns the protection off. Reads stay allowed",
+      ),
   })
   .strict();
 

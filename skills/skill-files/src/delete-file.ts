@@ -1,9 +1,10 @@
-import { rm, rmdir, unlink } from "node:fs/promises";
+import path from "node:path";
 import type { SkillContext } from "@skillport/core";
-import { defineTool, result, SkillError } from "@skillport/core";
+import { defineTool, isSkillError, result, SkillError } from "@skillport/core";
+import { printablePath } from "@skillport/core/confine";
 import { z } from "zod";
 import type { FilesConfig } from "./config.js";
-import { errnoOf, fsError, loadRoots, printable, resolvePath } from "./roots.js";
+import { confinementFor, openTargetFolder } from "./confinement.js";
 import { pathField } from "./schema.js";
 
 export const DeleteFileInput = z
@@ -27,24 +28,26 @@ export type DeleteFileData = z.output<typeof DeleteFileOutput>;
 
 /**
  * Deletes a file, a symbolic link (the link, never what it points to) or a folder (empty, or with `recursive`)
- * inside the roots. A root itself cannot be deleted.
+ * inside the roots, through its checked folder; a recursive delete opens every sub-folder through its checked
+ * parent and never follows a link. A root itself, and anything under a protected name (`.git`), cannot be deleted.
  */
 export async function deleteFile(params: DeleteFileParams, ctx: SkillContext<FilesConfig>) {
   ctx.signal.throwIfAborted();
-  const resolved = await resolvePath(ctx.config, params.path, "/path");
-  const shown = printable(params.path);
-  if (resolved.stats === undefined) {
+  const jail = await confinementFor(ctx.config);
+  const target = await jail.resolve(params.path, "/path");
+  const shown = printablePath(params.path);
+  if (target.stats === undefined) {
     throw new SkillError({ code: "NOT_FOUND", field: "/path", message: `"${shown}" does not exist` });
   }
-  const roots = await loadRoots(ctx.config);
-  if (roots.some((r) => r.real === resolved.entry)) {
+  if (jail.roots.includes(target.entry)) {
     throw new SkillError({
       code: "PERMISSION_DENIED",
       field: "/path",
       message: `"${shown}" is a root of this instance and cannot be deleted; delete what is inside it instead`,
     });
   }
-  const stats = resolved.stats;
+  jail.assertWritable(target);
+  const stats = target.stats;
   const type = stats.isSymbolicLink()
     ? "symlink"
     : stats.isDirectory()
@@ -52,29 +55,30 @@ export async function deleteFile(params: DeleteFileParams, ctx: SkillContext<Fil
       : stats.isFile()
         ? "file"
         : "other";
+  const folder = await openTargetFolder(jail, target, { create: false, entry: true });
   try {
-    if (type !== "directory") await unlink(resolved.entry);
-    else if (params.recursive) await rm(resolved.entry, { recursive: true });
-    else await rmdir(resolved.entry);
+    await folder.remove(path.basename(target.entry), { recursive: params.recursive, signal: ctx.signal });
   } catch (error) {
-    if (errnoOf(error) === "ENOTEMPTY" || errnoOf(error) === "EEXIST") {
+    if (isSkillError(error) && error.code === "CONFLICT") {
       throw new SkillError({
         code: "CONFLICT",
         field: "/recursive",
         message: `the folder "${shown}" is not empty; pass recursive: true to delete it with everything inside`,
       });
     }
-    throw fsError(error, resolved, "/path");
+    throw error;
+  } finally {
+    await folder.close();
   }
-  const data: DeleteFileData = { path: resolved.entry, type };
-  return result(data, { message: `Deleted ${type} ${resolved.entry}`, evidencePaths: [resolved.entry] });
+  const data: DeleteFileData = { path: target.entry, type };
+  return result(data, { message: `Deleted ${type} ${target.entry}`, evidencePaths: [target.entry] });
 }
 
 export const deleteFileTool = defineTool({
   name: "delete_file",
   title: "Delete file",
   description:
-    "Delete a file, a symbolic link (only the link) or an empty folder inside the allowed folders; a folder with contents only with recursive: true. Cannot be undone, and a root itself cannot be deleted.",
+    "Delete a file, a symbolic link (only the link) or an empty folder inside the allowed folders; a folder with contents only with recursive: true. Cannot be undone; a root itself, and anything under a protected name such as .git, cannot be deleted.",
   input: DeleteFileInput,
   output: DeleteFileOutput,
   risk: "dangerous",

@@ -1,10 +1,9 @@
-import type { Stats } from "node:fs";
-import { stat } from "node:fs/promises";
 import type { SkillContext } from "@skillport/core";
 import { defineTool, SkillError, withEvidence } from "@skillport/core";
+import { printablePath } from "@skillport/core/confine";
 import { z } from "zod";
 import type { FilesConfig } from "./config.js";
-import { fsError, printable, resolvePath } from "./roots.js";
+import { confinementFor } from "./confinement.js";
 import { pathField } from "./schema.js";
 
 export const FileInfoInput = z
@@ -31,28 +30,29 @@ export type FileInfoData = z.output<typeof FileInfoOutput>;
 /** Describes a file or folder inside the roots: type, size, permissions, times, and where a link leads. */
 export async function fileInfo(params: FileInfoParams, ctx: SkillContext<FilesConfig>) {
   ctx.signal.throwIfAborted();
-  const resolved = await resolvePath(ctx.config, params.path, "/path");
-  if (resolved.stats === undefined) {
-    throw new SkillError({ code: "NOT_FOUND", field: "/path", message: `"${printable(params.path)}" does not exist` });
+  const jail = await confinementFor(ctx.config);
+  const target = await jail.resolve(params.path, "/path");
+  if (target.stats === undefined) {
+    throw new SkillError({
+      code: "NOT_FOUND",
+      field: "/path",
+      message: `"${printablePath(params.path)}" does not exist`,
+    });
   }
-  let info: Stats;
-  try {
-    info = await stat(resolved.real);
-  } catch (error) {
-    throw fsError(error, resolved, "/path");
-  }
+  // Read through the target's checked folder, not by its path string.
+  const info = await jail.stat(target);
   const data: FileInfoData = {
-    path: resolved.entry,
-    real_path: resolved.real,
-    root: resolved.root,
+    path: target.entry,
+    real_path: target.real,
+    root: target.root,
     type: info.isFile() ? "file" : info.isDirectory() ? "directory" : "other",
-    symbolic_link: resolved.stats.isSymbolicLink(),
+    symbolic_link: target.stats.isSymbolicLink(),
     size: info.size,
     mode: `0${(info.mode & 0o7777).toString(8)}`,
     modified: info.mtime.toISOString(),
     created: info.birthtimeMs > 0 ? info.birthtime.toISOString() : null,
   };
-  return withEvidence(data, [resolved.real], { message: `${resolved.entry} is a ${data.type} of ${info.size} bytes` });
+  return withEvidence(data, [target.real], { message: `${target.entry} is a ${data.type} of ${info.size} bytes` });
 }
 
 export const fileInfoTool = defineTool({

@@ -1,11 +1,11 @@
-import type { Dirent } from "node:fs";
-import { lstat, readdir, stat } from "node:fs/promises";
-import path from "node:path";
+import type { Dirent, Stats } from "node:fs";
 import type { SkillContext } from "@skillport/core";
-import { defineTool, SkillError, withEvidence } from "@skillport/core";
+import { defineTool, isSkillError, SkillError, withEvidence } from "@skillport/core";
+import type { ConfinedDirectory } from "@skillport/core/confine";
+import { printablePath } from "@skillport/core/confine";
 import { z } from "zod";
 import type { FilesConfig } from "./config.js";
-import { errnoOf, fsError, printable, resolvePath } from "./roots.js";
+import { confinementFor } from "./confinement.js";
 import { pathField } from "./schema.js";
 
 /** How deep a recursive listing goes when `depth` is not given. */
@@ -76,7 +76,10 @@ export type ListDirectoryParams = z.output<typeof ListDirectoryInput>;
 export type ListDirectoryData = z.output<typeof ListDirectoryOutput>;
 type Entry = ListDirectoryData["entries"][number];
 
-/** Lists a folder inside the roots, optionally recursively; never follows a link out of it. */
+/**
+ * Lists a folder inside the roots, optionally recursively. Every folder is opened through its checked parent and a
+ * link is listed, never followed, so a folder swapped for a link meanwhile cannot lead the listing outside.
+ */
 export async function listDirectory(params: ListDirectoryParams, ctx: SkillContext<FilesConfig>) {
   ctx.signal.throwIfAborted();
   if (params.depth !== undefined && params.recursive !== true) {
@@ -86,56 +89,76 @@ export async function listDirectory(params: ListDirectoryParams, ctx: SkillConte
       message: "depth applies to recursive listings only; pass recursive: true or leave depth out",
     });
   }
-  const resolved = await resolvePath(ctx.config, params.path, "/path");
+  const jail = await confinementFor(ctx.config);
+  const target = await jail.resolve(params.path, "/path");
+  let top: ConfinedDirectory;
   try {
-    if (!(await stat(resolved.real)).isDirectory()) {
-      throw new SkillError({
-        code: "ARGUMENT_INVALID",
-        field: "/path",
-        message: `"${printable(params.path)}" is a file; read it with read_file or look at it with file_info`,
-      });
-    }
+    top = await jail.openDirectory(target);
   } catch (error) {
-    throw fsError(error, resolved, "/path");
+    if (isSkillError(error) && error.code === "ARGUMENT_INVALID" && target.stats !== undefined) {
+      const info = await jail.stat(target).catch(() => undefined);
+      if (info !== undefined && !info.isDirectory()) {
+        throw new SkillError({
+          code: "ARGUMENT_INVALID",
+          field: "/path",
+          message: `"${printablePath(params.path)}" is a file; read it with read_file or look at it with file_info`,
+        });
+      }
+    }
+    throw error;
   }
   const depth = params.recursive ? (params.depth ?? DEFAULT_DEPTH) : 1;
   const entries: Entry[] = [];
   let truncated = false;
   const warnings: string[] = [];
-  // Breadth first, so a limit keeps the shallow entries.
-  let level: string[] = [""];
-  for (let current = 1; current <= depth && level.length > 0 && !truncated; current++) {
-    const next: string[] = [];
-    for (const relative of level) {
-      ctx.signal.throwIfAborted();
-      let children: Dirent[];
-      try {
-        children = await readdir(path.join(resolved.real, relative), { withFileTypes: true });
-      } catch (error) {
-        if (relative === "") throw fsError(error, resolved, "/path");
-        warnings.push(`could not list ${relative}: ${errnoOf(error) ?? "error"}`);
-        continue;
-      }
-      children.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-      for (const child of children) {
-        if (entries.length >= params.limit) {
-          truncated = true;
-          break;
+  try {
+    // Breadth first, so a limit keeps the shallow entries; a level holds the names leading to each folder.
+    let level: string[][] = [[]];
+    for (let current = 1; current <= depth && level.length > 0 && !truncated; current++) {
+      const next: string[][] = [];
+      for (const names of level) {
+        ctx.signal.throwIfAborted();
+        const relative = names.join("/");
+        let dir: ConfinedDirectory;
+        let children: Dirent[];
+        try {
+          dir = await openBelow(top, names);
+        } catch (error) {
+          warnings.push(`could not list ${relative}: ${isSkillError(error) ? error.message : "error"}`);
+          continue;
         }
-        const childPath = relative === "" ? child.name : `${relative}/${child.name}`;
-        const entry = await describe(path.join(resolved.real, childPath), childPath);
-        if (entry === undefined) continue; // removed while listing
-        entries.push(entry);
-        if (entry.type === "directory") next.push(childPath);
-        if (entries.length % 200 === 0) ctx.progress(entries.length, undefined, `listed ${entries.length} entries`);
+        try {
+          children = await dir.list();
+          children.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+          for (const child of children) {
+            if (entries.length >= params.limit) {
+              truncated = true;
+              break;
+            }
+            const childPath = relative === "" ? child.name : `${relative}/${child.name}`;
+            const info = await dir.lstat(child.name);
+            if (info === undefined) continue; // removed while listing
+            const entry = describe(info, childPath);
+            entries.push(entry);
+            if (entry.type === "directory") next.push([...names, child.name]);
+            if (entries.length % 200 === 0) ctx.progress(entries.length, undefined, `listed ${entries.length} entries`);
+          }
+        } catch (error) {
+          if (relative === "") throw error;
+          warnings.push(`could not list ${relative}: ${isSkillError(error) ? error.message : "error"}`);
+        } finally {
+          if (dir !== top) await dir.close();
+        }
+        if (truncated) break;
       }
-      if (truncated) break;
+      level = next;
     }
-    level = next;
+  } finally {
+    await top.close();
   }
-  const data: ListDirectoryData = { path: resolved.real, entries, truncated, depth };
-  const message = `${entries.length} entries in ${resolved.real}${truncated ? ` (limit ${params.limit} reached; list a sub-folder or raise limit)` : ""}`;
-  return withEvidence(data, [resolved.real], { message, warnings });
+  const data: ListDirectoryData = { path: top.path, entries, truncated, depth };
+  const message = `${entries.length} entries in ${top.path}${truncated ? ` (limit ${params.limit} reached; list a sub-folder or raise limit)` : ""}`;
+  return withEvidence(data, [top.path], { message, warnings });
 }
 
 export const listDirectoryTool = defineTool({
@@ -158,13 +181,23 @@ export const listDirectoryTool = defineTool({
 
 // --- internal ---
 
-async function describe(full: string, relative: string): Promise<Entry | undefined> {
-  let info: Awaited<ReturnType<typeof lstat>>;
+/** Opens the folder `names` below `top`, one checked step at a time, never through a link. */
+async function openBelow(top: ConfinedDirectory, names: readonly string[]): Promise<ConfinedDirectory> {
+  let dir = top;
   try {
-    info = await lstat(full);
-  } catch {
-    return undefined;
+    for (const name of names) {
+      const next = await dir.openDirectory(name);
+      if (dir !== top) await dir.close();
+      dir = next;
+    }
+    return dir;
+  } catch (error) {
+    if (dir !== top) await dir.close();
+    throw error;
   }
+}
+
+function describe(info: Stats, relative: string): Entry {
   const type = info.isSymbolicLink() ? "symlink" : info.isDirectory() ? "directory" : info.isFile() ? "file" : "other";
   return { path: relative, type, size: type === "file" ? info.size : null, modified: info.mtime.toISOString() };
 }

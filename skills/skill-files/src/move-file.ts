@@ -1,12 +1,12 @@
-import { link, lstat, rename, unlink } from "node:fs/promises";
+import path from "node:path";
 import type { SkillContext } from "@skillport/core";
-import { defineTool, result, SkillError } from "@skillport/core";
+import { defineTool, isSkillError, result, SkillError } from "@skillport/core";
+import type { ConfinedPath } from "@skillport/core/confine";
+import { errnoOf, isInside, printablePath } from "@skillport/core/confine";
 import { z } from "zod";
 import type { FilesConfig } from "./config.js";
-import type { ResolvedPath } from "./roots.js";
-import { errnoOf, fsError, isInside, loadRoots, printable, resolvePath } from "./roots.js";
+import { confinementFor, openTargetFolder } from "./confinement.js";
 import { pathField } from "./schema.js";
-import { ensureFolder } from "./write-file.js";
 
 export const MoveFileInput = z
   .object({
@@ -37,25 +37,26 @@ export type MoveFileParams = z.output<typeof MoveFileInput>;
 export type MoveFileData = z.output<typeof MoveFileOutput>;
 
 /**
- * Moves or renames a file, link or folder within the roots, in one step (rename). Without `overwrite` an existing
- * destination is never replaced, also not by a file created at the same moment (link, then unlink, for files).
+ * Moves or renames a file, link or folder within the roots, in one step (rename), through the checked folders of
+ * both ends. Without `overwrite` an existing destination is never replaced, also not by a file created at the same
+ * moment (link, then unlink, for files). Nothing moves into or out of a protected name (`.git`).
  */
 export async function moveFile(params: MoveFileParams, ctx: SkillContext<FilesConfig>) {
   ctx.signal.throwIfAborted();
-  const source = await resolvePath(ctx.config, params.source, "/source");
-  const destination = await resolvePath(ctx.config, params.destination, "/destination");
+  const jail = await confinementFor(ctx.config);
+  const source = await jail.resolve(params.source, "/source");
+  const destination = await jail.resolve(params.destination, "/destination");
   if (source.stats === undefined) {
     throw new SkillError({
       code: "NOT_FOUND",
       field: "/source",
-      message: `"${printable(params.source)}" does not exist`,
+      message: `"${printablePath(params.source)}" does not exist`,
     });
   }
-  const roots = await loadRoots(ctx.config);
-  if (roots.some((r) => r.real === source.entry || r.real === destination.entry)) {
+  if (jail.roots.some((r) => r === source.entry || r === destination.entry)) {
     throw new SkillError({
       code: "PERMISSION_DENIED",
-      field: roots.some((r) => r.real === source.entry) ? "/source" : "/destination",
+      field: jail.roots.some((r) => r === source.entry) ? "/source" : "/destination",
       message: "a root of this instance cannot be moved or replaced; move what is inside it instead",
     });
   }
@@ -70,30 +71,36 @@ export async function moveFile(params: MoveFileParams, ctx: SkillContext<FilesCo
     throw new SkillError({
       code: "ARGUMENT_INVALID",
       field: "/destination",
-      message: `cannot move the folder "${printable(params.source)}" into itself`,
+      message: `cannot move the folder "${printablePath(params.source)}" into itself`,
     });
   }
-  const replaced = await checkDestination(destination, params.overwrite);
-  await ensureFolder(destination, params.create_directories);
-  ctx.signal.throwIfAborted();
+  jail.assertWritable(source);
+  jail.assertWritable(destination);
+  const replaced = checkDestination(destination, params.overwrite);
+  const from = await openTargetFolder(jail, source, { create: false, entry: true });
   try {
-    if (params.overwrite || source.stats.isDirectory()) {
-      if (!params.overwrite && (await exists(destination.entry))) throw conflict(params.destination);
-      await rename(source.entry, destination.entry);
-    } else {
-      await moveWithoutReplacing(source.entry, destination.entry, params.destination);
-    }
-  } catch (error) {
-    if (errnoOf(error) === "EXDEV") {
-      throw new SkillError({
-        code: "ARGUMENT_INVALID",
-        field: "/destination",
-        message:
-          "source and destination are on different file systems; copy with read_file and write_file, then delete_file the source",
+    const to = await openTargetFolder(jail, destination, { create: params.create_directories, entry: true });
+    try {
+      ctx.signal.throwIfAborted();
+      await from.rename(path.basename(source.entry), to, path.basename(destination.entry), {
+        overwrite: params.overwrite,
       });
+    } catch (error) {
+      if (isSkillError(error) && error.code === "ARGUMENT_INVALID" && errnoOf(error.cause) === "EXDEV") {
+        throw new SkillError({
+          code: "ARGUMENT_INVALID",
+          field: "/destination",
+          message:
+            "source and destination are on different file systems; copy with read_file and write_file, then delete_file the source",
+        });
+      }
+      if (isSkillError(error) && error.code === "CONFLICT") throw conflict(params.destination);
+      throw error;
+    } finally {
+      await to.close();
     }
-    if (errnoOf(error) === "EEXIST") throw conflict(params.destination);
-    throw fsError(error, source, "/source");
+  } finally {
+    await from.close();
   }
   const data: MoveFileData = { source: source.entry, destination: destination.entry, replaced };
   return result(data, {
@@ -121,48 +128,24 @@ export const moveFileTool = defineTool({
 // --- internal ---
 
 /** Whether a file will be replaced; refuses a destination that exists without overwrite, or that is a folder. */
-async function checkDestination(destination: ResolvedPath, overwrite: boolean): Promise<boolean> {
+function checkDestination(destination: ConfinedPath, overwrite: boolean): boolean {
   const stats = destination.stats;
   if (stats === undefined) return false;
   if (stats.isDirectory()) {
     throw new SkillError({
       code: "CONFLICT",
       field: "/destination",
-      message: `"${printable(destination.requested)}" is an existing folder; give the full new path including the name`,
+      message: `"${printablePath(destination.requested)}" is an existing folder; give the full new path including the name`,
     });
   }
   if (!overwrite) throw conflict(destination.requested);
   return true;
 }
 
-/** link() refuses an existing destination atomically; where hard links are impossible, check then rename. */
-async function moveWithoutReplacing(from: string, to: string, shown: string): Promise<void> {
-  try {
-    await link(from, to);
-  } catch (error) {
-    const code = errnoOf(error);
-    if (code === "EEXIST") throw conflict(shown);
-    if (code !== "EPERM" && code !== "ENOTSUP" && code !== "EOPNOTSUPP" && code !== "EMLINK") throw error;
-    if (await exists(to)) throw conflict(shown);
-    await rename(from, to);
-    return;
-  }
-  await unlink(from);
-}
-
-async function exists(file: string): Promise<boolean> {
-  try {
-    await lstat(file);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 function conflict(shown: string): SkillError {
   return new SkillError({
     code: "CONFLICT",
     field: "/destination",
-    message: `"${printable(shown)}" already exists; pass overwrite: true to replace it, or choose another path`,
+    message: `"${printablePath(shown)}" already exists; pass overwrite: true to replace it, or choose another path`,
   });
 }

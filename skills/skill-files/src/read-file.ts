@@ -1,10 +1,10 @@
-import { constants } from "node:fs";
-import { open } from "node:fs/promises";
 import type { SkillContext } from "@skillport/core";
-import { defineTool, SkillError, withEvidence } from "@skillport/core";
+import { defineTool, isSkillError, SkillError, withEvidence } from "@skillport/core";
+import type { ConfinedFile, ConfinedPath, Confinement } from "@skillport/core/confine";
+import { fsError, printablePath } from "@skillport/core/confine";
 import { z } from "zod";
 import type { FilesConfig } from "./config.js";
-import { fsError, printable, resolvePath } from "./roots.js";
+import { confinementFor } from "./confinement.js";
 import { encodingField, pathField } from "./schema.js";
 
 /** The largest offset a call may give: 1 PiB, beyond any file an agent reads in parts. */
@@ -51,48 +51,63 @@ export const ReadFileOutput = z.object({
 export type ReadFileParams = z.output<typeof ReadFileInput>;
 export type ReadFileData = z.output<typeof ReadFileOutput>;
 
-/** Reads a file inside the roots, or a part of it, as UTF-8 text or base64. */
+/** Bytes on each side of a slice that are checked for secrets too, so a secret cut by the slice is still found. */
+export const SECRET_WINDOW_BYTES = 4096;
+
+/**
+ * Reads a file inside the roots, or a part of it, as UTF-8 text or base64. Content that holds, or touches, a secret
+ * the server knows (another instance's credential, an HTTP token) is refused, also when read in slices.
+ */
 export async function readFile(params: ReadFileParams, ctx: SkillContext<FilesConfig>) {
   ctx.signal.throwIfAborted();
-  const resolved = await resolvePath(ctx.config, params.path, "/path");
+  const jail = await confinementFor(ctx.config);
+  const target = await jail.resolve(params.path, "/path");
   const limit = Math.min(params.max_bytes ?? ctx.config.maxReadBytes, ctx.config.maxReadBytes);
   const warnings: string[] = [];
   if (params.max_bytes !== undefined && params.max_bytes > ctx.config.maxReadBytes) {
     warnings.push(`max_bytes was lowered to this instance's maxReadBytes (${ctx.config.maxReadBytes})`);
   }
-  let handle: Awaited<ReturnType<typeof open>>;
+  let file: ConfinedFile;
   try {
-    // O_NONBLOCK: opening a FIFO must not hang the call; O_NOFOLLOW: the resolved path must still be the file.
-    handle = await open(resolved.real, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+    file = await jail.openFile(target);
   } catch (error) {
-    throw fsError(error, resolved, "/path");
-  }
-  let buffer: Buffer;
-  let size: number;
-  try {
-    const info = await handle.stat();
-    if (!info.isFile()) {
+    const folder = isSkillError(error) && error.code === "ARGUMENT_INVALID" && (await isFolder(jail, target));
+    if (folder) {
       throw new SkillError({
         code: "ARGUMENT_INVALID",
         field: "/path",
-        message: info.isDirectory()
-          ? `"${printable(params.path)}" is a folder; list it with list_directory`
-          : `"${printable(params.path)}" is not a regular file`,
+        message: `"${printablePath(params.path)}" is a folder; list it with list_directory`,
       });
     }
-    size = info.size;
+    throw error;
+  }
+  const size = file.stats.size;
+  let buffer: Buffer;
+  let window: Buffer;
+  try {
     const want = Math.max(0, Math.min(limit, size - params.offset));
-    buffer = Buffer.alloc(want);
-    let got = 0;
-    while (got < want) {
-      ctx.signal.throwIfAborted();
-      const { bytesRead } = await handle.read(buffer, got, want - got, params.offset + got);
-      if (bytesRead === 0) break; // the file shrank meanwhile
-      got += bytesRead;
-    }
-    buffer = buffer.subarray(0, got);
+    buffer = await readAt(file, params.offset, want, ctx.signal, params.path);
+    // The window around the slice: a secret split by offset/max_bytes shows whole in one of two windows.
+    const beforeStart = Math.max(0, params.offset - SECRET_WINDOW_BYTES);
+    const before = await readAt(
+      file,
+      beforeStart,
+      Math.min(params.offset, size) - beforeStart,
+      ctx.signal,
+      params.path,
+    );
+    const after = await readAt(file, params.offset + buffer.length, SECRET_WINDOW_BYTES, ctx.signal, params.path);
+    window = Buffer.concat([before, buffer, after]);
   } finally {
-    await handle.close();
+    await file.handle.close();
+  }
+  const finding = await ctx.findSecret(window);
+  if (finding !== undefined) {
+    throw new SkillError({
+      code: "PERMISSION_DENIED",
+      field: "/path",
+      message: `"${printablePath(params.path)}" holds a secret this server knows (${finding.form === "plain" ? "as plain text" : `encoded as ${finding.form}`}) in or within ${SECRET_WINDOW_BYTES} bytes of the part asked for, so it is not returned; remove the secret from the file, or read another part`,
+    });
   }
 
   let end = params.offset + buffer.length;
@@ -115,7 +130,7 @@ export async function readFile(params: ReadFileParams, ctx: SkillContext<FilesCo
   }
   const truncated = end < size;
   const data: ReadFileData = {
-    path: resolved.real,
+    path: file.path,
     encoding: params.encoding,
     content,
     offset: params.offset,
@@ -125,9 +140,9 @@ export async function readFile(params: ReadFileParams, ctx: SkillContext<FilesCo
     next_offset: truncated ? end : null,
   };
   const message = truncated
-    ? `Read bytes ${params.offset}-${end} of ${size} from ${resolved.real}; continue at offset ${end}`
-    : `Read ${buffer.length} bytes from ${resolved.real}`;
-  return withEvidence(data, [resolved.real], { message, warnings });
+    ? `Read bytes ${params.offset}-${end} of ${size} from ${file.path}; continue at offset ${end}`
+    : `Read ${buffer.length} bytes from ${file.path}`;
+  return withEvidence(data, [file.path], { message, warnings });
 }
 
 export const readFileTool = defineTool({
@@ -148,6 +163,37 @@ export const readFileTool = defineTool({
 });
 
 // --- internal ---
+
+async function isFolder(jail: Confinement, target: ConfinedPath): Promise<boolean> {
+  try {
+    return (await jail.stat(target)).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+/** Up to `length` bytes from `position`; fewer when the file ends (or shrank) first. */
+async function readAt(
+  file: ConfinedFile,
+  position: number,
+  length: number,
+  signal: AbortSignal,
+  requested: string,
+): Promise<Buffer> {
+  const buffer = Buffer.alloc(Math.max(0, length));
+  let got = 0;
+  try {
+    while (got < buffer.length) {
+      signal.throwIfAborted();
+      const { bytesRead } = await file.handle.read(buffer, got, buffer.length - got, position + got);
+      if (bytesRead === 0) break; // the file ended, or shrank meanwhile
+      got += bytesRead;
+    }
+  } catch (error) {
+    throw fsError(error, { path: requested, field: "/path" });
+  }
+  return buffer.subarray(0, got);
+}
 
 /** The length of `bytes` without a trailing, incomplete UTF-8 character. */
 function utf8Boundary(bytes: Uint8Array): number {

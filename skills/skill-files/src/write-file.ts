@@ -1,13 +1,12 @@
 import type { Stats } from "node:fs";
-import { mkdir, stat } from "node:fs/promises";
 import path from "node:path";
 import type { SkillContext } from "@skillport/core";
 import { defineTool, result, SkillError } from "@skillport/core";
+import type { ConfinedDirectory, ConfinedPath } from "@skillport/core/confine";
+import { printablePath } from "@skillport/core/confine";
 import { z } from "zod";
-import { writeAtomic } from "./atomic-write.js";
 import type { FilesConfig } from "./config.js";
-import type { ResolvedPath } from "./roots.js";
-import { errnoOf, fsError, printable, resolvePath } from "./roots.js";
+import { confinementFor, openTargetFolder } from "./confinement.js";
 import {
   checkContentByEncoding,
   contentByEncoding,
@@ -48,35 +47,40 @@ export type WriteFileData = z.output<typeof WriteFileOutput>;
 
 /**
  * Writes a whole file atomically: readers and crashes see the old file or the new one, never a part.
- * Refuses to replace an existing file unless `overwrite` is true.
+ * Refuses to replace an existing file unless `overwrite` is true, and to write under a protected name (`.git`).
  */
 export async function writeFile(params: WriteFileParams, ctx: SkillContext<FilesConfig>) {
   ctx.signal.throwIfAborted();
-  const resolved = await resolvePath(ctx.config, params.path, "/path");
+  const jail = await confinementFor(ctx.config);
+  const target = await jail.resolve(params.path, "/path");
+  jail.assertWritable(target);
   const bytes = contentBytes(params.content, params.encoding, ctx.config.maxWriteBytes);
-  const current = await currentFile(resolved);
-  if (current !== undefined && !params.overwrite) {
-    throw new SkillError({
-      code: "CONFLICT",
-      field: "/overwrite",
-      message: `"${printable(params.path)}" already exists; pass overwrite: true to replace it, or choose another path`,
-    });
-  }
-  await ensureFolder(resolved, params.create_directories);
+  const name = path.basename(target.real);
+  const folder = await openTargetFolder(jail, target, { create: params.create_directories });
+  let current: Stats | undefined;
   try {
-    await writeAtomic(resolved.real, bytes, {
+    current = await currentFile(folder, name, target);
+    if (current !== undefined && !params.overwrite) {
+      throw new SkillError({
+        code: "CONFLICT",
+        field: "/overwrite",
+        message: `"${printablePath(params.path)}" already exists; pass overwrite: true to replace it, or choose another path`,
+      });
+    }
+    await folder.writeAtomic(name, bytes, {
       overwrite: params.overwrite,
       mode: current === undefined ? undefined : current.mode & 0o7777,
       signal: ctx.signal,
       onChunk: (done, total) => ctx.progress(done, total, "writing"),
     });
-  } catch (error) {
-    throw fsError(error, resolved, "/path");
+  } finally {
+    await folder.close();
   }
-  const data: WriteFileData = { path: resolved.real, bytes: bytes.length, created: current === undefined };
+  const written = path.join(folder.path, name);
+  const data: WriteFileData = { path: written, bytes: bytes.length, created: current === undefined };
   return result(data, {
-    message: `${current === undefined ? "Created" : "Replaced"} ${resolved.real} (${bytes.length} bytes)`,
-    evidencePaths: [resolved.real],
+    message: `${current === undefined ? "Created" : "Replaced"} ${written} (${bytes.length} bytes)`,
+    evidencePaths: [written],
   });
 }
 
@@ -112,44 +116,17 @@ export const writeFileTool = defineTool({
 
 // --- internal ---
 
-/** The file a write would replace, followed through a link; a folder there is refused. */
-export async function currentFile(resolved: ResolvedPath): Promise<Stats | undefined> {
-  let info: Stats;
-  try {
-    info = await stat(resolved.real);
-  } catch (error) {
-    if (errnoOf(error) === "ENOENT") return undefined;
-    throw fsError(error, resolved, "/path");
-  }
-  if (!info.isFile()) {
-    throw new SkillError({
-      code: "ARGUMENT_INVALID",
-      field: "/path",
-      message: `"${printable(resolved.requested)}" is ${info.isDirectory() ? "a folder" : "not a regular file"}; give the path of a file`,
-    });
-  }
-  return info;
-}
-
-/** Makes sure the file's folder exists, creating it (inside the root) only when asked. */
-export async function ensureFolder(resolved: ResolvedPath, create: boolean): Promise<void> {
-  const folder = path.dirname(resolved.real);
-  try {
-    if ((await stat(folder)).isDirectory()) return;
-  } catch (error) {
-    if (errnoOf(error) !== "ENOENT") throw fsError(error, resolved, "/path");
-  }
-  if (!create) {
-    throw new SkillError({
-      code: "NOT_FOUND",
-      field: "/path",
-      message: `the folder of "${printable(resolved.requested)}" does not exist; pass create_directories: true to create it`,
-    });
-  }
-  try {
-    // Every missing folder lies below the real, existing ancestor resolvePath checked, so none can lead outside.
-    await mkdir(folder, { recursive: true });
-  } catch (error) {
-    throw fsError(error, resolved, "/path");
-  }
+/** The file a write would replace, in its checked folder; a folder or anything but a regular file is refused. */
+export async function currentFile(
+  folder: ConfinedDirectory,
+  name: string,
+  target: ConfinedPath,
+): Promise<Stats | undefined> {
+  const info = await folder.lstat(name);
+  if (info === undefined || info.isFile()) return info;
+  throw new SkillError({
+    code: "ARGUMENT_INVALID",
+    field: "/path",
+    message: `"${printablePath(target.requested)}" is ${info.isDirectory() ? "a folder" : "not a regular file"}; give the path of a file`,
+  });
 }

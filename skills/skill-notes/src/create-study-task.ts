@@ -1,11 +1,11 @@
-import { mkdir, open, realpath } from "node:fs/promises";
 import path from "node:path";
 import type { SkillContext } from "@skillport/core";
-import { defineTool, result, SkillError } from "@skillport/core";
+import { defineTool, isSkillError, result, SkillError } from "@skillport/core";
+import { createConfinement } from "@skillport/core/confine";
 import { stringify } from "yaml";
 import { z } from "zod";
 import type { NotesConfig } from "./config.js";
-import { isInsideReal, readNote, realVault, resolveNotePath } from "./vault.js";
+import { openVault, readNote, resolveNotePath } from "./vault.js";
 
 export const CreateStudyTaskInput = z
   .object({
@@ -42,22 +42,31 @@ export type CreateStudyTaskParams = z.output<typeof CreateStudyTaskInput>;
 
 const MAX_NAME_ATTEMPTS = 100;
 
-/** Writes a study task note into the tasks folder. Never overwrites: a taken name gets a numbered suffix. */
+/**
+ * Writes a study task note into the tasks folder, through the vault's confinement: the folder is created (when
+ * missing) and the note written through checked folders, so a tasks folder linked out of the vault writes nothing
+ * there. Never overwrites: a taken name gets a numbered suffix.
+ */
 export async function createStudyTask(params: CreateStudyTaskParams, ctx: SkillContext<NotesConfig>) {
   ctx.signal.throwIfAborted();
-  const source = await resolveNotePath(ctx.config, "all-allowed", params.source_note, "/source_note");
-  const sourceNote = await readNote(ctx.config, source.relative, source.real);
-  const vault = await realVault(ctx.config);
-  const folder = path.resolve(vault, ctx.config.tasksFolder);
+  const scoped = await openVault(ctx.config, "all-allowed");
+  const source = await resolveNotePath(scoped, params.source_note, "/source_note");
+  const sourceNote = await readNote(scoped, source.relative, source.target);
   const outside = new SkillError({
     code: "PERMISSION_DENIED",
     message: `the tasks folder "${ctx.config.tasksFolder}" is outside the vault; fix "tasksFolder" in the manifest config`,
   });
-  if (!isInsideReal(folder, vault)) throw outside; // checked before mkdir, so nothing is created outside
-  await mkdir(folder, { recursive: true });
-  const realFolder = await realpath(folder);
-  if (!isInsideReal(realFolder, vault)) throw outside; // and again through symlinks
+  const jail = await createConfinement({ roots: [scoped.vault], absolutePaths: false, hint: "fix tasksFolder" });
   const created = new Date().toISOString();
+  const base = `${created.slice(0, 10)}-${slug(params.title)}`;
+  // Checked before anything is created, so nothing is made outside; then created through checked folders.
+  const first = await jail.resolve(`${ctx.config.tasksFolder}/${base}.md`, "/tasksFolder").catch((error: unknown) => {
+    throw isSkillError(error) && error.code === "PERMISSION_DENIED" ? outside : error;
+  });
+  jail.assertWritable(first);
+  const folder = await jail.openParent(first, { create: true }).catch((error: unknown) => {
+    throw isSkillError(error) && error.code === "PERMISSION_DENIED" ? outside : error;
+  });
   const frontmatter = {
     title: params.title,
     source: source.relative,
@@ -66,27 +75,24 @@ export async function createStudyTask(params: CreateStudyTaskParams, ctx: SkillC
     type: "study-task",
   };
   const text = `---\n${stringify(frontmatter)}---\n\n# ${params.title}\n\nStudy [[${source.relative}]] (${sourceNote.title}).\n`;
-  const base = `${created.slice(0, 10)}-${slug(params.title)}`;
-  for (let attempt = 1; attempt <= MAX_NAME_ATTEMPTS; attempt++) {
-    ctx.signal.throwIfAborted();
-    const name = attempt === 1 ? `${base}.md` : `${base}-${attempt}.md`;
-    let handle: Awaited<ReturnType<typeof open>>;
-    try {
-      handle = await open(path.join(realFolder, name), "wx"); // "x": fail if it exists, never overwrite
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === "EEXIST") continue;
-      throw error;
+  try {
+    for (let attempt = 1; attempt <= MAX_NAME_ATTEMPTS; attempt++) {
+      ctx.signal.throwIfAborted();
+      const name = attempt === 1 ? `${base}.md` : `${base}-${attempt}.md`;
+      try {
+        await folder.writeAtomic(name, Buffer.from(text, "utf8"), { overwrite: false, signal: ctx.signal });
+      } catch (error) {
+        if (isSkillError(error) && error.code === "CONFLICT") continue; // taken: never overwrite
+        throw error;
+      }
+      const relative = path.relative(scoped.vault, path.join(folder.path, name)).split(path.sep).join("/");
+      return result(
+        { path: relative, title: params.title, source: source.relative, due: params.due_date ?? null, created },
+        { message: `Created study task ${relative}`, evidencePaths: [relative, source.relative] },
+      );
     }
-    try {
-      await handle.writeFile(text, "utf8");
-    } finally {
-      await handle.close();
-    }
-    const relative = path.relative(vault, path.join(realFolder, name)).split(path.sep).join("/");
-    return result(
-      { path: relative, title: params.title, source: source.relative, due: params.due_date ?? null, created },
-      { message: `Created study task ${relative}`, evidencePaths: [relative, source.relative] },
-    );
+  } finally {
+    await folder.close();
   }
   throw new SkillError({
     code: "CONFLICT",

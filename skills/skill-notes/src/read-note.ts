@@ -2,7 +2,7 @@ import type { SkillContext } from "@skillport/core";
 import { defineTool, withEvidence } from "@skillport/core";
 import { z } from "zod";
 import type { NotesConfig } from "./config.js";
-import { readNote as readNoteFile, resolveNotePath } from "./vault.js";
+import { openVault, readNote as readNoteFile, resolveNotePath } from "./vault.js";
 
 export const ReadNoteInput = z
   .object({
@@ -27,8 +27,9 @@ export type ReadNoteParams = z.output<typeof ReadNoteInput>;
 /** Reads one note inside the allowed folders, with its frontmatter. */
 export async function readNote(params: ReadNoteParams, ctx: SkillContext<NotesConfig>) {
   ctx.signal.throwIfAborted();
-  const { relative, real } = await resolveNotePath(ctx.config, "all-allowed", params.path, "/path");
-  const note = await readNoteFile(ctx.config, relative, real);
+  const vault = await openVault(ctx.config, "all-allowed");
+  const { relative, target } = await resolveNotePath(vault, params.path, "/path");
+  const note = await readNoteFile(vault, relative, target);
   return withEvidence(
     { path: note.path, title: note.title, content: note.content, frontmatter: note.frontmatter },
     [note.path],

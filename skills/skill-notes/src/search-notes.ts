@@ -3,7 +3,7 @@ import { defineTool, withEvidence } from "@skillport/core";
 import { z } from "zod";
 import type { NotesConfig } from "./config.js";
 import { SCOPES } from "./config.js";
-import { listNotes, readNote } from "./vault.js";
+import { listNotes, openVault, readNote } from "./vault.js";
 
 export const SearchNotesInput = z
   .object({
@@ -40,15 +40,17 @@ export type SearchNotesData = z.output<typeof SearchNotesOutput>;
 export async function searchNotes(params: SearchNotesParams, ctx: SkillContext<NotesConfig>) {
   ctx.signal.throwIfAborted();
   const needle = params.keyword.toLocaleLowerCase();
-  const paths = await listNotes(ctx.config, params.scope, ctx.signal);
+  const vault = await openVault(ctx.config, params.scope);
+  const paths = await listNotes(vault, ctx.signal);
   const hits: SearchNotesData["hits"] = [];
   let skipped = 0;
   for (const [index, notePath] of paths.entries()) {
     ctx.signal.throwIfAborted();
     let note: Awaited<ReturnType<typeof readNote>>;
     try {
-      note = await readNote(ctx.config, notePath);
-    } catch {
+      note = await readNote(vault, notePath);
+    } catch (error) {
+      if (ctx.signal.aborted) throw error;
       skipped++; // an unreadable or oversized note never fails the whole search
       continue;
     }

@@ -150,8 +150,12 @@ describe("readNote and symlinks", () => {
     expect(answer.data.title).toBe("MCP basics");
   });
 
-  it("answers NOT_FOUND for a dangling link", async () => {
-    expect(await refusal("AI-Agent/dangling.md")).toMatchObject({ code: "NOT_FOUND", field: "/path" });
+  it("refuses a dangling link: where it leads cannot be checked", async () => {
+    expect(await refusal("AI-Agent/dangling.md")).toMatchObject({
+      code: "PERMISSION_DENIED",
+      field: "/path",
+      message: expect.stringContaining("broken symbolic link"),
+    });
   });
 });
 

@@ -1,6 +1,9 @@
+import { execFileSync } from "node:child_process";
 import { mkdir, symlink } from "node:fs/promises";
 import path from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import type { HostileTree } from "@skillport/core/confine/testing";
+import { CANARY, HOSTILE_PATHS, hostilePath, makeHostileTree } from "@skillport/core/confine/testing";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { runCommand, ShellConfig } from "../src/index.js";
 import type { Sandbox } from "./helpers.js";
 import { ctxFor, failure, makeSandbox, TEST_PATH } from "./helpers.js";
@@ -86,5 +89,41 @@ describe("the working folder", () => {
   it("answers NOT_FOUND for a missing folder and ARGUMENT_INVALID for a file", async () => {
     await expect(pwd("missing")).rejects.toMatchObject({ code: "NOT_FOUND", field: "/cwd" });
     await expect(pwd("a.txt")).rejects.toMatchObject({ code: "ARGUMENT_INVALID", field: "/cwd" });
+  });
+});
+
+describe("the working folder and the shared hostile-path corpus", () => {
+  let tree: HostileTree;
+  let config: ShellConfig;
+
+  beforeAll(async () => {
+    tree = await makeHostileTree();
+    execFileSync("mkfifo", [path.join(tree.root, "pipe")]);
+    config = ShellConfig.parse({ commands: ["node"], roots: [tree.root, tree.root2], env: { PATH: TEST_PATH } });
+  });
+
+  afterAll(async () => {
+    await tree?.dispose();
+  });
+
+  const pwdIn = (cwd: string) =>
+    runCommand({ command: "node", args: ["-e", "process.stdout.write(process.cwd())"], cwd }, ctxFor(config));
+
+  it.each(HOSTILE_PATHS.map((entry) => [entry.label, entry] as const))("refuses %s", async (_label, entry) => {
+    const error = await failure(pwdIn(hostilePath(entry, tree)));
+    expect(error.code, error.message).toBe(entry.code);
+    expect(error.field).toBe("/cwd");
+    expect(error.message).not.toContain(CANARY);
+  });
+
+  it("takes a link that stays inside, and runs in its real folder", async () => {
+    expect((await pwdIn("link-sub")).data.stdout).toBe(path.join(tree.root, "sub"));
+    expect((await pwdIn("link-root2")).data.stdout).toBe(tree.root2);
+  });
+
+  it("refuses a FIFO or a file as the folder with ARGUMENT_INVALID, without blocking", async () => {
+    for (const cwd of ["pipe", "hello.txt"]) {
+      expect(await failure(pwdIn(cwd))).toMatchObject({ code: "ARGUMENT_INVALID", field: "/cwd" });
+    }
   });
 });

@@ -346,13 +346,16 @@ export class VerifiedDirectory implements ConfinedDirectory {
       await this.sync();
       if (to !== this) await to.sync();
     } catch (error) {
-      if (errnoOf(error) === "EEXIST") {
+      const code = errnoOf(error);
+      if (code === "EEXIST") {
         throw new SkillError({
           code: "CONFLICT",
           field: to.#label.field,
           message: `"${to.#label.shown}" already exists`,
         });
       }
+      // What the destination causes is said about the destination.
+      if (code === "ENOTEMPTY" || code === "EISDIR" || code === "EXDEV") throw mapped(error, to.#label);
       throw mapped(error, this.#label);
     }
   }
