@@ -43,67 +43,72 @@ async function race(folder: string, check: ConfinementOptions["descriptorCheck"]
       if (!isSkillError(error)) internal.push(`${label}: ${String(error)}`);
     }
   };
-  const swapper = await startSwapper(path.join(tree.root, folder), tree.outside, { holdMs });
-  let swaps: number;
-  try {
-    for (let i = 0; i < ROUNDS; i++) {
-      const jail = await createConfinement({ roots: [tree.root], descriptorCheck: check });
-      await attempt("openFile", async () => {
-        const file = await jail.openFile(await jail.resolve(`${folder}/f.txt`, "/path"));
-        try {
-          return (await file.handle.readFile()).toString();
-        } finally {
-          await file.handle.close();
-        }
-      });
-      await attempt("list", async () => {
-        const dir = await jail.openDirectory(await jail.resolve(folder, "/path"));
-        try {
-          return (await dir.list()).map((e) => (e.name === "secret.txt" ? CANARY : e.name)).join(",");
-        } finally {
-          await dir.close();
-        }
-      });
-      if (!writes) continue;
-      await attempt("writeAtomic", async () => {
-        const dir = await jail.openParent(await jail.resolve(`${folder}/w${i}.txt`, "/path"));
-        try {
-          await dir.writeAtomic(`w${i}.txt`, Buffer.from("w"), { overwrite: true });
-        } finally {
-          await dir.close();
-        }
-        return undefined;
-      });
-      await attempt("append", async () => {
-        const dir = await jail.openParent(await jail.resolve(`${folder}/f.txt`, "/path"));
-        try {
-          await dir.writeAtomic("f.txt", Buffer.from("+"), { overwrite: true, append: true });
-        } finally {
-          await dir.close();
-        }
-        return undefined;
-      });
-      await attempt("rename", async () => {
-        const dir = await jail.openParent(await jail.resolve(`${folder}/w${i}.txt`, "/path"));
-        try {
-          await dir.rename(`w${i}.txt`, dir, "victim.txt", { overwrite: true });
-        } finally {
-          await dir.close();
-        }
-        return undefined;
-      });
-      await attempt("remove", async () => {
-        const dir = await jail.openParent(await jail.resolve(`${folder}/victim.txt`, "/path"));
-        try {
-          await dir.remove("victim.txt");
-        } finally {
-          await dir.close();
-        }
-        return undefined;
-      });
+  // Two phases: as given (0: swaps as fast as they go, the harshest race), then each state held 2 ms more, so
+  // operations also land wholly in the real folder and some go through.
+  let swaps = 0;
+  for (const [phase, hold] of [holdMs, holdMs + 2].entries()) {
+    const swapper = await startSwapper(path.join(tree.root, folder), tree.outside, { holdMs: hold });
+    try {
+      for (let r = 0; r < ROUNDS / 2; r++) {
+        const i = `${phase}-${r}`;
+        const jail = await createConfinement({ roots: [tree.root], descriptorCheck: check });
+        await attempt("openFile", async () => {
+          const file = await jail.openFile(await jail.resolve(`${folder}/f.txt`, "/path"));
+          try {
+            return (await file.handle.readFile()).toString();
+          } finally {
+            await file.handle.close();
+          }
+        });
+        await attempt("list", async () => {
+          const dir = await jail.openDirectory(await jail.resolve(folder, "/path"));
+          try {
+            return (await dir.list()).map((e) => (e.name === "secret.txt" ? CANARY : e.name)).join(",");
+          } finally {
+            await dir.close();
+          }
+        });
+        if (!writes) continue;
+        await attempt("writeAtomic", async () => {
+          const dir = await jail.openParent(await jail.resolve(`${folder}/w${i}.txt`, "/path"));
+          try {
+            await dir.writeAtomic(`w${i}.txt`, Buffer.from("w"), { overwrite: true });
+          } finally {
+            await dir.close();
+          }
+          return undefined;
+        });
+        await attempt("append", async () => {
+          const dir = await jail.openParent(await jail.resolve(`${folder}/f.txt`, "/path"));
+          try {
+            await dir.writeAtomic("f.txt", Buffer.from("+"), { overwrite: true, append: true });
+          } finally {
+            await dir.close();
+          }
+          return undefined;
+        });
+        await attempt("rename", async () => {
+          const dir = await jail.openParent(await jail.resolve(`${folder}/w${i}.txt`, "/path"));
+          try {
+            await dir.rename(`w${i}.txt`, dir, "victim.txt", { overwrite: true });
+          } finally {
+            await dir.close();
+          }
+          return undefined;
+        });
+        await attempt("remove", async () => {
+          const dir = await jail.openParent(await jail.resolve(`${folder}/victim.txt`, "/path"));
+          try {
+            await dir.remove("victim.txt");
+          } finally {
+            await dir.close();
+          }
+          return undefined;
+        });
+      }
+    } finally {
+      swaps += await swapper.stop();
     }
-  } finally {
-    swaps = await swapper.stop();
   }
   return { swaps, done, leaked: [...new Set(leaked)], outsideChanged: await diff(before), internal };
 }
