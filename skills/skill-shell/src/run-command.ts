@@ -10,6 +10,7 @@ import { resolveCwd } from "./cwd.js";
 import { checkGitRepository, gitEnvironment } from "./git-hardening.js";
 import { launcherFor } from "./launch.js";
 import { checkArguments } from "./policies/index.js";
+import { repositoryOptions } from "./policies/programs/git.js";
 import { findProgram } from "./program-path.js";
 import type { SuperviseOptions } from "./supervise.js";
 import { supervise } from "./supervise.js";
@@ -149,7 +150,7 @@ export async function runCommand(params: RunCommandParams, ctx: SkillContext<She
           stderr: ended.stderr.text(),
         };
       },
-      decision.git?.repository ?? [],
+      decision.git?.repository ?? repositoryOptions(requested),
       cwd,
       async (dir) => {
         try {

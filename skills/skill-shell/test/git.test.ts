@@ -109,3 +109,13 @@ describe("a repository folder outside the roots", () => {
     expect(error.message).toContain("outside the roots");
   });
 });
+
+describe("a git the manifest runs with another policy", () => {
+  it('still has its repository config checked, for the repository -C names ("arguments": "any")', async () => {
+    await plant(`[core]\n\tpager = "touch ${canary}"\n`);
+    const config = configFor("no sandbox", { policies: { git: { arguments: "any" } } });
+    const error = await failure(runCommand({ command: "git", args: ["-C", "repo", "log"] }, ctxFor(config)));
+    expect(error).toMatchObject({ code: "PERMISSION_DENIED", field: "/cwd" });
+    expect(existsSync(canary)).toBe(false);
+  });
+});

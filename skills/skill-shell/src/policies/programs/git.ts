@@ -394,6 +394,27 @@ export function checkGit(args: readonly string[], extension: PolicyExtension): C
   return { args: [...args], paths, tokens, git: { repository } };
 }
 
+/**
+ * The options before git's subcommand that choose the repository (`-C`, `--git-dir`, `--work-tree`, `--bare`), read
+ * without judging anything else: for a git the manifest runs with `"arguments": "paths"` or `"any"`, whose
+ * repository config is still checked.
+ */
+export function repositoryOptions(args: readonly string[]): string[] {
+  const found: string[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i] as string;
+    if (!arg.startsWith("-")) break;
+    const eq = arg.indexOf("=");
+    const name = arg.startsWith("--") && eq !== -1 ? arg.slice(0, eq) : arg;
+    if (name === "--bare") found.push(arg);
+    if (!["-C", "--git-dir", "--work-tree", "-c", "--namespace", "--config-env", "--attr-source"].includes(name))
+      continue;
+    const value = eq !== -1 ? arg.slice(eq + 1) : args[++i];
+    if (value !== undefined && ["-C", "--git-dir", "--work-tree"].includes(name)) found.push(name, value);
+  }
+  return found;
+}
+
 // --- internal ---
 
 function checkConfigReadOnly(tokens: Token[]): void {
