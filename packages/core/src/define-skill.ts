@@ -26,6 +26,22 @@ export interface SkillSpec<Config = unknown> {
   credentials?: Readonly<Record<string, CredentialSpec<Config>>>;
   // biome-ignore lint/suspicious/noExplicitAny: a skill's tools share its config type, whatever their params
   tools: readonly ToolDefinition<Config | any>[];
+  /**
+   * What `skillport check` should tell the person writing the manifest about an instance's config: risks it
+   * takes, features the machine lacks. Receives the validated config; must not change anything.
+   * @example (config) => config.sandbox === "off" ? [{ severity: "warning", rule: "shell-sandbox", message: "…" }] : []
+   */
+  diagnose?: (config: Config) => readonly SkillDiagnostic[] | Promise<readonly SkillDiagnostic[]>;
+}
+
+/** One thing a skill's `diagnose` reports about an instance's config. */
+export interface SkillDiagnostic {
+  /** An error fails `skillport check`; a warning does not. */
+  severity: "error" | "warning";
+  /** A short, stable name for the finding. @default "diagnose" */
+  rule?: string;
+  /** What is wrong or risky, and what to do about it. */
+  message: string;
 }
 
 /** One credential a skill declares. */
@@ -107,6 +123,8 @@ export interface RegisteredSkill {
   configSchema: JsonSchema | undefined;
   credentials: Readonly<Record<string, RegisteredCredential>>;
   tools: RegisteredTool[];
+  /** The skill's `diagnose`, when it has one: `skillport check` calls it with each instance's validated config. */
+  diagnose?: (config: unknown) => Promise<readonly SkillDiagnostic[]>;
 }
 
 /** What a skill package exports as `register`. */
@@ -173,6 +191,7 @@ function registerSkill(spec: SkillSpec): RegisteredSkill {
       ]),
     ),
     tools,
+    ...(spec.diagnose === undefined ? {} : { diagnose: diagnoseOf(spec.diagnose) }),
   };
 }
 
@@ -193,6 +212,12 @@ function fetchOf(
     throw new Error(`${where}.scheme "${scheme}" is not an auth scheme (a single word such as "Bearer", or "")`);
   }
   return { origins: fetch.origins, header: header.toLowerCase(), scheme };
+}
+
+function diagnoseOf(
+  diagnose: NonNullable<SkillSpec["diagnose"]>,
+): (config: unknown) => Promise<readonly SkillDiagnostic[]> {
+  return async (config) => diagnose(config);
 }
 
 function schemaOf(

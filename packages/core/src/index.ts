@@ -9,6 +9,7 @@ export type {
   RegisteredSkill,
   RegisteredTool,
   RegisterSkill,
+  SkillDiagnostic,
   SkillSpec,
 } from "./define-skill.js";
 export { defineSkill } from "./define-skill.js";

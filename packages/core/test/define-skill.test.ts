@@ -270,3 +270,25 @@ describe("plain JSON Schema input", () => {
     });
   });
 });
+
+describe("diagnose", () => {
+  it("hands check the skill's findings for a config, sync or async, and is absent when not declared", async () => {
+    const sync = defineSkill({
+      name: "shell",
+      tools: [tool()],
+      diagnose: (config: { sandbox: string }) =>
+        config.sandbox === "off" ? [{ severity: "warning", rule: "shell-sandbox", message: "no sandbox" }] : [],
+    })();
+    expect(await sync.diagnose?.({ sandbox: "off" })).toEqual([
+      { severity: "warning", rule: "shell-sandbox", message: "no sandbox" },
+    ]);
+    expect(await sync.diagnose?.({ sandbox: "auto" })).toEqual([]);
+    const later = defineSkill({
+      name: "later",
+      tools: [tool()],
+      diagnose: async () => [{ severity: "error" as const, message: "broken" }],
+    })();
+    expect(await later.diagnose?.({})).toEqual([{ severity: "error", message: "broken" }]);
+    expect(defineSkill({ name: "plain", tools: [tool()] })()).not.toHaveProperty("diagnose");
+  });
+});

@@ -1,6 +1,7 @@
 import { spawn } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
 import { mkdir, mkdtemp, readFile, realpath, rm, writeFile } from "node:fs/promises";
+import { builtinModules } from "node:module";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -32,7 +33,19 @@ describe("sandboxCommand builds a bubblewrap command line", () => {
     expect(run.args.join(" ")).toContain("--cap-drop ALL");
     expect(run.args.join(" ")).toContain("--proc /proc");
     expect(run.args.join(" ")).toContain("--setenv LANG C.UTF-8");
-    expect(run.args.slice(-4)).toEqual(["--", "git", "status", "--short"]);
+    expect(run.args.slice(-3)).toEqual(["git", "status", "--short"]);
+    // bubblewrap would add PWD: env -i keeps the environment exact.
+    expect(run.args.slice(-9)).toEqual([
+      "--",
+      "/usr/bin/env",
+      "-i",
+      "--",
+      "PATH=/usr/bin:/bin",
+      "LANG=C.UTF-8",
+      "git",
+      "status",
+      "--short",
+    ]);
   });
 
   it("mounts the given paths after the private /tmp, writable only when asked", () => {
@@ -54,7 +67,8 @@ describe("sandboxCommand builds a bubblewrap command line", () => {
 
   it("ends bubblewrap's options before the command, so a command cannot pass for one", () => {
     const args = sandboxCommand({ ...base, command: "--bind", args: ["/", "/"] }).args;
-    expect(args.slice(-4)).toEqual(["--", "--bind", "/", "/"]);
+    expect(args.slice(-3)).toEqual(["--bind", "/", "/"]);
+    expect(args.indexOf("--")).toBeLessThan(args.indexOf("--bind", args.indexOf("--chdir")));
   });
 });
 
@@ -111,6 +125,8 @@ describe.skipIf(!status.available && !required)("a real sandbox", () => {
     const out = await run("pwd; env | sort", { env: { PATH: "/usr/bin:/bin", ONLY: "this" } });
     expect(out.status).toBe(0);
     expect(out.stdout.split("\n").filter(Boolean)).toEqual([work, "ONLY=this", "PATH=/usr/bin:/bin", `PWD=${work}`]);
+    const exact = await run("", { command: "env", args: [], env: { PATH: "/usr/bin:/bin", ONLY: "this" } });
+    expect(exact.stdout.split("\n").filter(Boolean).sort()).toEqual(["ONLY=this", "PATH=/usr/bin:/bin"]);
   });
 
   it("writes to a writable mount, not to a read-only one, not to /usr", async () => {
@@ -183,9 +199,16 @@ describe.skipIf(!status.available && !required)("a real sandbox", () => {
   });
 });
 
-describe("the root entry", () => {
-  it("does not import the sandbox (Node built-ins stay behind the subpath)", async () => {
-    const index = await readFile(new URL("../src/index.ts", import.meta.url), "utf8");
-    expect(index).not.toMatch(/sandbox|node:/);
+describe("the sandbox entry", () => {
+  it("is built behind its own subpath, on Node built-ins only, and the root entry does not import it", async () => {
+    const sandboxJs = await readFile(new URL("../dist/sandbox.js", import.meta.url), "utf8");
+    const specifiers = [...sandboxJs.matchAll(/from\s*["']([^"']+)["']/g)]
+      .map((m) => m[1] as string)
+      .filter((s) => !s.startsWith("."))
+      .map((s) => s.replace(/^node:/, ""));
+    expect(specifiers).toEqual(expect.arrayContaining(["child_process", "fs", "path"]));
+    expect(specifiers.filter((s) => !builtinModules.includes(s))).toEqual([]);
+    const rootJs = await readFile(new URL("../dist/index.js", import.meta.url), "utf8");
+    expect(rootJs).not.toMatch(/sandbox|bwrap/);
   });
 });

@@ -17,7 +17,7 @@ export const ShellConfig = z
       .min(1)
       .max(200)
       .describe(
-        "The allowlist: only these commands run, matched exactly. Each can do whatever its own options allow, so list only commands whose every option is safe here (an interpreter such as sh, node or python allows anything)",
+        "The allowlist: only these commands run, matched exactly. Programs with a built-in argument policy (git, find, tar, grep, rg, sed, awk, ls, cat, …) run under it; any other needs a choice in policies",
       ),
     roots: z
       .array(
@@ -75,6 +75,45 @@ export const ShellConfig = z
       .max(60_000)
       .default(2000)
       .describe("After a timeout or cancel, how long the process group has between SIGTERM and SIGKILL"),
+    policies: z
+      .record(
+        z.string().min(1).max(4096).describe("A command as the allowlist names it"),
+        z
+          .object({
+            arguments: z
+              .enum(["builtin", "paths", "any"])
+              .optional()
+              .describe(
+                'How arguments are checked: "builtin" (the program\'s built-in policy, the default where one exists), "paths" (no option is refused, but every argument that names a file must stay in the roots) or "any" (nothing is checked: for a program whose every option is safe here)',
+              ),
+            deny: z
+              .array(z.string().min(1).max(256))
+              .max(200)
+              .default([])
+              .describe(
+                "More to refuse: options (--force, -f; matched with abbreviations, bundles and =value as the program reads them) and words (a git subcommand such as push, or any operand)",
+              )
+              .meta({ examples: [["push", "--force", "-f"]] }),
+          })
+          .strict(),
+      )
+      .default({})
+      .describe(
+        "Per command: how its arguments are checked, and what more to refuse. A command with no built-in policy is refused until it has one here",
+      )
+      .meta({ examples: [{ make: { arguments: "paths" }, git: { deny: ["push"] } }] }),
+    sandbox: z
+      .enum(["auto", "required", "off"])
+      .default("auto")
+      .describe(
+        'Run each command under bubblewrap (only the roots and system folders visible, no network, its own process table): "auto" when bubblewrap works on this machine, "required" to refuse commands where it does not, "off" never',
+      ),
+    network: z
+      .boolean()
+      .default(false)
+      .describe(
+        "Whether sandboxed commands may use the network (git fetch, push). Without the sandbox nothing is blocked",
+      ),
   })
   .strict();
 

@@ -1,6 +1,7 @@
 // Any new export added here becomes public API. Use named exports, not wildcards.
 import { defineSkill } from "@skillport/core";
 import { ShellConfig } from "./config.js";
+import { diagnoseShell } from "./diagnose.js";
 import { runCommandTool } from "./run-command.js";
 
 /**
@@ -17,8 +18,11 @@ export const register = defineSkill({
   description: "Allowlisted programs, run without a shell inside allowed folders, with an explicit environment.",
   config: ShellConfig,
   tools: [runCommandTool],
+  diagnose: (config) => diagnoseShell(ShellConfig.parse(config)),
 });
 
 export { ShellConfig } from "./config.js";
+export type { PolicyMode } from "./policies/index.js";
+export { BUILTIN_POLICIES } from "./policies/index.js";
 export type { RunCommandData, RunCommandParams } from "./run-command.js";
 export { RunCommandInput, RunCommandOutput, runCommand } from "./run-command.js";

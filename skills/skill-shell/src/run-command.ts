@@ -1,11 +1,19 @@
-import type { ChildProcess } from "node:child_process";
-import { spawn } from "node:child_process";
+import path from "node:path";
 import type { SkillContext } from "@skillport/core";
 import { defineTool, result, SkillError } from "@skillport/core";
+import { createConfinement } from "@skillport/core/confine";
 import { z } from "zod";
 import type { ShellConfig } from "./config.js";
 import { MAX_TIMEOUT_LIMIT_MS } from "./config.js";
+import { confineArguments } from "./confine-arguments.js";
 import { resolveCwd } from "./cwd.js";
+import { checkGitRepository, gitEnvironment } from "./git-hardening.js";
+import { launcherFor } from "./launch.js";
+import { checkArguments } from "./policies/index.js";
+import { repositoryOptions } from "./policies/programs/git.js";
+import { findProgram } from "./program-path.js";
+import type { SuperviseOptions } from "./supervise.js";
+import { supervise } from "./supervise.js";
 
 export const RunCommandInput = z
   .object({
@@ -51,8 +59,9 @@ export const RunCommandInput = z
 
 export const RunCommandOutput = z.object({
   command: z.string(),
-  args: z.array(z.string()),
+  args: z.array(z.string()).describe("The arguments the program received (a policy may add one, e.g. sed --sandbox)"),
   cwd: z.string().describe("The real folder the command ran in"),
+  sandboxed: z.boolean().describe("True when the command ran under bubblewrap (only the roots visible, no network)"),
   exitCode: z.number().int().nullable().describe("The exit code; null when a signal ended the command"),
   signal: z.string().nullable().describe("The signal that ended the command, if one did"),
   stdout: z.string(),
@@ -69,9 +78,12 @@ export type RunCommandData = z.output<typeof RunCommandOutput>;
 
 /**
  * Runs an allowlisted command without a shell (arguments reach it as they are), in a folder inside the roots, with
- * only the environment the instance configures. Output is captured up to a cap. On timeout or cancel the command's
- * whole process group gets SIGTERM, then SIGKILL after the grace period; when the command exits, anything it left
- * running in its group is killed. A non-zero exit is a normal answer: `exitCode` says it.
+ * only the environment the instance configures. Before anything runs: the command's argument policy refuses
+ * options that run programs or write elsewhere, every argument that names a file must resolve inside the roots,
+ * and for git the repository's own configuration must set nothing that runs a program. Then the command runs
+ * under bubblewrap where it works (only the roots and system folders visible, no network, its own process table),
+ * its output captured up to a cap. On timeout or cancel everything it started gets SIGTERM, then SIGKILL after
+ * the grace period. A non-zero exit is a normal answer: `exitCode` says it.
  */
 export async function runCommand(params: RunCommandParams, ctx: SkillContext<ShellConfig>) {
   ctx.signal.throwIfAborted();
@@ -83,8 +95,8 @@ export async function runCommand(params: RunCommandParams, ctx: SkillContext<She
       message: `command ${JSON.stringify(params.command)} is not on this instance's allowlist; allowed: ${config.commands.join(", ")}. Pass only the program name in command and its arguments in args`,
     });
   }
-  const args = params.args ?? [];
-  args.forEach((arg, index) => {
+  const requested = params.args ?? [];
+  requested.forEach((arg, index) => {
     if (arg.includes("\0")) {
       throw new SkillError({
         code: "ARGUMENT_INVALID",
@@ -102,15 +114,63 @@ export async function runCommand(params: RunCommandParams, ctx: SkillContext<She
     });
   }
   const cwd = await resolveCwd(config, params.cwd ?? ".", "/cwd");
+  const decision = checkArguments(config, params.command, requested);
+  const jail = await createConfinement({
+    roots: config.roots,
+    base: cwd,
+    protectedNames: [],
+    hint: `arguments that name files must stay inside the roots (${config.roots.join(", ")}); relative paths start at the cwd`,
+  });
+  await confineArguments(jail, decision.paths, decision.mode === "paths");
+  const program = await findProgram(params.command, config.env.PATH);
+  const launcher = await launcherFor(config, jail.roots, cwd);
+  const isGit = path.posix.basename(params.command) === "git";
+  const env = isGit ? gitEnvironment(config.env) : { ...config.env };
   ctx.signal.throwIfAborted();
 
+  const run = (args: readonly string[], ms: number, progress?: SuperviseOptions["progress"]) =>
+    supervise({
+      launch: launcher.launch(program, params.command, args, env),
+      cwd,
+      timeoutMs: ms,
+      killGraceMs: config.killGraceMs,
+      maxOutputBytes: config.maxOutputBytes,
+      signal: ctx.signal,
+      label: params.command,
+      ...(progress === undefined ? {} : { progress }),
+    });
+  if (isGit) {
+    await checkGitRepository(
+      async (args) => {
+        const ended = await run(args, Math.min(timeoutMs, GIT_CHECK_TIMEOUT_MS));
+        if (ended.stoppedBy === "abort") throw cancelled(params.command, 0);
+        return {
+          exitCode: ended.stoppedBy === undefined ? ended.exitCode : null,
+          stdout: ended.stdout.text(),
+          stderr: ended.stderr.text(),
+        };
+      },
+      decision.git?.repository ?? repositoryOptions(requested),
+      cwd,
+      async (dir) => {
+        try {
+          await jail.resolve(dir, "/cwd");
+          return true;
+        } catch {
+          return false;
+        }
+      },
+    );
+  }
+
   const started = performance.now();
-  const ended = await supervise(params.command, args, cwd, timeoutMs, ctx);
+  const ended = await run(decision.args, timeoutMs, (done, total, message) => ctx.progress(done, total, message));
   const durationMs = Math.round(performance.now() - started);
   const data: RunCommandData = {
     command: params.command,
-    args,
+    args: decision.args,
     cwd,
+    sandboxed: launcher.sandboxed,
     exitCode: ended.exitCode,
     signal: ended.signal,
     stdout: ended.stdout.text(),
@@ -126,15 +186,10 @@ export async function runCommand(params: RunCommandParams, ctx: SkillContext<She
     throw new SkillError({
       code: "TIMEOUT",
       field: "/timeoutMs",
-      message: `${params.command} did not finish within ${timeoutMs} ms, so its process group was killed; give it a larger timeoutMs (at most ${config.maxTimeoutMs}) or less work.${tails(data)}`,
+      message: `${params.command} did not finish within ${timeoutMs} ms, so it was killed with everything it started; give it a larger timeoutMs (at most ${config.maxTimeoutMs}) or less work.${tails(data)}`,
     });
   }
-  if (ended.stoppedBy === "abort") {
-    throw new SkillError({
-      code: "CANCELLED",
-      message: `${params.command} was cancelled after ${durationMs} ms and its process group was killed`,
-    });
-  }
+  if (ended.stoppedBy === "abort") throw cancelled(params.command, durationMs);
   const warnings = [
     ...(data.stdoutTruncated
       ? [`stdout was ${data.stdoutBytes} bytes; only the first ${config.maxOutputBytes} are kept`]
@@ -151,7 +206,7 @@ export const runCommandTool = defineTool({
   name: "run_command",
   title: "Run command",
   description:
-    "Run one allowlisted program with arguments, without a shell: each argument reaches the program exactly as given (no pipes, redirects, $VARIABLES or globs). Runs in a folder inside the allowed roots with only the configured environment. Returns the exit code (non-zero is not an error), stdout and stderr (capped, with truncation flagged). On timeout the whole process group is killed and the call fails with TIMEOUT.",
+    "Run one allowlisted program with arguments, without a shell: each argument reaches the program exactly as given (no pipes, redirects, $VARIABLES or globs). Options that run other programs or write outside the allowed roots are refused, and file arguments must be inside the roots. Runs in a folder inside the roots with only the configured environment, sandboxed where the machine allows. Returns the exit code (non-zero is not an error), stdout and stderr (capped, with truncation flagged). On timeout everything it started is killed and the call fails with TIMEOUT.",
   input: RunCommandInput,
   output: RunCommandOutput,
   risk: "dangerous",
@@ -167,155 +222,14 @@ export const runCommandTool = defineTool({
 
 // --- internal ---
 
-/** Keeps the first `cap` bytes of a stream and counts the rest. */
-class Capture {
-  private readonly chunks: Buffer[] = [];
-  private kept = 0;
-  total = 0;
-  truncated = false;
+/** The longest the repository check before a git call may take (it is two quick git commands). */
+const GIT_CHECK_TIMEOUT_MS = 15_000;
 
-  constructor(private readonly cap: number) {}
-
-  add(chunk: Buffer): void {
-    this.total += chunk.length;
-    const room = this.cap - this.kept;
-    if (room <= 0) {
-      this.truncated = true;
-      return;
-    }
-    const part = chunk.length > room ? chunk.subarray(0, room) : chunk;
-    if (part !== chunk) this.truncated = true;
-    this.chunks.push(part);
-    this.kept += part.length;
-  }
-
-  text(): string {
-    return new TextDecoder("utf-8").decode(Buffer.concat(this.chunks));
-  }
-}
-
-interface Ended {
-  exitCode: number | null;
-  signal: string | null;
-  stdout: Capture;
-  stderr: Capture;
-  stoppedBy: "timeout" | "abort" | undefined;
-}
-
-/** How long to wait for the output pipes to close once the process is gone, before closing them ourselves. */
-const PIPE_DRAIN_MS = 1000;
-
-/** How often a running command reports progress (which also tells clients the call is alive). */
-const PROGRESS_EVERY_MS = 5000;
-
-function supervise(
-  command: string,
-  args: string[],
-  cwd: string,
-  timeoutMs: number,
-  ctx: SkillContext<ShellConfig>,
-): Promise<Ended> {
-  const { config } = ctx;
-  const posix = process.platform !== "win32";
-  return new Promise<Ended>((resolve, reject) => {
-    let child: ChildProcess;
-    try {
-      child = spawn(command, args, {
-        cwd,
-        env: { ...config.env }, // the whole environment: never the host's own
-        shell: false,
-        detached: posix, // its own process group, so the group can be killed as one
-        stdio: ["ignore", "pipe", "pipe"],
-        windowsHide: true,
-      });
-    } catch (error) {
-      reject(spawnError(error, command, config));
-      return;
-    }
-    const stdout = new Capture(config.maxOutputBytes);
-    const stderr = new Capture(config.maxOutputBytes);
-    child.stdout?.on("data", (chunk: Buffer) => stdout.add(chunk));
-    child.stderr?.on("data", (chunk: Buffer) => stderr.add(chunk));
-
-    let stoppedBy: Ended["stoppedBy"];
-    let settled = false;
-    const timers: NodeJS.Timeout[] = [];
-    const killGroup = (signal: NodeJS.Signals) => {
-      if (child.pid === undefined) return;
-      try {
-        if (posix) process.kill(-child.pid, signal);
-        else child.kill(signal);
-      } catch {
-        // the group is already gone
-      }
-    };
-    const closePipesLater = () => {
-      // A process that left the group (setsid) may hold the pipes open forever; stop waiting for it.
-      timers.push(
-        setTimeout(() => {
-          child.stdout?.destroy();
-          child.stderr?.destroy();
-        }, PIPE_DRAIN_MS),
-      );
-    };
-    const stop = (why: "timeout" | "abort") => {
-      if (stoppedBy !== undefined || settled) return;
-      stoppedBy = why;
-      killGroup("SIGTERM");
-      timers.push(setTimeout(() => killGroup("SIGKILL"), config.killGraceMs));
-    };
-    const onAbort = () => stop("abort");
-    const started = Date.now();
-    const ticker = setInterval(() => {
-      const elapsed = Date.now() - started;
-      ctx.progress(elapsed, timeoutMs, `${command} running for ${Math.round(elapsed / 1000)} s`);
-    }, PROGRESS_EVERY_MS);
-    const finish = () => {
-      settled = true;
-      for (const timer of timers) clearTimeout(timer);
-      clearInterval(ticker);
-      ctx.signal.removeEventListener("abort", onAbort);
-    };
-
-    timers.push(setTimeout(() => stop("timeout"), timeoutMs));
-    ctx.signal.addEventListener("abort", onAbort, { once: true });
-
-    child.on("error", (error) => {
-      if (settled) return;
-      finish();
-      killGroup("SIGKILL");
-      reject(spawnError(error, command, config));
-    });
-    child.on("exit", () => {
-      // The command is done: whatever it started in its group and left running goes with it.
-      killGroup("SIGKILL");
-      closePipesLater();
-    });
-    child.on("close", (exitCode, signal) => {
-      if (settled) return;
-      finish();
-      resolve({ exitCode, signal, stdout, stderr, stoppedBy });
-    });
+function cancelled(command: string, durationMs: number): SkillError {
+  return new SkillError({
+    code: "CANCELLED",
+    message: `${command} was cancelled after ${durationMs} ms and everything it started was killed`,
   });
-}
-
-function spawnError(error: unknown, command: string, config: ShellConfig): unknown {
-  const code = (error as NodeJS.ErrnoException).code;
-  if (code === "ENOENT") {
-    return new SkillError({
-      code: "NOT_FOUND",
-      field: "/command",
-      message: `command ${JSON.stringify(command)} was not found${command.includes("/") ? "" : ` on the PATH this instance gives commands (${config.env.PATH ?? "no PATH set"})`}; fix "commands" or "env" in the manifest config`,
-    });
-  }
-  if (code === "EACCES" || code === "EPERM") {
-    return new SkillError({
-      code: "PERMISSION_DENIED",
-      field: "/command",
-      message: `command ${JSON.stringify(command)} cannot be executed (${code}); check that it is a program with execute permission`,
-    });
-  }
-  return error;
 }
 
 function tails(data: RunCommandData): string {

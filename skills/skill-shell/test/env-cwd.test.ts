@@ -99,7 +99,12 @@ describe("the working folder and the shared hostile-path corpus", () => {
   beforeAll(async () => {
     tree = await makeHostileTree();
     execFileSync("mkfifo", [path.join(tree.root, "pipe")]);
-    config = ShellConfig.parse({ commands: ["node"], roots: [tree.root, tree.root2], env: { PATH: TEST_PATH } });
+    config = ShellConfig.parse({
+      commands: ["node"],
+      roots: [tree.root, tree.root2],
+      env: { PATH: TEST_PATH },
+      policies: { node: { arguments: "any" } }, // node has no built-in argument policy
+    });
   });
 
   afterAll(async () => {

@@ -1,11 +1,13 @@
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { mkdir, mkdtemp, realpath, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import type { SkillContext } from "@skillport/core";
 import { isSkillError } from "@skillport/core";
+import { sandboxAvailable } from "@skillport/core/sandbox";
 import { mockContext } from "@skillport/testing";
 import { expect } from "vitest";
+import type { z } from "zod";
 import { ShellConfig } from "../src/index.js";
 
 /** node itself is on the test PATH, so "node" can be allowlisted like any program. */
@@ -20,12 +22,15 @@ export function ctxFor(
   return options.progress === undefined ? ctx : { ...ctx, progress: options.progress };
 }
 
+/** A config as a manifest writes it: defaults may be left out. */
+export type ConfigInput = Partial<z.input<typeof ShellConfig>>;
+
 export interface Sandbox {
   base: string;
   /** The instance's root, with argv.js (prints its arguments as JSON) and a few files a glob would match. */
   root: string;
   outside: string;
-  config(overrides?: Partial<ShellConfig>): ShellConfig;
+  config(overrides?: ConfigInput): ShellConfig;
   dispose(): Promise<void>;
 }
 
@@ -47,6 +52,8 @@ export async function makeSandbox(): Promise<Sandbox> {
         commands: ["echo", "printf", "node", "sh", "sleep", "env", "pwd"],
         roots: [root],
         env: { PATH: TEST_PATH },
+        // Interpreters have no built-in policy: the manifest must say that anything goes.
+        policies: { node: { arguments: "any" }, sh: { arguments: "any" } },
         ...overrides,
       }),
     dispose: () => rm(base, { recursive: true, force: true }),
@@ -72,6 +79,33 @@ export function isGone(pid: number): boolean {
     return (error as NodeJS.ErrnoException).code === "ESRCH";
   }
 }
+
+/**
+ * The host pids of live `sleep <marker>` processes. Inside a sandbox a process has another pid (its own pid
+ * namespace), so tests find sandboxed processes by a marker in their command line instead.
+ */
+export function sleepers(marker: string): number[] {
+  return readdirSync("/proc")
+    .filter((p) => /^\d+$/.test(p))
+    .map(Number)
+    .filter((pid) => {
+      try {
+        const argv = readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0");
+        return path.basename(argv[0] ?? "") === "sleep" && argv[1] === marker && !isGone(pid);
+      } catch {
+        return false;
+      }
+    });
+}
+
+/** A marker no other test's sleep uses: a duration nobody types. */
+export function sleepMarker(): string {
+  return `${300 + Math.floor(Math.random() * 600)}.${Math.floor(Math.random() * 1e6)}`;
+}
+
+/** Whether commands run sandboxed here; in CI (CI=true) bubblewrap is required, so a missing one fails the tests. */
+export const sandboxStatus = await sandboxAvailable();
+export const sandboxRequired = process.env.CI === "true";
 
 /** Polls until `check` holds or `ms` pass; generous, never a timing assertion. */
 export async function waitFor(check: () => boolean | Promise<boolean>, ms = 10_000): Promise<boolean> {

@@ -4,7 +4,17 @@ import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { runCommand } from "../src/index.js";
 import type { Sandbox } from "./helpers.js";
-import { ctxFor, failure, isGone, makeSandbox, waitFor } from "./helpers.js";
+import {
+  ctxFor,
+  failure,
+  isGone,
+  makeSandbox,
+  sandboxRequired,
+  sandboxStatus,
+  sleepers,
+  sleepMarker,
+  waitFor,
+} from "./helpers.js";
 
 let box: Sandbox;
 const stray: number[] = [];
@@ -30,6 +40,10 @@ const grandparent = (trapTerm = false) => [
   `${trapTerm ? "trap '' TERM; " : ""}sleep 30 & echo $! > grandchild.pid; wait`,
 ];
 
+/**
+ * The pid a command wrote. Only meaningful without the sandbox (inside, pids are the namespace's own), so every
+ * test that reads one runs with sandbox "off".
+ */
 async function grandchildPid(): Promise<number> {
   const file = path.join(box.root, "grandchild.pid");
   await waitFor(async () => (await readFile(file, "utf8").catch(() => "")).trim() !== "");
@@ -37,6 +51,8 @@ async function grandchildPid(): Promise<number> {
   stray.push(pid);
   return pid;
 }
+
+const plain = () => box.config({ sandbox: "off" });
 
 describe("exit codes and output", () => {
   it("returns a non-zero exit as data, not as an error", async () => {
@@ -51,10 +67,21 @@ describe("exit codes and output", () => {
   it("reports a command ended by a signal", async () => {
     const out = await runCommand(
       { command: "node", args: ["-e", "process.kill(process.pid, 'SIGTERM')"] },
-      ctxFor(box.config()),
+      ctxFor(plain()),
     );
-    expect(out.data).toMatchObject({ exitCode: null, signal: "SIGTERM" });
+    expect(out.data).toMatchObject({ exitCode: null, signal: "SIGTERM", sandboxed: false });
   });
+
+  it.skipIf(!sandboxStatus.available && !sandboxRequired)(
+    "under the sandbox, a signal shows as exit code 128 + its number, as a shell reports it",
+    async () => {
+      const out = await runCommand(
+        { command: "node", args: ["-e", "process.kill(process.pid, 'SIGTERM')"] },
+        ctxFor(box.config({ sandbox: "required" })),
+      );
+      expect(out.data).toMatchObject({ exitCode: 143, signal: null, sandboxed: true });
+    },
+  );
 
   it("keeps output up to the cap, counts the rest and flags the truncation", async () => {
     const out = await runCommand(
@@ -79,11 +106,25 @@ describe("exit codes and output", () => {
     const error = await failure(
       runCommand(
         { command: "no-such-program-xyz", args: [] },
-        ctxFor(box.config({ commands: ["no-such-program-xyz"] })),
+        ctxFor(
+          box.config({ commands: ["no-such-program-xyz"], policies: { "no-such-program-xyz": { arguments: "any" } } }),
+        ),
       ),
     );
     expect(error).toMatchObject({ code: "NOT_FOUND", field: "/command" });
     expect(error.message).toContain("PATH");
+  });
+
+  it("never runs a program from a relative PATH entry (a file written into a root cannot stand in)", async () => {
+    const error = await failure(
+      runCommand(
+        { command: "argv.js", args: [] },
+        ctxFor(
+          box.config({ commands: ["argv.js"], env: { PATH: "." }, policies: { "argv.js": { arguments: "any" } } }),
+        ),
+      ),
+    );
+    expect(error).toMatchObject({ code: "NOT_FOUND", field: "/command" });
   });
 
   it("refuses a timeout over the instance's maximum", async () => {
@@ -94,21 +135,32 @@ describe("exit codes and output", () => {
   });
 });
 
-describe("timeouts and cancellation kill the whole process group", () => {
+describe("without the sandbox: timeouts and cancellation kill the whole process tree", () => {
   it("on timeout: the command and its grandchild are gone, and the call says TIMEOUT", async () => {
-    const call = runCommand({ command: "sh", args: grandparent(), timeoutMs: 1500 }, ctxFor(box.config()));
+    const call = runCommand({ command: "sh", args: grandparent(), timeoutMs: 1500 }, ctxFor(plain()));
     const pid = await grandchildPid();
     expect(isGone(pid)).toBe(false);
     const error = await failure(call);
     expect(error).toMatchObject({ code: "TIMEOUT", field: "/timeoutMs", retryable: true });
-    expect(error.message).toContain("process group was killed");
+    expect(error.message).toContain("killed with everything it started");
+    expect(await waitFor(() => isGone(pid))).toBe(true);
+  });
+
+  it("on timeout: a grandchild that left the process group (setsid) is gone too", async () => {
+    const call = runCommand(
+      { command: "sh", args: ["-c", "setsid sleep 30 & echo $! > grandchild.pid; wait"], timeoutMs: 1500 },
+      ctxFor(plain()),
+    );
+    const pid = await grandchildPid();
+    expect(isGone(pid)).toBe(false);
+    await failure(call);
     expect(await waitFor(() => isGone(pid))).toBe(true);
   });
 
   it("on timeout: a grandchild that ignores SIGTERM is SIGKILLed after the grace period", async () => {
     const call = runCommand(
       { command: "sh", args: grandparent(true), timeoutMs: 1500 },
-      ctxFor(box.config({ killGraceMs: 300 })),
+      ctxFor(box.config({ killGraceMs: 300, sandbox: "off" })),
     );
     const pid = await grandchildPid();
     await failure(call);
@@ -119,7 +171,7 @@ describe("timeouts and cancellation kill the whole process group", () => {
     const controller = new AbortController();
     const call = runCommand(
       { command: "sh", args: grandparent(), timeoutMs: 60_000 },
-      ctxFor(box.config(), { signal: controller.signal }),
+      ctxFor(plain(), { signal: controller.signal }),
     );
     const pid = await grandchildPid();
     controller.abort();
@@ -131,7 +183,7 @@ describe("timeouts and cancellation kill the whole process group", () => {
   it("when the command exits, what it left running in its group is killed", async () => {
     const out = await runCommand(
       { command: "sh", args: ["-c", "sleep 30 & echo $! > grandchild.pid; echo started"], timeoutMs: 20_000 },
-      ctxFor(box.config()),
+      ctxFor(plain()),
     );
     expect(out.data).toMatchObject({ exitCode: 0, stdout: "started\n" });
     const pid = await grandchildPid();
@@ -148,10 +200,10 @@ describe("timeouts and cancellation kill the whole process group", () => {
         ],
         timeoutMs: 20_000,
       },
-      ctxFor(box.config()),
+      ctxFor(plain()),
     );
     expect(out.data.exitCode).toBe(0);
-    await grandchildPid(); // escaped on purpose; afterEach kills it
+    await grandchildPid(); // escaped on purpose (the gap the sandbox closes); afterEach kills it
   });
 
   it("the control: killing only the command would leave the grandchild running", async () => {
@@ -169,5 +221,70 @@ describe("timeouts and cancellation kill the whole process group", () => {
     await expect(
       runCommand({ command: "echo", args: ["x"] }, ctxFor(box.config(), { signal: controller.signal })),
     ).rejects.toThrow();
+  });
+});
+
+describe.skipIf(!sandboxStatus.available && !sandboxRequired)("under the sandbox: nothing outlives the call", () => {
+  const sandboxed = (extra = {}) => box.config({ sandbox: "required", ...extra });
+
+  it("is available (CI installs bubblewrap)", () => {
+    expect(sandboxStatus.available, sandboxStatus.available ? "" : sandboxStatus.reason).toBe(true);
+  });
+
+  it("on timeout: every process in the sandbox is gone, setsid and double-forked ones included", async () => {
+    const marker = sleepMarker();
+    const call = runCommand(
+      {
+        command: "sh",
+        args: ["-c", `setsid sleep ${marker} & (setsid sh -c "sleep ${marker} &"); sleep ${marker} & wait`],
+        timeoutMs: 2000,
+      },
+      ctxFor(sandboxed()),
+    );
+    expect(await waitFor(() => sleepers(marker).length === 3)).toBe(true);
+    const error = await failure(call);
+    expect(error.code).toBe("TIMEOUT");
+    expect(await waitFor(() => sleepers(marker).length === 0)).toBe(true);
+  });
+
+  it("on timeout: processes that ignore SIGTERM are SIGKILLed with the sandbox", async () => {
+    const marker = sleepMarker();
+    const call = runCommand(
+      { command: "sh", args: ["-c", `trap '' TERM; setsid sleep ${marker} & wait`], timeoutMs: 1500 },
+      ctxFor(sandboxed({ killGraceMs: 300 })),
+    );
+    expect(await waitFor(() => sleepers(marker).length === 1)).toBe(true);
+    await failure(call);
+    expect(await waitFor(() => sleepers(marker).length === 0)).toBe(true);
+  });
+
+  it("on cancel: every process in the sandbox is gone", async () => {
+    const marker = sleepMarker();
+    const controller = new AbortController();
+    const call = runCommand(
+      { command: "sh", args: ["-c", `setsid sleep ${marker} & wait`], timeoutMs: 60_000 },
+      ctxFor(sandboxed(), { signal: controller.signal }),
+    );
+    expect(await waitFor(() => sleepers(marker).length === 1)).toBe(true);
+    controller.abort();
+    expect((await failure(call)).code).toBe("CANCELLED");
+    expect(await waitFor(() => sleepers(marker).length === 0)).toBe(true);
+  });
+
+  it("when the command exits, what it detached is gone too (the gap without the sandbox)", async () => {
+    const marker = sleepMarker();
+    const out = await runCommand(
+      {
+        command: "node",
+        args: [
+          "-e",
+          `require('child_process').spawn('sleep', ['${marker}'], { detached: true, stdio: 'ignore' }).unref();`,
+        ],
+        timeoutMs: 20_000,
+      },
+      ctxFor(sandboxed()),
+    );
+    expect(out.data).toMatchObject({ exitCode: 0, sandboxed: true });
+    expect(await waitFor(() => sleepers(marker).length === 0)).toBe(true);
   });
 });

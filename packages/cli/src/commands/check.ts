@@ -34,7 +34,8 @@ export const COMPAT: Readonly<Record<string, { pattern: RegExp; rule: string }>>
  * `skillport check`: validates the manifest and loads every enabled skill (a conflict or an invalid config stops
  * it there), then reports what would fail or mislead at run time: skills that do not load, missing credentials,
  * tool names a chosen client rejects or that collide once sanitised, spec-lint findings (write and dangerous tools
- * without a brief, inputs without descriptions or bounds), the size of tools/list, and every change of the tool
+ * without a brief, inputs without descriptions or bounds), what each skill's own `diagnose` says about its instance's
+ * config (the shell skill: running without its sandbox), the size of tools/list, and every change of the tool
  * surface since skills.lock.json with its level. Exit 0 when clean, 1 on any error.
  */
 export async function check(options: CheckOptions): Promise<number> {
@@ -58,6 +59,7 @@ export async function check(options: CheckOptions): Promise<number> {
         const where = `${instance.source}, tool ${finding.tool}${finding.field === undefined ? "" : ` ${finding.field}`}`;
         add(finding.severity === "error" ? "error" : "warning", finding.rule, where, finding.message);
       }
+      await diagnose(instance, add);
     }
     if (compat !== undefined) checkNames(host, options.compat as string, compat, add);
     const sizes = sizeOf(host);
@@ -80,6 +82,18 @@ export async function check(options: CheckOptions): Promise<number> {
 // --- internal ---
 
 type Add = (severity: Finding["severity"], rule: string, where: string, message: string) => void;
+
+/** What the skill itself says about this instance's config (`defineSkill({ diagnose })`): sandbox missing, etc. */
+async function diagnose(instance: Host["registry"]["instances"][number], add: Add): Promise<void> {
+  if (instance.skill.diagnose === undefined) return;
+  try {
+    for (const d of await instance.skill.diagnose(instance.config)) {
+      add(d.severity, d.rule ?? "diagnose", instance.source, d.message);
+    }
+  } catch (error) {
+    add("error", "diagnose", instance.source, `the skill's diagnose failed: ${(error as Error).message}`);
+  }
+}
 
 function checkNames(host: Host, client: string, compat: { pattern: RegExp; rule: string }, add: Add): void {
   const sanitised = new Map<string, string>();

@@ -84,7 +84,8 @@ export const NETWORK_PATHS: readonly string[] = [
  * Builds the command line that runs a program under bubblewrap: a fresh root with only the system paths
  * (read-only), the given mounts, a private `/tmp`, its own `/proc` in a new pid namespace (host processes, and
  * their environments, are invisible), a minimal `/dev`, no network unless asked, every capability dropped, a new
- * session (no terminal to inject keystrokes into), and the exact environment given. Killing the returned process
+ * session (no terminal to inject keystrokes into), and exactly the environment given (bubblewrap would add PWD:
+ * the program is started through `env -i` to keep it out). Killing the returned process
  * kills everything in the sandbox, however the program detached its children.
  *
  * Synchronous, and runs nothing; call `sandboxAvailable()` first to know whether bubblewrap works here.
@@ -136,6 +137,7 @@ export function sandboxCommand(options: SandboxCommandOptions): SandboxedCommand
     "--clearenv",
     ...Object.entries(options.env).flatMap(([name, value]) => ["--setenv", name, value]),
     "--",
+    ...exactEnvironment(options.env, options.command),
     options.command,
     ...(options.args ?? []),
   ];
@@ -148,6 +150,23 @@ export function findBwrap(): string | undefined {
 }
 
 // --- internal ---
+
+/** Where env(1) is; the first that exists is used inside the sandbox (the system folders are mounted there). */
+const ENV_LOCATIONS = ["/usr/bin/env", "/bin/env"];
+
+/**
+ * bubblewrap sets PWD in the program's environment after everything else, so when `env` has no PWD of its own the
+ * program is started through `env -i -- NAME=VALUE… program`: its environment is then exactly `env`.
+ */
+function exactEnvironment(env: Readonly<Record<string, string>>, command: string): string[] {
+  if (Object.hasOwn(env, "PWD")) return [];
+  const envProgram = ENV_LOCATIONS.find((candidate) => existsSync(candidate));
+  if (envProgram === undefined) return [];
+  if (command.includes("=")) {
+    throw new Error(`[skillport] [sandbox] command "${command}" contains "=", which env(1) would read as a variable`);
+  }
+  return [envProgram, "-i", "--", ...Object.entries(env).map(([name, value]) => `${name}=${value}`)];
+}
 
 /**
  * Mounts each existing system path read-only. A link whose target is itself mounted (`/bin` → `usr/bin` on a
