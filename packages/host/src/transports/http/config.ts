@@ -168,7 +168,8 @@ async function readSecret(
   problems: string[],
 ): Promise<string | undefined> {
   if ("env" in source) {
-    const value = env[source.env]?.trim();
+    // Own entries only: `toString` is a name any object answers to.
+    const value = Object.hasOwn(env, source.env) ? env[source.env]?.trim() : undefined;
     if (value === undefined || value === "") {
       problems.push(`${where}.token: the environment variable ${source.env} is not set; set it to the token`);
       return undefined;
