@@ -7,6 +7,7 @@ import { mkdir, readFile } from "node:fs/promises";
 import path from "node:path";
 import { Client } from "@modelcontextprotocol/client";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
+import { register } from "@skillport/skill-files";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { Workspace } from "./workspace.js";
 import { CLI, makeWorkspace, notesManifest, REPO } from "./workspace.js";
@@ -17,6 +18,12 @@ const MiB = 1024 * 1024;
 
 // biome-ignore lint/suspicious/noExplicitAny: JSON-RPC messages of any method
 type Message = any;
+
+/** The bounds files.write_file and append_file publish for their arguments. */
+interface WriteSchema {
+  properties: { path: { maxLength: number }; content: { maxLength: number } };
+  allOf: [{ else: { properties: { content: { maxLength: number } } } }];
+}
 
 /** `skillport serve --stdio` driven byte by byte: every stdout line is kept, parsed or not. */
 interface RawServer {
@@ -92,7 +99,9 @@ function serveRaw(manifest: string, cwd: string, env: Record<string, string> = {
         }
         return undefined;
       }, "the expected message"),
-    stderrUntil: (check) => until(() => (check(stderr) ? true : undefined), "the expected stderr"),
+    stderrUntil: async (check) => {
+      await until(() => (check(stderr) ? true : undefined), "the expected stderr");
+    },
     close: () => {
       child.stdin.end();
       return new Promise((resolve) => {
@@ -185,6 +194,25 @@ describe("serve --stdio refuses JSON-RPC batches, as HTTP does", () => {
 });
 
 describe("serve --stdio and large messages", () => {
+  it("has a default limit that fits the largest call the files skill's published schema allows", async () => {
+    const schema = JSON.parse(await readFile(path.join(REPO, "packages/host/manifest.schema.json"), "utf8"));
+    const limit: number = schema.$defs.stdio.properties.maxMessageBytes.default;
+    for (const name of ["write_file", "append_file"]) {
+      const input = register().tools.find((t) => t.name === name)?.inputSchema as unknown as WriteSchema;
+      const pathChars: number = input.properties.path.maxLength;
+      const base64Chars: number = input.properties.content.maxLength; // base64: one byte per character
+      const textChars: number = input.allOf[0].else.properties.content.maxLength; // text: up to \u0001, 6 bytes each
+      const envelope = JSON.stringify({
+        jsonrpc: "2.0",
+        id: Number.MAX_SAFE_INTEGER,
+        method: "tools/call",
+        params: { name: `files.${name}`, arguments: { path: "", content: "", encoding: "base64" } },
+      }).length;
+      const largest = envelope + 6 * pathChars + Math.max(base64Chars, 6 * textChars);
+      expect(largest, name).toBeLessThanOrEqual(limit);
+    }
+  });
+
   let ws: Workspace;
 
   beforeAll(async () => {
