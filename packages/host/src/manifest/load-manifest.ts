@@ -103,8 +103,10 @@ export const HTTP_DEFAULTS = {
   shutdownGraceMs: 10_000,
 } as const;
 
+// --- internal ---
+
 /** Defaults of the manifest's `stdio` object (also in manifest.schema.json). */
-export const STDIO_DEFAULTS = {
+const STDIO_DEFAULTS = {
   /**
    * 64 MiB: the largest call the bundled skills accept, as a standard JSON encoder writes it, fits. That is
    * files.write_file at its 8 MiB ceiling: about 11.2 MB as base64, at most 48 MiB as text whose every character a
@@ -113,9 +115,10 @@ export const STDIO_DEFAULTS = {
   maxMessageBytes: 64 * 1024 * 1024,
 } as const;
 
-// --- internal ---
-
-/** What the schema cannot say about `http`: one key source, distinct token names, consistent timeouts. */
+/**
+ * What the schema cannot say about `http`: one key source, distinct token names, origins as browsers send them, one
+ * public URL, consistent timeouts.
+ */
 function httpProblems(http: HttpSettings | undefined): string[] {
   if (http === undefined) return [];
   const problems: string[] = [];
