@@ -122,6 +122,7 @@ function createLineTransport(options: LineTransportOptions): Transport {
     }
     if (Array.isArray(value)) {
       reply(null, INVALID_REQUEST, BATCH_REFUSED);
+      transport.onerror?.(new Error(`refused a JSON-RPC batch of ${value.length} messages`));
       return;
     }
     let message: JSONRPCMessage;
@@ -138,6 +139,7 @@ function createLineTransport(options: LineTransportOptions): Transport {
     transport.onmessage?.(message);
   };
   const onOversize = ({ bytes, id }: OversizeLine) => {
+    transport.onerror?.(new Error(`refused a message of ${bytes} bytes (stdio.maxMessageBytes is ${maxMessageBytes})`));
     reply(
       id ?? null,
       INVALID_REQUEST,
