@@ -34,8 +34,10 @@ export interface SkillContext<Config = unknown> {
   /** Identifies this call in results, logs and audit lines. */
   traceId: string;
   /**
-   * Who is calling, when the call came over an authenticated transport (HTTP): the token's name or the JWT
-   * subject, and the scopes it holds. Never the caller's token. Unset for local calls (stdio, `skillport call`).
+   * Who is calling, when the call came over HTTP, and the scopes it holds. `id` names the source first, so
+   * identities from different sources never meet: `token:<name>` for a static bearer token, `jwt:<sub>` (or
+   * `jwt:<client_id>`) for a JWT, `anonymous` on an unauthenticated loopback server. Never the caller's token.
+   * Unset for local calls (stdio, `skillport call`).
    */
   auth?: { id: string; scopes: readonly string[] } | undefined;
   /**

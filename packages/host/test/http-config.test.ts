@@ -28,8 +28,9 @@ describe("the manifest's http object", () => {
       host: "127.0.0.1",
       port: 3333,
       path: "/mcp",
+      publicUrl: undefined,
       allowedHosts: undefined,
-      allowedOrigins: undefined,
+      allowedOrigins: [],
       maxBodyBytes: 1048576,
       rateLimit: { requestsPerMinute: 600, burst: 600 },
       timeouts: { headersMs: 10000, requestMs: 30000, idleMs: 5000 },
@@ -57,6 +58,25 @@ describe("the manifest's http object", () => {
       'http.auth.tokens[1].name: "a" is used twice',
     ],
     [{ timeouts: { headersMs: 5000, requestMs: 1000 } }, "headersMs: 5000 must not exceed requestMs (1000)"],
+    // Origins are exact, as a browser sends them: no bare hostnames, no paths, no default ports.
+    [{ allowedOrigins: ["localhost"] }, "http.allowedOrigins[0]: must match the pattern"],
+    [{ allowedOrigins: ["https://app.example.com/"] }, "http.allowedOrigins[0]: must match the pattern"],
+    [{ allowedOrigins: ["https://App.example.com"] }, "http.allowedOrigins[0]: must match the pattern"],
+    [
+      { allowedOrigins: ["http://localhost:80"] },
+      'http.allowedOrigins[0]: "http://localhost:80" is not an origin as a browser sends it; write "http://localhost"',
+    ],
+    [{ allowedOrigins: ["http://localhost:99999"] }, "is not an origin as a browser sends it"],
+    [{ allowedHosts: ["evil.com@localhost"] }, "http.allowedHosts[0]: must match the pattern"],
+    [{ allowedHosts: ["skills.example.com:443"] }, "http.allowedHosts[0]: must match the pattern"],
+    [{ publicUrl: "https://user@skills.example.com/mcp" }, "http.publicUrl: must match the pattern"],
+    [
+      {
+        publicUrl: "https://a.example.com/mcp",
+        auth: { jwt: { jwksFile: "j", issuer: "i", audience: "a", resource: "https://b.example.com/mcp" } },
+      },
+      'http.publicUrl: "https://a.example.com/mcp" and http.auth.jwt.resource',
+    ],
   ])("refuses %j, naming the field", (http, expected) => {
     expect(() => withHttp(http)).toThrow(expected);
   });
@@ -119,6 +139,39 @@ describe("resolveHttpConfig", () => {
   ])("refuses %j", async (http, expected) => {
     const error = await refusal(http, { env: { SHORT: "12345" } });
     expect(error.message).toContain(expected);
+  });
+
+  it("takes the public URL from http.publicUrl, else from jwt.resource, and never requires one on loopback", async () => {
+    const jwt = { jwksUrl: "https://auth.example.com/jwks", issuer: "i", audience: "a" };
+    expect((await resolveHttpConfig(withHttp({ publicUrl: "https://s.example.com/mcp" }))).publicUrl).toBe(
+      "https://s.example.com/mcp",
+    );
+    const fromJwt = await resolveHttpConfig(
+      withHttp({ auth: { jwt: { ...jwt, resource: "https://j.example.com/mcp" } } }),
+    );
+    expect(fromJwt.publicUrl).toBe("https://j.example.com/mcp");
+    expect((await resolveHttpConfig(withHttp({ auth: { jwt } }))).publicUrl).toBeUndefined();
+  });
+
+  it("refuses JWT authentication beyond loopback without a public URL, and a public http URL", async () => {
+    const jwt = { jwksUrl: "https://auth.example.com/jwks", issuer: "i", audience: "a" };
+    const missing = await refusal({ host: "0.0.0.0", auth: { jwt } });
+    expect(missing.message).toContain(
+      'http.publicUrl: set it to the URL clients reach this server at (e.g. "https://skills.example.com/mcp")',
+    );
+    const plain = await refusal({ publicUrl: "http://skills.example.com/mcp" });
+    expect(plain.message).toContain("http.publicUrl: http://skills.example.com/mcp must be an https URL");
+    expect((await resolveHttpConfig(withHttp({ publicUrl: "http://127.0.0.1:3333/mcp" }))).publicUrl).toBe(
+      "http://127.0.0.1:3333/mcp",
+    );
+  });
+
+  it("keeps allowed origins as a set of exact origins, empty by default", async () => {
+    expect((await resolveHttpConfig(withHttp({}))).allowedOrigins).toEqual(new Set());
+    const config = await resolveHttpConfig(
+      withHttp({ allowedOrigins: ["http://localhost:5173", "https://a.example"] }),
+    );
+    expect(config.allowedOrigins).toEqual(new Set(["http://localhost:5173", "https://a.example"]));
   });
 
   it.each(["/healthz", "/metrics", "/.well-known/x", "mcp"])("refuses the path %s", async (p) => {

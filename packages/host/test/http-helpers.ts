@@ -3,7 +3,9 @@ import { request as httpRequest } from "node:http";
 import os from "node:os";
 import path from "node:path";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
+import pino from "pino";
 import { createHost } from "../src/host.js";
+import type { Logger } from "../src/log.js";
 import type { HttpServeOptions, HttpServing } from "../src/mcp/serve-http.js";
 import { serveHostHttp } from "../src/mcp/serve-http.js";
 import { FIXTURES, manifestOf, silentLogger } from "./helpers.js";
@@ -28,11 +30,12 @@ export interface TestServer {
 
 export async function startServer(
   manifest: { http?: unknown; scopes?: Record<string, string[]> } = {},
-  options: HttpServeOptions = {},
+  options: HttpServeOptions & { logger?: Logger } = {},
 ): Promise<TestServer> {
   const dir = await mkdtemp(path.join(os.tmpdir(), "skillport-http-"));
   const record = path.join(dir, "record.log");
   const { http, scopes } = manifest;
+  const { logger, ...serveOptions } = options;
   const host = await createHost({
     manifest: manifestOf({
       name: "probe-server",
@@ -40,9 +43,9 @@ export async function startServer(
       skills: [{ path: PROBE, config: { record }, ...(scopes === undefined ? {} : { scopes }) }],
       ...(http === undefined ? {} : { http }),
     }),
-    logger: silentLogger(),
+    logger: logger ?? silentLogger(),
   });
-  const serving = await serveHostHttp(host, { port: 0, ...options });
+  const serving = await serveHostHttp(host, { port: 0, ...serveOptions });
   return {
     serving,
     url: serving.url,
@@ -122,6 +125,13 @@ export function sseMessages(text: string): any[] {
     .split("\n")
     .filter((line) => line.startsWith("data: "))
     .map((line) => JSON.parse(line.slice(6)));
+}
+
+/** A logger that keeps every line it writes, for tests that check what was (not) logged. */
+export function capturingLogger(): { logger: Logger; lines: () => { level: number; msg: string }[] } {
+  const text: string[] = [];
+  const logger = pino({ level: "debug" }, { write: (line: string) => void text.push(line) });
+  return { logger, lines: () => text.map((line) => JSON.parse(line)) };
 }
 
 /** Polls until `check` holds, for at most `ms`. */

@@ -47,17 +47,10 @@ describe("Host and Origin checks (DNS-rebinding protection)", () => {
     }
   });
 
-  it("serves a loopback Origin with CORS headers, and answers its preflight", async () => {
-    const origin = "http://localhost:5173";
-    const answer = await raw(server.url, { headers: { origin }, body: whoami });
-    expect(answer.status).toBe(200);
-    expect(answer.headers["access-control-allow-origin"]).toBe(origin);
-    const preflight = await raw(server.url, {
-      method: "OPTIONS",
-      headers: { origin, "access-control-request-headers": "authorization, content-type" },
-    });
-    expect(preflight.status).toBe(204);
-    expect(preflight.headers["access-control-allow-headers"]).toBe("authorization, content-type");
+  it("answers 403 for a loopback Origin that is not listed: any local page could call otherwise", async () => {
+    const answer = await raw(server.url, { headers: { origin: "http://localhost:5173" }, body: whoami });
+    expect(answer.status).toBe(403);
+    expect(answer.headers["access-control-allow-origin"]).toBeUndefined();
   });
 
   it("answers the names in http.allowedHosts besides loopback, and no others", async () => {
@@ -133,7 +126,7 @@ describe("static bearer tokens", () => {
       try {
         const result = await client.callTool({ name: "probe.whoami", arguments: {} });
         const envelope = result.structuredContent as { data: { auth: unknown; context: string } };
-        expect(envelope.data.auth).toEqual({ id: "writer", scopes: ["things:write"] });
+        expect(envelope.data.auth).toEqual({ id: "token:writer", scopes: ["things:write"] });
         expect(envelope.data.context).not.toContain(WRITER);
         expect(JSON.stringify(result)).not.toContain(WRITER);
       } finally {
@@ -153,7 +146,9 @@ describe("static bearer tokens", () => {
         expect(denied.structuredContent).toMatchObject({
           ok: false,
           error: { code: "PERMISSION_DENIED", retryable: false },
-          message: expect.stringContaining('requires the scope things:write, which caller "reader" does not hold'),
+          message: expect.stringContaining(
+            'requires the scope things:write, which caller "token:reader" does not hold',
+          ),
         });
         const allowed = await writer.callTool({ name: "probe.write_thing", arguments: {} });
         expect(allowed.structuredContent).toMatchObject({ ok: true, data: { written: true } });
@@ -213,7 +208,7 @@ describe("OAuth 2.1 resource server: JWT access tokens", () => {
       try {
         const result = await client.callTool({ name: "probe.whoami", arguments: {} });
         expect((result.structuredContent as { data: { auth: unknown } }).data.auth).toEqual({
-          id: "alice",
+          id: "jwt:alice",
           scopes: ["things:write", "other"],
         });
         const write = await client.callTool({ name: "probe.write_thing", arguments: {} });
@@ -333,7 +328,7 @@ describe("limits", () => {
       const limited = await send(READER);
       expect(limited.status).toBe(429);
       expect(limited.headers["retry-after"]).toBe("1");
-      expect(limited.json().error.message).toContain('too many requests from "reader"');
+      expect(limited.json().error.message).toContain('too many requests from "token:reader"');
       expect((await send(WRITER)).status).toBe(200); // another caller has its own bucket
     } finally {
       await server.stop();

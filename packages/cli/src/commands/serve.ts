@@ -31,15 +31,19 @@ export async function serve(options: ServeOptions): Promise<number> {
     return 2;
   }
   if (options.http) return serveHttp(options);
+  // Each transport loads only when chosen: stdio start-up never pays for the HTTP stack (jose, prom-client).
+  const { claimStdout, serveHostStdio } = await import("@skillport/host/stdio");
+  // stdout is the protocol from the first byte: what a skill prints, even while it is imported, goes to stderr.
+  claimStdout();
   const host = await createHost({ manifest: options.manifest, lock: lockMode(options) });
   installProcessGuards(host.logger);
   if (options.banner) process.stderr.write(stdioBanner(options.manifest, toolRows(host)));
-  // Each transport loads only when chosen: stdio start-up never pays for the HTTP stack (jose, prom-client).
-  const { serveHostStdio } = await import("@skillport/host/stdio");
-  serveHostStdio(host);
+  const serving = serveHostStdio(host);
   host.logger.info({ manifest: host.manifest.file, tools: host.registry.tools.size }, "serving over stdio");
-  // The process stays up while stdin is open; the transport ends it when the client closes.
-  return new Promise<number>(() => undefined);
+  // Served while stdin is open; when the client closes it, workers stop and the process exits 0.
+  await serving.closed;
+  await host.close();
+  return 0;
 }
 
 // --- internal ---

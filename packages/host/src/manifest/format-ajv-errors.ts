@@ -11,6 +11,7 @@ export function describeAjvErrors(errors: readonly ErrorObject[], style: "path" 
   const alternatives = errors.filter((e) => e.keyword === "oneOf" || e.keyword === "anyOf");
   for (const error of errors) {
     if (error.keyword === "if") continue; // the failing "then" branch says what is wrong
+    if (error.keyword === "propertyNames") continue; // the error about the name itself says what is wrong
     if (alternatives.some((a) => a !== error && error.schemaPath.startsWith(`${a.schemaPath}/`))) continue;
     const problem = describeAjvError(error, style, root);
     const key = `${problem.where}\u0000${problem.message}`;
@@ -46,6 +47,18 @@ function describeAjvError(error: ErrorObject, style: "path" | "pointer", root: s
   let pointer = error.instancePath;
   let message: string;
   const p = error.params as Record<string, unknown>;
+  // An error about a key of an object (propertyNames) points at the key, and says it is the name that is wrong.
+  const name = error.propertyName;
+  if (name !== undefined) {
+    pointer += `/${escapePointer(name)}`;
+    if (error.keyword === "not") {
+      const reason = (error.parentSchema as { description?: string } | undefined)?.description;
+      return {
+        where: style === "pointer" ? pointer : pointerToPath(pointer, root),
+        message: `${JSON.stringify(name)} is not allowed as a name${reason ? ` (${reason})` : ""}`,
+      };
+    }
+  }
   switch (error.keyword) {
     case "required":
       pointer += `/${escapePointer(String(p.missingProperty))}`;
@@ -99,6 +112,7 @@ function describeAjvError(error: ErrorObject, style: "path" | "pointer", root: s
     default:
       message = error.message ?? `fails the "${error.keyword}" rule`;
   }
+  if (name !== undefined) message = `the name ${message}`;
   return { where: style === "pointer" ? pointer || "/" : pointerToPath(pointer, root), message };
 }
 

@@ -90,6 +90,7 @@ export function parseManifest(json: unknown, file: string): LoadedManifest {
     },
     skills: json.skills,
     http: httpDefaults(json.http),
+    stdio: { maxMessageBytes: json.stdio?.maxMessageBytes ?? STDIO_DEFAULTS.maxMessageBytes },
   };
 }
 
@@ -108,7 +109,20 @@ export const HTTP_DEFAULTS = {
 
 // --- internal ---
 
-/** What the schema cannot say about `http`: one key source, distinct token names, consistent timeouts. */
+/** Defaults of the manifest's `stdio` object (also in manifest.schema.json). */
+const STDIO_DEFAULTS = {
+  /**
+   * 64 MiB: the largest call the bundled skills accept, as a standard JSON encoder writes it, fits. That is
+   * files.write_file at its 8 MiB ceiling: about 11.2 MB as base64, at most 48 MiB as text whose every character a
+   * JSON encoder escapes (`\u0001`).
+   */
+  maxMessageBytes: 64 * 1024 * 1024,
+} as const;
+
+/**
+ * What the schema cannot say about `http`: one key source, distinct token names, origins as browsers send them, one
+ * public URL, consistent timeouts.
+ */
 function httpProblems(http: HttpSettings | undefined): string[] {
   if (http === undefined) return [];
   const problems: string[] = [];
@@ -123,6 +137,20 @@ function httpProblems(http: HttpSettings | undefined): string[] {
     }
     names.add(token.name);
   }
+  for (const [index, origin] of (http.allowedOrigins ?? []).entries()) {
+    const canonical = canonicalOrigin(origin);
+    if (canonical !== origin) {
+      problems.push(
+        `http.allowedOrigins[${index}]: "${origin}" is not an origin as a browser sends it${canonical === undefined ? "" : `; write "${canonical}"`}`,
+      );
+    }
+  }
+  const resource = jwt?.resource;
+  if (http.publicUrl !== undefined && resource !== undefined && http.publicUrl !== resource) {
+    problems.push(
+      `http.publicUrl: "${http.publicUrl}" and http.auth.jwt.resource "${resource}" name different URLs; the server has one, so keep only publicUrl`,
+    );
+  }
   const { headersMs = HTTP_DEFAULTS.headersMs, requestMs = HTTP_DEFAULTS.requestMs } = http.timeouts ?? {};
   if (headersMs > requestMs) {
     problems.push(`http.timeouts.headersMs: ${headersMs} must not exceed requestMs (${requestMs})`);
@@ -136,8 +164,9 @@ function httpDefaults(http: HttpSettings = {}): LoadedHttpSettings {
     host: http.host ?? HTTP_DEFAULTS.host,
     port: http.port ?? HTTP_DEFAULTS.port,
     path: http.path ?? HTTP_DEFAULTS.path,
+    publicUrl: http.publicUrl,
     allowedHosts: http.allowedHosts,
-    allowedOrigins: http.allowedOrigins,
+    allowedOrigins: http.allowedOrigins ?? [],
     maxBodyBytes: http.maxBodyBytes ?? HTTP_DEFAULTS.maxBodyBytes,
     rateLimit: { requestsPerMinute, burst: http.rateLimit?.burst ?? Math.max(1, requestsPerMinute) },
     timeouts: {
@@ -148,4 +177,19 @@ function httpDefaults(http: HttpSettings = {}): LoadedHttpSettings {
     shutdownGraceMs: http.shutdownGraceMs ?? HTTP_DEFAULTS.shutdownGraceMs,
     auth: { tokens: http.auth?.tokens ?? [], jwt: http.auth?.jwt },
   };
+}
+
+/**
+ * An origin as a browser serializes it in the Origin header (lower case, no default port, no path), or undefined
+ * when the text is not one. Other schemes (browser extensions) have no serialization of their own: taken as written.
+ */
+function canonicalOrigin(text: string): string | undefined {
+  try {
+    const url = new URL(text);
+    if (url.protocol !== "http:" && url.protocol !== "https:") return text;
+    if (url.username !== "" || url.password !== "" || url.search !== "" || url.hash !== "") return undefined;
+    return url.origin;
+  } catch {
+    return undefined;
+  }
 }

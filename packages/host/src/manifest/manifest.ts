@@ -8,6 +8,12 @@ export interface Manifest {
   confirmation?: { secret?: SecretSource; ttlSeconds?: number; fallback?: ConfirmationFallback };
   skills: SkillEntry[];
   http?: HttpSettings;
+  stdio?: StdioSettings;
+}
+
+/** The manifest's `stdio` object: how `serve --stdio` reads its client's messages. */
+export interface StdioSettings {
+  maxMessageBytes?: number;
 }
 
 export type Separator = "." | "_" | "__";
@@ -70,6 +76,7 @@ export interface HttpSettings {
   host?: string;
   port?: number;
   path?: string;
+  publicUrl?: string;
   allowedHosts?: string[];
   allowedOrigins?: string[];
   maxBodyBytes?: number;
@@ -84,8 +91,9 @@ export interface LoadedHttpSettings {
   host: string;
   port: number;
   path: string;
+  publicUrl: string | undefined;
   allowedHosts: string[] | undefined;
-  allowedOrigins: string[] | undefined;
+  allowedOrigins: string[];
   maxBodyBytes: number;
   rateLimit: { requestsPerMinute: number; burst: number };
   timeouts: { headersMs: number; requestMs: number; idleMs: number };
@@ -107,4 +115,6 @@ export interface LoadedManifest {
   skills: SkillEntry[];
   /** How `serve --http` serves it, defaults filled in. */
   http: LoadedHttpSettings;
+  /** How `serve --stdio` reads messages, defaults filled in. */
+  stdio: { maxMessageBytes: number };
 }

@@ -2,7 +2,7 @@ import type { IncomingMessage, Server as NodeServer, ServerResponse } from "node
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { AuthInfo, McpHttpHandler } from "@modelcontextprotocol/server";
-import { createMcpHandler, validateHostHeader, validateOriginHeader } from "@modelcontextprotocol/server";
+import { createMcpHandler } from "@modelcontextprotocol/server";
 import { SkillportError } from "../errors.js";
 import type { Host } from "../host.js";
 import type { Caller } from "../pipeline/check-scopes.js";
@@ -25,9 +25,11 @@ import {
   PROTECTED_RESOURCE_PATH,
   protectedResourceMetadata,
   protectedResourcePath,
+  protectedResourceUrl,
 } from "../transports/http/protected-resource.js";
 import type { RateLimiter } from "../transports/http/rate-limit.js";
 import { createRateLimiter } from "../transports/http/rate-limit.js";
+import { checkHost, checkMethod, checkOrigin, MCP_METHODS } from "../transports/http/request-guards.js";
 import { createServerFactory } from "./server.js";
 
 /** Options for {@link serveHostHttp}: overrides of the manifest's `http` object, and where secrets come from. */
@@ -60,9 +62,11 @@ export interface HttpServing {
 /**
  * Serves a host over Streamable HTTP with the MCP SDK's `createMcpHandler`: the stateless 2026-07-28 era and the
  * 2025-11-25 `initialize` era on one endpoint, with no per-client state kept between requests, so replicas
- * behind any load balancer need no sticky sessions. In front of the SDK: Host and Origin checks (403), bearer
- * authentication with static tokens or JWTs (401 pointing at RFC 9728 metadata), a per-caller rate limit (429),
- * a body limit (413) and socket timeouts. Beside it: GET /healthz, /readyz and /metrics.
+ * behind any load balancer need no sticky sessions. In front of the SDK: a strict Host check (400/403), an exact
+ * Origin allowlist (403; CORS for listed origins), POST only (405 with `Allow`), bearer authentication with static
+ * tokens or JWTs (401 pointing at RFC 9728 metadata), a per-caller rate limit (429), a body limit (413), one
+ * JSON-RPC message per request (a batch answers 400, so the rate limit counts calls) and socket timeouts. Beside it:
+ * GET /healthz, /readyz and /metrics. Every static token is registered with `host.redactor`.
  *
  * Throws a SkillportError HTTP_CONFIG_INVALID before binding when the configuration is unsafe or incomplete,
  * notably a non-loopback address without authentication.
@@ -75,6 +79,8 @@ export interface HttpServing {
  */
 export async function serveHostHttp(host: Host, options: HttpServeOptions = {}): Promise<HttpServing> {
   const config = await resolveHttpConfig(host.manifest, options);
+  // A token a tool echoes back, or a log line quotes, is redacted like any credential.
+  host.redactor.add(config.auth?.tokens.map((token) => token.secret) ?? []);
   const metrics = options.metrics ?? createMetrics();
   const authenticator = createAuthenticator(config.auth);
   const limiter = createRateLimiter(config.rateLimit);
@@ -96,7 +102,7 @@ export async function serveHostHttp(host: Host, options: HttpServeOptions = {}):
     },
   );
 
-  const state: ServeState = { draining: false, inFlight: 0, onIdle: undefined };
+  const state: ServeState = { draining: false, inFlight: 0, onIdle: undefined, resource: undefined };
   const listener = createListener({ host, config, metrics, authenticator, limiter, mcp, state });
   // Node checks header and request timeouts on an interval (30 s unless told): check often enough to honour them.
   const connectionsCheckingInterval = Math.min(5_000, Math.max(100, Math.floor(config.timeouts.headersMs / 2)));
@@ -109,6 +115,13 @@ export async function serveHostHttp(host: Host, options: HttpServeOptions = {}):
   await listen(server, config.port, config.host);
   const port = (server.address() as AddressInfo).port;
   const url = `http://${localName(config.host)}:${port}${config.path}`;
+  // The public URL comes from configuration, never from a request's Host or X-Forwarded-Proto.
+  state.resource = config.publicUrl ?? (config.loopback ? url : undefined);
+  if (config.auth !== undefined && state.resource === undefined) {
+    host.logger.info(
+      "no http.publicUrl: the protected-resource metadata is not served and 401 answers name no resource_metadata",
+    );
+  }
   host.logger.info(
     {
       url,
@@ -141,6 +154,8 @@ interface ServeState {
   draining: boolean;
   inFlight: number;
   onIdle: (() => void) | undefined;
+  /** The MCP endpoint's public URL (RFC 9728 `resource`), known once the server is bound. */
+  resource: string | undefined;
 }
 
 interface ListenerDeps {
@@ -154,6 +169,9 @@ interface ListenerDeps {
 }
 
 const JSON_RPC_SERVER_ERROR = -32000;
+const JSON_RPC_INVALID_REQUEST = -32600;
+const BATCH_REFUSED =
+  "JSON-RPC batches are not supported: send one message per request (MCP removed batching in protocol 2025-06-18)";
 
 function callerOf(authInfo: AuthInfo | undefined): Caller | undefined {
   return authInfo === undefined ? undefined : { id: authInfo.clientId, scopes: authInfo.scopes };
@@ -177,7 +195,6 @@ function authModes(config: ResolvedHttpConfig): HttpServing["auth"] {
 
 function createListener(deps: ListenerDeps): (req: IncomingMessage, res: ServerResponse) => void {
   const { host, config, metrics, state } = deps;
-  const metadataPaths = new Set([PROTECTED_RESOURCE_PATH, protectedResourcePath(config.path)]);
   const scopes = [...new Set([...host.registry.tools.values()].flatMap((entry) => entry.scopes))];
 
   return (req, res) => {
@@ -231,16 +248,13 @@ function createListener(deps: ListenerDeps): (req: IncomingMessage, res: ServerR
         );
         return;
     }
-    if (config.auth !== undefined && metadataPaths.has(pathname)) {
+    const resource = state.resource;
+    if (config.auth !== undefined && resource !== undefined && isMetadataPath(pathname, config.path, resource)) {
+      // The same document whoever asks and however: it holds nothing from the request, so it may be cached.
       sendJson(
         res,
         200,
-        protectedResourceMetadata({
-          resource: resourceUrl(req, config),
-          issuer: config.auth.jwt?.issuer,
-          scopes,
-          name: host.manifest.name,
-        }),
+        protectedResourceMetadata({ resource, issuer: config.auth.jwt?.issuer, scopes, name: host.manifest.name }),
         { "access-control-allow-origin": "*", "cache-control": "max-age=3600" },
       );
       return;
@@ -269,17 +283,15 @@ async function serveMcp(req: IncomingMessage, res: ServerResponse, rawUrl: strin
   });
 
   // DNS-rebinding protection: a page in a browser must not reach this server through a name it controls.
-  if (config.allowedHosts !== "*") {
-    const checked = validateHostHeader(req.headers.host, [...config.allowedHosts]);
-    if (!checked.ok) {
-      rejectJsonRpc(res, 403, `${checked.message}; allow it with http.allowedHosts in the manifest`);
-      return;
-    }
+  const hostChecked = checkHost(req.headers.host, config.allowedHosts);
+  if (!hostChecked.ok) {
+    rejectJsonRpc(res, hostChecked.status, hostChecked.message);
+    return;
   }
   const origin = req.headers.origin;
-  const originChecked = validateOriginHeader(origin, [...config.allowedOrigins]);
+  const originChecked = checkOrigin(origin, config.allowedOrigins);
   if (!originChecked.ok) {
-    rejectJsonRpc(res, 403, `${originChecked.message}; allow it with http.allowedOrigins in the manifest`);
+    rejectJsonRpc(res, originChecked.status, originChecked.message);
     return;
   }
   if (origin !== undefined) {
@@ -289,16 +301,23 @@ async function serveMcp(req: IncomingMessage, res: ServerResponse, rawUrl: strin
       "access-control-expose-headers",
       "mcp-session-id, mcp-protocol-version, www-authenticate, retry-after",
     );
-    if (req.method === "OPTIONS") {
-      res
-        .writeHead(204, {
-          "access-control-allow-methods": "GET, POST, DELETE, OPTIONS",
-          "access-control-allow-headers": req.headers["access-control-request-headers"] ?? "*",
-          "access-control-max-age": "600",
-        })
-        .end();
-      return;
-    }
+  }
+  const methodChecked = checkMethod(req.method, config.path);
+  if (!methodChecked.ok) {
+    rejectJsonRpc(res, methodChecked.status, methodChecked.message, { allow: MCP_METHODS });
+    return;
+  }
+  if (req.method === "OPTIONS") {
+    const preflight: Record<string, string> =
+      origin === undefined
+        ? { allow: MCP_METHODS }
+        : {
+            "access-control-allow-methods": MCP_METHODS,
+            "access-control-allow-headers": req.headers["access-control-request-headers"] ?? "*",
+            "access-control-max-age": "600",
+          };
+    res.writeHead(204, preflight).end();
+    return;
   }
   if (state.draining) {
     rejectJsonRpc(res, 503, "the server is shutting down; retry on another replica", { "retry-after": "1" });
@@ -319,7 +338,7 @@ async function serveMcp(req: IncomingMessage, res: ServerResponse, rawUrl: strin
       return;
     }
     const challenge = bearerChallenge(
-      metadataUrl(req, config),
+      state.resource === undefined ? undefined : protectedResourceUrl(state.resource),
       auth.error === "invalid" ? "invalid_token" : undefined,
       auth.error === "invalid" ? auth.description : undefined,
     );
@@ -343,30 +362,30 @@ async function serveMcp(req: IncomingMessage, res: ServerResponse, rawUrl: strin
     return;
   }
 
-  let body: Buffer | undefined;
-  if (req.method === "POST") {
-    const read = await readBody(req, config.maxBodyBytes);
-    if (read === TOO_LARGE) {
-      rejectJsonRpc(res, 413, `the request body is larger than ${config.maxBodyBytes} bytes (http.maxBodyBytes)`, {
-        connection: "close",
-      });
-      return;
-    }
-    body = read;
+  const body = await readBody(req, config.maxBodyBytes);
+  if (body === TOO_LARGE) {
+    rejectJsonRpc(res, 413, `the request body is larger than ${config.maxBodyBytes} bytes (http.maxBodyBytes)`, {
+      connection: "close",
+    });
+    return;
+  }
+  // Parsed here, once, and handed to the SDK as is: what is checked is exactly what is served. A body that is not
+  // JSON goes to the SDK unparsed, which answers it with its parse error.
+  const parsed = parseJson(body);
+  if (parsed !== NOT_JSON && Array.isArray(parsed.value)) {
+    // One request, one message: a batch would run many calls for one count of the rate limit.
+    rejectJsonRpc(res, 400, BATCH_REFUSED, {}, JSON_RPC_INVALID_REQUEST);
+    return;
   }
 
   const signal = disconnectSignal(res);
-  let request: Request;
-  try {
-    request = toWebRequest(req, `http://${req.headers.host ?? "localhost"}${rawUrl}`, body, signal);
-  } catch {
-    request = toWebRequest(req, `http://localhost${rawUrl}`, body, signal);
-  }
+  // The Host was checked above, so the URL is well-formed.
+  const request = toWebRequest(req, `http://${req.headers.host}${rawUrl}`, body, signal);
   // The SDK and the tools see who is calling, never the token: it stops here.
   const authInfo: AuthInfo = { token: "", clientId: caller.id, scopes: [...caller.scopes] };
   let response: Response;
   try {
-    response = await mcp.fetch(request, { authInfo });
+    response = await mcp.fetch(request, { authInfo, ...(parsed === NOT_JSON ? {} : { parsedBody: parsed.value }) });
   } catch (error) {
     if (signal.aborted) return; // the client left; there is no one to answer
     throw error;
@@ -383,27 +402,28 @@ function rejectJsonRpc(
   status: number,
   message: string,
   headers: Record<string, string> = {},
+  code = JSON_RPC_SERVER_ERROR,
 ): void {
-  sendJson(res, status, { jsonrpc: "2.0", id: null, error: { code: JSON_RPC_SERVER_ERROR, message } }, headers);
+  sendJson(res, status, { jsonrpc: "2.0", id: null, error: { code, message } }, headers);
 }
 
-/** The origin clients reach this server at: the Host they used, https when a proxy says it terminated TLS. */
-function requestOrigin(req: IncomingMessage): string {
-  const proto = req.headers["x-forwarded-proto"] === "https" ? "https" : "http";
-  return `${proto}://${req.headers.host ?? "localhost"}`;
-}
+const NOT_JSON = Symbol("not JSON");
 
-function resourceUrl(req: IncomingMessage, config: ResolvedHttpConfig): string {
-  return config.auth?.jwt?.resource ?? `${requestOrigin(req)}${config.path}`;
-}
-
-function metadataUrl(req: IncomingMessage, config: ResolvedHttpConfig): string {
-  const resource = config.auth?.jwt?.resource;
-  if (resource !== undefined) {
-    const url = new URL(resource);
-    return `${url.origin}${protectedResourcePath(url.pathname === "" ? "/" : url.pathname)}`;
+/** A body as the SDK would read it (UTF-8, a leading BOM dropped), parsed; NOT_JSON when empty or invalid. */
+function parseJson(body: Buffer): { value: unknown } | typeof NOT_JSON {
+  if (body.length === 0) return NOT_JSON;
+  try {
+    return { value: JSON.parse(new TextDecoder().decode(body)) };
+  } catch {
+    return NOT_JSON;
   }
-  return `${requestOrigin(req)}${protectedResourcePath(config.path)}`;
+}
+
+/** The metadata paths: the bare one, and the ones suffixed with the endpoint's path here and in its public URL. */
+function isMetadataPath(pathname: string, mcpPath: string, resource: string): boolean {
+  if (!pathname.startsWith(PROTECTED_RESOURCE_PATH)) return false;
+  if (pathname === PROTECTED_RESOURCE_PATH || pathname === protectedResourcePath(mcpPath)) return true;
+  return pathname === new URL(protectedResourceUrl(resource)).pathname;
 }
 
 function listen(server: NodeServer, port: number, hostname: string): Promise<void> {

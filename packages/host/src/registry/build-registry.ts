@@ -90,7 +90,7 @@ export async function buildRegistry(manifest: LoadedManifest, options: BuildRegi
   for (const instance of instances) {
     const entry = manifest.skills[instance.index] as SkillEntry;
     for (const tool of selectTools(instance, entry, problems)) {
-      const name = entry.tools?.rename?.[tool.name] ?? tool.name;
+      const name = ownValue(entry.tools?.rename, tool.name) ?? tool.name;
       const fullName = entry.prefix === false ? name : `${instance.id}${manifest.separator}${name}`;
       if (!FULL_NAME.test(fullName)) {
         problems.push({
@@ -107,7 +107,7 @@ export async function buildRegistry(manifest: LoadedManifest, options: BuildRegi
         });
         continue;
       }
-      const override = entry.tools?.override?.[tool.name] ?? {};
+      const override = ownValue(entry.tools?.override, tool.name) ?? {};
       const title = override.title ?? tool.title;
       const listing: ToolListing = {
         name: fullName,
@@ -176,7 +176,7 @@ async function loadInstance(
   locked: LockedInstance | undefined,
 ): Promise<SkillInstance> {
   const where = `skills[${index}]`;
-  const preloaded = entry.package === undefined ? undefined : modules[entry.package];
+  const preloaded = entry.package === undefined ? undefined : ownValue(modules, entry.package);
   let packageName: string;
   let version: string;
   let skill: RegisteredSkill;
@@ -274,7 +274,7 @@ async function resolveCredentials(skill: RegisteredSkill, entry: SkillEntry, whe
   const credentials: Record<string, string | undefined> = {};
   const missing: string[] = [];
   for (const name of Object.keys(entry.credentials ?? {})) {
-    if (!(name in declared)) {
+    if (!Object.hasOwn(declared, name)) {
       const known = Object.keys(declared);
       throw new SkillportError(
         "CONFIG_INVALID",
@@ -283,7 +283,7 @@ async function resolveCredentials(skill: RegisteredSkill, entry: SkillEntry, whe
     }
   }
   for (const [name, spec] of Object.entries(declared)) {
-    const source = entry.credentials?.[name];
+    const source = ownValue(entry.credentials, name);
     if (source === undefined) {
       credentials[name] = undefined;
       if (spec.required) {
@@ -419,7 +419,7 @@ function resolvePaths(value: unknown, schema: JsonSchema, base: string, found: s
     const properties = schema.properties as Record<string, JsonSchema>;
     const record = value as Record<string, unknown>;
     for (const [key, child] of Object.entries(properties)) {
-      if (key in record) record[key] = resolvePaths(record[key], child, base, found);
+      if (Object.hasOwn(record, key)) record[key] = resolvePaths(record[key], child, base, found);
     }
   }
   return value;
@@ -478,5 +478,13 @@ function selectTools(instance: SkillInstance, entry: SkillEntry, problems: Probl
 function toolScopes(entry: SkillEntry, tool: string): readonly string[] {
   const scopes = entry.scopes;
   if (scopes === undefined) return [];
-  return [...new Set([...(scopes["*"] ?? []), ...(scopes[tool] ?? [])])];
+  return [...new Set([...(ownValue(scopes, "*") ?? []), ...(ownValue(scopes, tool) ?? [])])];
+}
+
+/**
+ * `map[name]` for names read from a manifest or a skill: only the map's own entries count, never what every object
+ * inherits (`toString`, `constructor`, `__proto__`), which would otherwise pass for a credential, tool or module.
+ */
+function ownValue<T>(map: Readonly<Record<string, T>> | undefined, name: string): T | undefined {
+  return map !== undefined && Object.hasOwn(map, name) ? map[name] : undefined;
 }

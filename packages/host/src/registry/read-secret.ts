@@ -15,7 +15,8 @@ export interface SecretReading {
  */
 export async function readSecret(source: SecretSource, manifestDir: string): Promise<SecretReading> {
   if ("env" in source) {
-    const value = process.env[source.env]?.trim();
+    // Own entries only: `toString` is a name any object, process.env included, answers to.
+    const value = Object.hasOwn(process.env, source.env) ? process.env[source.env]?.trim() : undefined;
     return { value: value === "" ? undefined : value, where: `the environment variable ${source.env}` };
   }
   const file = path.resolve(manifestDir, source.file);

@@ -17,6 +17,13 @@ export interface Authenticator {
   authenticate(authorization: string | undefined): Promise<AuthOutcome>;
 }
 
+/**
+ * Caller ids name their source, so identities from different sources never meet: a static token named `ci-bot` is
+ * `token:ci-bot`, a JWT whose subject is `ci-bot` is `jwt:ci-bot`. The id is what `ctx.auth.id`, the audit line, the
+ * rate limit and confirmations see.
+ */
+const CALLER_SOURCES = { token: "token:", jwt: "jwt:" } as const;
+
 /** The caller of an unauthenticated loopback server: it holds no scopes. */
 export const ANONYMOUS: Caller = Object.freeze({ id: "anonymous", scopes: Object.freeze([]) as readonly string[] });
 
@@ -24,7 +31,7 @@ export const ANONYMOUS: Caller = Object.freeze({ id: "anonymous", scopes: Object
  * Builds the request authenticator. Static tokens are compared in constant time (SHA-256 of both sides, every
  * token compared); JWTs are verified with jose against the issuer's JWKS (remote, fetched on first use and
  * cached, or from a file), with `iss`, `aud` and `exp` required. The caller that comes out holds an identity and
- * scopes, never the token.
+ * scopes, never the token: `token:<name>` for a static token, `jwt:<sub>` (or `jwt:<client_id>`) for a JWT.
  *
  * @example
  * const auth = createAuthenticator(config.auth);
@@ -52,7 +59,9 @@ export function createAuthenticator(auth: ResolvedHttpConfig["auth"]): Authentic
         };
       }
       const named = matchToken(token);
-      if (named !== undefined) return { ok: true, caller: { id: named.name, scopes: named.scopes }, via: "token" };
+      if (named !== undefined) {
+        return { ok: true, caller: { id: `${CALLER_SOURCES.token}${named.name}`, scopes: named.scopes }, via: "token" };
+      }
       if (verifyJwt !== undefined && looksLikeJwt(token)) return verifyJwt(token);
       return { ok: false, error: "invalid", description: "the bearer token is not valid for this server" };
     },
@@ -111,7 +120,7 @@ function jwtVerifier(jwt: ResolvedJwt): (token: string) => Promise<AuthOutcome> 
     if (id === undefined) {
       return { ok: false, error: "invalid", description: "the access token names no subject (sub or client_id)" };
     }
-    return { ok: true, caller: { id, scopes: scopesOf(payload) }, via: "jwt" };
+    return { ok: true, caller: { id: `${CALLER_SOURCES.jwt}${id}`, scopes: scopesOf(payload) }, via: "jwt" };
   };
 }
 

@@ -34,11 +34,17 @@ export interface ResolvedJwt {
 }
 
 /** Everything `serve --http` needs, checked and with secrets read. */
-export interface ResolvedHttpConfig extends Omit<LoadedHttpSettings, "auth" | "allowedHosts" | "allowedOrigins"> {
+export interface ResolvedHttpConfig
+  extends Omit<LoadedHttpSettings, "auth" | "allowedHosts" | "allowedOrigins" | "publicUrl"> {
   /** Host header hostnames the MCP endpoint answers (loopback names always), or "*" for any. */
   allowedHosts: readonly string[] | "*";
-  /** Origin hostnames a browser may call from. */
-  allowedOrigins: readonly string[];
+  /** The exact origins (scheme://host[:port]) a browser page may call from; empty: none. */
+  allowedOrigins: ReadonlySet<string>;
+  /**
+   * The MCP endpoint's URL as clients reach it, from the manifest (`http.publicUrl`, else `http.auth.jwt.resource`);
+   * undefined when neither is set, and the server then falls back to its bound URL on loopback.
+   */
+  publicUrl: string | undefined;
   /** Whether `host` is a loopback address. */
   loopback: boolean;
   /** Undefined when no authentication is configured (allowed on loopback only). */
@@ -54,7 +60,7 @@ export interface ResolveHttpConfigOptions extends HttpOverrides {
 /** Paths the HTTP server answers itself; the MCP endpoint may not take one of them. */
 export const RESERVED_PATHS = ["/healthz", "/readyz", "/metrics"] as const;
 
-/** Loopback hostnames, as Host and Origin allowlists spell them. */
+/** Loopback hostnames, as the Host allowlist spells them. */
 export const LOOPBACK_HOSTNAMES = ["localhost", "127.0.0.1", "[::1]"] as const;
 
 /** The shortest static token accepted: a guessable token is no protection. */
@@ -103,6 +109,19 @@ export async function resolveHttpConfig(
 
   const loopback = isLoopback(host);
   const hasAuth = settings.auth.tokens.length > 0 || settings.auth.jwt !== undefined;
+  const publicUrl = settings.publicUrl ?? settings.auth.jwt?.resource;
+  if (publicUrl !== undefined) {
+    const url = URL.parse(publicUrl);
+    if (url === null || (url.protocol !== "https:" && !(url.protocol === "http:" && isLoopback(url.hostname)))) {
+      problems.push(
+        `http.publicUrl: ${publicUrl} must be an https URL (http only on loopback): clients send tokens to it`,
+      );
+    }
+  } else if (!loopback && settings.auth.jwt !== undefined) {
+    problems.push(
+      `http.publicUrl: set it to the URL clients reach this server at (e.g. "https://skills.example.com${mcpPath}"): OAuth clients find the authorization server through the protected-resource metadata, which names this URL, and it cannot be taken from request headers`,
+    );
+  }
   if (!loopback && !hasAuth) {
     problems.push(
       `refusing to serve on ${host} without authentication: anyone who can reach that address could call every tool. ` +
@@ -126,7 +145,8 @@ export async function resolveHttpConfig(
     path: mcpPath,
     shutdownGraceMs: options.shutdownGraceMs ?? settings.shutdownGraceMs,
     allowedHosts: allowedHostsFor(settings.allowedHosts, host),
-    allowedOrigins: settings.allowedOrigins ?? [...LOOPBACK_HOSTNAMES],
+    allowedOrigins: new Set(settings.allowedOrigins),
+    publicUrl,
     loopback,
     auth: hasAuth ? { tokens, jwt } : undefined,
   };
@@ -148,7 +168,8 @@ async function readSecret(
   problems: string[],
 ): Promise<string | undefined> {
   if ("env" in source) {
-    const value = env[source.env]?.trim();
+    // Own entries only: `toString` is a name any object answers to.
+    const value = Object.hasOwn(env, source.env) ? env[source.env]?.trim() : undefined;
     if (value === undefined || value === "") {
       problems.push(`${where}.token: the environment variable ${source.env} is not set; set it to the token`);
       return undefined;

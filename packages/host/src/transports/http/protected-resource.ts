@@ -29,9 +29,19 @@ export function protectedResourceMetadata(options: ProtectedResourceOptions): Re
   };
 }
 
-/** A `WWW-Authenticate: Bearer` challenge (RFC 6750 §3) pointing at the metadata (RFC 9728 §5.1). */
-export function bearerChallenge(metadataUrl: string, error?: string, description?: string): string {
-  const parts = [`realm="skillport"`, `resource_metadata="${metadataUrl}"`];
+/** Where a resource's metadata lives: `https://x.example/mcp` → `https://x.example/.well-known/oauth-protected-resource/mcp`. */
+export function protectedResourceUrl(resource: string): string {
+  const url = new URL(resource);
+  return `${url.origin}${protectedResourcePath(url.pathname === "" ? "/" : url.pathname)}`;
+}
+
+/**
+ * A `WWW-Authenticate: Bearer` challenge (RFC 6750 §3) pointing at the metadata (RFC 9728 §5.1) when the server
+ * knows its public URL.
+ */
+export function bearerChallenge(metadataUrl: string | undefined, error?: string, description?: string): string {
+  const parts = [`realm="skillport"`];
+  if (metadataUrl !== undefined) parts.push(`resource_metadata="${metadataUrl}"`);
   if (error !== undefined) parts.push(`error="${error}"`);
   if (description !== undefined) parts.push(`error_description="${description.replaceAll('"', "'")}"`);
   return `Bearer ${parts.join(", ")}`;

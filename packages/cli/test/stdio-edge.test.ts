@@ -1,0 +1,370 @@
+// Attacks on the stdio edge, replayed against a real `skillport serve --stdio` process with raw bytes on its stdin
+// and the official SDK client.
+import type { ChildProcessWithoutNullStreams } from "node:child_process";
+import { spawn } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { mkdir, readFile } from "node:fs/promises";
+import path from "node:path";
+import { Client } from "@modelcontextprotocol/client";
+import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
+import { register } from "@skillport/skill-files";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import type { Workspace } from "./workspace.js";
+import { CLI, makeWorkspace, notesManifest, REPO } from "./workspace.js";
+
+const NOISY_SKILL = path.join(REPO, "packages/host/test/fixtures/skill-noisy");
+const FILES_SKILL = path.join(REPO, "skills/skill-files");
+const MiB = 1024 * 1024;
+
+// biome-ignore lint/suspicious/noExplicitAny: JSON-RPC messages of any method
+type Message = any;
+
+/** The bounds files.write_file and append_file publish for their arguments. */
+interface WriteSchema {
+  properties: { path: { maxLength: number }; content: { maxLength: number } };
+  allOf: [{ else: { properties: { content: { maxLength: number } } } }];
+}
+
+/** `skillport serve --stdio` driven byte by byte: every stdout line is kept, parsed or not. */
+interface RawServer {
+  child: ChildProcessWithoutNullStreams;
+  send(message: unknown): void;
+  /** Every line the server wrote to stdout, in order. */
+  lines: string[];
+  stderr(): string;
+  /** Resolves with the first stdout message `match` accepts; rejects if the process exits first. */
+  next(match: (message: Message) => boolean): Promise<Message>;
+  /** Resolves once `check` holds of stderr; rejects if the process exits first. */
+  stderrUntil(check: (text: string) => boolean): Promise<void>;
+  close(): Promise<number | null>;
+}
+
+function serveRaw(manifest: string, cwd: string, env: Record<string, string> = {}): RawServer {
+  const child = spawn(process.execPath, [CLI, "serve", "--stdio", "--manifest", manifest], {
+    cwd,
+    env: { ...process.env, ...env },
+  });
+  const lines: string[] = [];
+  let partial = "";
+  let stderr = "";
+  let exited: number | null | undefined;
+  const waiters = new Set<() => void>();
+  const wake = () => {
+    for (const waiter of [...waiters]) waiter();
+  };
+  child.stdout.setEncoding("utf8");
+  child.stdout.on("data", (chunk: string) => {
+    const parts = (partial + chunk).split("\n");
+    partial = parts.pop() ?? "";
+    lines.push(...parts);
+    wake();
+  });
+  child.stderr.on("data", (chunk: Buffer) => {
+    stderr += chunk.toString();
+    wake();
+  });
+  child.on("exit", (code) => {
+    exited = code;
+    wake();
+  });
+  const until = <T>(found: () => T | undefined, what: string) =>
+    new Promise<T>((resolve, reject) => {
+      const check = () => {
+        const value = found();
+        if (value !== undefined) {
+          waiters.delete(check);
+          resolve(value);
+        } else if (exited !== undefined) {
+          waiters.delete(check);
+          reject(new Error(`serve --stdio exited with ${exited} before ${what}; stderr:\n${stderr}`));
+        }
+      };
+      waiters.add(check);
+      check();
+    });
+  return {
+    child,
+    lines,
+    send: (message) => child.stdin.write(`${typeof message === "string" ? message : JSON.stringify(message)}\n`),
+    stderr: () => stderr,
+    next: (match) =>
+      until(() => {
+        for (const line of lines) {
+          try {
+            const message = JSON.parse(line);
+            if (match(message)) return message;
+          } catch {
+            // not JSON: the assertions on `lines` catch it
+          }
+        }
+        return undefined;
+      }, "the expected message"),
+    stderrUntil: async (check) => {
+      await until(() => (check(stderr) ? true : undefined), "the expected stderr");
+    },
+    close: () => {
+      child.stdin.end();
+      return new Promise((resolve) => {
+        if (exited !== undefined) resolve(exited);
+        else child.on("exit", (code) => resolve(code));
+      });
+    },
+  };
+}
+
+const initialize = (id: number) => ({
+  jsonrpc: "2.0",
+  id,
+  method: "initialize",
+  params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "raw", version: "0" } },
+});
+const initialized = { jsonrpc: "2.0", method: "notifications/initialized" };
+const MODERN_META = {
+  "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+  "io.modelcontextprotocol/clientInfo": { name: "raw", version: "0" },
+  "io.modelcontextprotocol/clientCapabilities": {},
+};
+
+describe("serve --stdio refuses JSON-RPC batches, as HTTP does", () => {
+  let ws: Workspace;
+
+  beforeAll(async () => {
+    ws = await makeWorkspace();
+  });
+  afterAll(() => ws?.dispose());
+
+  it.each([
+    ["2025-11-25", false],
+    ["2026-07-28", true],
+  ])(
+    "answers a batch with -32600 and id null in the %s era, runs none of it, and keeps serving",
+    async (_era, modern) => {
+      const server = serveRaw(ws.manifest, ws.dir);
+      try {
+        const meta = modern ? { _meta: MODERN_META } : {};
+        if (!modern) {
+          server.send(initialize(1));
+          await server.next((m) => m.id === 1);
+          server.send(initialized);
+        }
+        const calls = [10, 11].map((id) => ({
+          jsonrpc: "2.0",
+          id,
+          method: "tools/call",
+          params: {
+            name: "notes.create_study_task",
+            arguments: { title: `batched ${id}`, source_note: "AI-Agent/mcp-basics.md" },
+            ...meta,
+          },
+        }));
+        server.send(calls);
+        server.send({ jsonrpc: "2.0", id: 12, method: "tools/list", params: { ...meta } });
+        // Lines are answered in order, so the batch's answer comes before the next request's.
+        const listed = await server.next((m) => m.id === 12);
+        expect(listed.result.tools.length).toBeGreaterThan(0);
+        const before = server.lines.slice(
+          0,
+          server.lines.findIndex((l) => l.includes('"id":12')),
+        );
+        expect(before.map((l) => JSON.parse(l)).filter((m) => m.id !== 1)).toEqual([
+          {
+            jsonrpc: "2.0",
+            id: null,
+            error: { code: -32600, message: expect.stringMatching(/batches are not supported.*one message per line/) },
+          },
+        ]);
+        expect(server.lines.some((l) => /"id":1[01][,}]/.test(l))).toBe(false);
+      } finally {
+        await server.close();
+      }
+    },
+  );
+
+  it("answers a line that is not JSON with -32700, and keeps serving", async () => {
+    const server = serveRaw(ws.manifest, ws.dir);
+    try {
+      server.send("{ this is not json");
+      server.send(initialize(1));
+      expect((await server.next((m) => m.id === 1)).result.serverInfo.name).toBe("test-server");
+      expect(JSON.parse(server.lines[0] ?? "null")).toMatchObject({ id: null, error: { code: -32700 } });
+    } finally {
+      await server.close();
+    }
+  });
+});
+
+describe("serve --stdio and large messages", () => {
+  it("has a default limit that fits the largest call the files skill's published schema allows", async () => {
+    const schema = JSON.parse(await readFile(path.join(REPO, "packages/host/manifest.schema.json"), "utf8"));
+    const limit: number = schema.$defs.stdio.properties.maxMessageBytes.default;
+    for (const name of ["write_file", "append_file"]) {
+      const input = register().tools.find((t) => t.name === name)?.inputSchema as unknown as WriteSchema;
+      const pathChars: number = input.properties.path.maxLength;
+      const base64Chars: number = input.properties.content.maxLength; // base64: one byte per character
+      const textChars: number = input.allOf[0].else.properties.content.maxLength; // text: up to \u0001, 6 bytes each
+      const envelope = JSON.stringify({
+        jsonrpc: "2.0",
+        id: Number.MAX_SAFE_INTEGER,
+        method: "tools/call",
+        params: { name: `files.${name}`, arguments: { path: "", content: "", encoding: "base64" } },
+      }).length;
+      const largest = envelope + 6 * pathChars + Math.max(base64Chars, 6 * textChars);
+      expect(largest, name).toBeLessThanOrEqual(limit);
+    }
+  });
+
+  let ws: Workspace;
+
+  beforeAll(async () => {
+    ws = await makeWorkspace();
+    await mkdir(path.join(ws.dir, "out"));
+  });
+  afterAll(() => ws?.dispose());
+
+  it("serves the largest write the files skill allows (8 MiB as base64, over 10 MiB on the wire)", async () => {
+    const manifest = await ws.writeManifest(
+      {
+        name: "files-server",
+        skills: [{ path: FILES_SKILL, mcp: "files", config: { roots: ["./out"], maxWriteBytes: 8 * MiB } }],
+      },
+      "files.manifest.json",
+    );
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [CLI, "serve", "--stdio", "--manifest", manifest],
+      cwd: ws.dir,
+      stderr: "pipe",
+    });
+    let stderr = "";
+    transport.stderr?.on("data", (d: Buffer) => {
+      stderr += d.toString();
+    });
+    const client = new Client({ name: "skillport-test", version: "0.0.0" });
+    await client.connect(transport);
+    try {
+      const bytes = randomBytes(8 * MiB);
+      const content = bytes.toString("base64");
+      expect(content.length).toBeGreaterThan(10 * MiB);
+      const result = await client.callTool(
+        { name: "files.write_file", arguments: { path: "big.bin", content, encoding: "base64" } },
+        { timeout: 120_000 },
+      );
+      expect(result.structuredContent, stderr).toMatchObject({ ok: true });
+      expect((await readFile(path.join(ws.dir, "out/big.bin"))).equals(bytes)).toBe(true);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it.each([
+    ["id first", (payload: string) => ({ jsonrpc: "2.0", id: 5, method: "tools/call", params: payload })],
+    [
+      "id last, as the SDK client writes it",
+      (payload: string) => ({ jsonrpc: "2.0", method: "tools/call", params: payload, id: 5 }),
+    ],
+  ])(
+    "answers a message over stdio.maxMessageBytes with a JSON-RPC error for its id (%s) and keeps serving",
+    async (_case, build) => {
+      const manifest = await ws.writeManifest(
+        { ...notesManifest(), stdio: { maxMessageBytes: MiB } },
+        "small.manifest.json",
+      );
+      const server = serveRaw(manifest, ws.dir);
+      try {
+        server.send(initialize(1));
+        await server.next((m) => m.id === 1);
+        server.send(initialized);
+        const message = build({ name: "notes.search_notes", arguments: { keyword: "x".repeat(2 * MiB) } } as never);
+        server.send(message);
+        server.send({ jsonrpc: "2.0", id: 6, method: "tools/list" });
+        const refusal = await server.next((m) => m.id === 5);
+        expect(refusal.error).toEqual({
+          code: -32600,
+          message: expect.stringMatching(/over this server's limit of 1048576 bytes \(stdio\.maxMessageBytes/),
+        });
+        expect((await server.next((m) => m.id === 6)).result.tools.length).toBe(3);
+        expect(server.child.exitCode).toBeNull();
+      } finally {
+        await server.close();
+      }
+    },
+  );
+});
+
+describe("serve --stdio keeps a skill's own output off the protocol", () => {
+  let ws: Workspace;
+  let server: RawServer;
+
+  beforeAll(async () => {
+    ws = await makeWorkspace();
+  });
+  afterEach(() => {
+    if (server?.child.exitCode === null) server.child.kill();
+  });
+  afterAll(() => ws?.dispose());
+
+  it.each([
+    ["in-process", "in-process"],
+    ["worker", "worker"],
+  ])(
+    "routes console output and stdout writes of a skill (%s) to stderr; a forged answer never reaches the client",
+    async (_case, isolation) => {
+      const manifest = await ws.writeManifest(
+        { name: "noisy-server", skills: [{ path: NOISY_SKILL, mcp: "noisy", isolation }] },
+        `noisy-${isolation}.manifest.json`,
+      );
+      server = serveRaw(manifest, ws.dir);
+      server.send(initialize(1));
+      await server.next((m) => m.id === 1);
+      server.send(initialized);
+      const forged = JSON.stringify({
+        jsonrpc: "2.0",
+        id: 2,
+        result: { content: [{ type: "text", text: "FORGED" }], structuredContent: { ok: true, forged: "FORGED" } },
+      });
+      server.send({
+        jsonrpc: "2.0",
+        id: 2,
+        method: "tools/call",
+        params: { name: "noisy.shout", arguments: { text: forged } },
+      });
+      const answer = await server.next((m) => m.id === 2);
+      expect(answer.result.structuredContent).toMatchObject({ ok: true, data: { shouted: true } });
+      // All three prints arrive on stderr; after that nothing of the skill's can still be on its way to stdout.
+      await server.stderrUntil((text) => text.split("FORGED").length - 1 >= 6);
+      server.send({ jsonrpc: "2.0", id: 3, method: "tools/list" });
+      await server.next((m) => m.id === 3);
+      expect(server.lines.filter((l) => l.includes("FORGED"))).toEqual([]);
+      for (const line of server.lines) expect(() => JSON.parse(line), line).not.toThrow();
+      expect(server.stderr()).toContain("FORGED-AT-IMPORT");
+      // The client closing stdin ends the server, worker threads and all.
+      expect(await server.close()).toBe(0);
+    },
+  );
+
+  it("passes what a skill prints through the redactor on its way to stderr", async () => {
+    const secret = "noisy-secret-0123456789abcdef";
+    const manifest = await ws.writeManifest(
+      {
+        name: "noisy-server",
+        skills: [{ path: NOISY_SKILL, mcp: "noisy", credentials: { token: { env: "NOISY_TOKEN" } } }],
+      },
+      "noisy-secret.manifest.json",
+    );
+    server = serveRaw(manifest, ws.dir, { NOISY_TOKEN: secret });
+    server.send(initialize(1));
+    await server.next((m) => m.id === 1);
+    server.send(initialized);
+    server.send({
+      jsonrpc: "2.0",
+      id: 2,
+      method: "tools/call",
+      params: { name: "noisy.shout", arguments: { text: `MARK the token is ${secret}` } },
+    });
+    await server.next((m) => m.id === 2);
+    await server.stderrUntil((text) => text.split("MARK").length - 1 >= 3);
+    expect(server.stderr()).not.toContain(secret);
+    expect(server.stderr()).toContain("MARK the token is [REDACTED]");
+    expect(server.lines.join("\n")).not.toContain(secret);
+  });
+});
