@@ -19,6 +19,8 @@ beforeAll(async () => {
   await writeFile(path.join(tree.root, "repo", "README.md"), "# repo\n");
   // The secret sits across the boundary of two slices of 4096 bytes.
   await writeFile(path.join(tree.root, "env.txt"), `${"x".repeat(4090)}${SECRET}${"y".repeat(4000)}\n`);
+  // The window read_file checks around a slice is 4096 bytes each side: this secret is far from the file's start.
+  await writeFile(path.join(tree.root, "far.txt"), `${"x".repeat(9000)}${SECRET}\n`);
   // A vault whose scope folder "Linked" is itself a link out of the vault.
   const vault = path.join(tree.base, "vault");
   await mkdir(path.join(vault, "AI-Agent"), { recursive: true });
@@ -117,7 +119,7 @@ describe("skillport serve --stdio: read_file refuses content holding a secret th
   });
 
   it("still reads a part of the file far from the secret", async () => {
-    const answer = await server.call("files.read_file", { path: "env.txt", offset: 0, max_bytes: 16 });
+    const answer = await server.call("files.read_file", { path: "far.txt", offset: 0, max_bytes: 16 });
     expect(answer).toMatchObject({ ok: true, data: { content: "x".repeat(16) } });
   });
 });
