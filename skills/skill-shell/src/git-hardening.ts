@@ -4,13 +4,16 @@ import { SkillError } from "@skillport/core";
 /**
  * Configuration git reads from the command line outranks every file, so these switch off what a repository's own
  * config could otherwise turn on: no fsmonitor program, no hooks (the hooks path is not a folder), no credential
- * helper, no ext:: transport.
+ * helper, no ext:: transport, and no bare repository found by walking up from the cwd (a folder holding `HEAD`,
+ * `objects/`, `refs/` and a `config` is a repository anyone who can write files can build; only protected
+ * configuration such as the command line can refuse it).
  */
 const COMMAND_LINE_CONFIG: ReadonlyArray<readonly [string, string]> = [
   ["core.fsmonitor", "false"],
   ["core.hooksPath", "/dev/null"],
   ["credential.helper", ""],
   ["protocol.ext.allow", "never"],
+  ["safe.bareRepository", "explicit"],
 ];
 
 /**

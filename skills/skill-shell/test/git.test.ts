@@ -95,6 +95,29 @@ describe.each(MODES)("git with %s", (mode) => {
   });
 });
 
+describe("a bare repository planted with file writes", () => {
+  it.each(MODES)("is not used as a repository (%s), so its config runs nothing", async (mode) => {
+    // What files.write_file can build anywhere inside a root: HEAD, objects/, refs/ and a config that runs a program.
+    const bare = path.join(box.root, "planted");
+    await mkdir(path.join(bare, "objects"), { recursive: true });
+    await mkdir(path.join(bare, "refs"), { recursive: true });
+    await writeFile(path.join(bare, "HEAD"), "ref: refs/heads/main\n");
+    await writeFile(
+      path.join(bare, "config"),
+      `[core]\n\tbare = true\n\tfsmonitor = "touch ${canary}"\n[alias]\n\tst = "!touch ${canary}"\n`,
+    );
+    const outcome = await runCommand(
+      { command: "git", args: ["status"], cwd: "planted" },
+      ctxFor(configFor(mode)),
+    ).then(
+      (ok) => ok.data.exitCode,
+      (error: Error) => error.message,
+    );
+    expect(outcome).not.toBe(0);
+    expect(existsSync(canary)).toBe(false);
+  });
+});
+
 describe("a repository folder outside the roots", () => {
   it("is refused when a .git file points there", async () => {
     const elsewhere = path.join(box.outside, "repo");

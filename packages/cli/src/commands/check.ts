@@ -1,5 +1,6 @@
 import { readdir, readFile } from "node:fs/promises";
 import path from "node:path";
+import { sandboxAvailable } from "@skillport/core/sandbox";
 import type { Host, LockFile, SurfaceChange } from "@skillport/host";
 import { classifyChanges, createHost, lintSkill, readLock, surfaceOf } from "@skillport/host";
 import semver from "semver";
@@ -83,8 +84,22 @@ export async function check(options: CheckOptions): Promise<number> {
 
 type Add = (severity: Finding["severity"], rule: string, where: string, message: string) => void;
 
-/** What the skill itself says about this instance's config (`defineSkill({ diagnose })`): sandbox missing, etc. */
+/**
+ * What the skill itself says about this instance's config (`defineSkill({ diagnose })`): sandbox missing, etc.; and
+ * whether `isolation: "process"` gets the sandbox it promises here.
+ */
 async function diagnose(instance: Host["registry"]["instances"][number], add: Add): Promise<void> {
+  if (instance.isolation === "process") {
+    const sandbox = await sandboxAvailable();
+    if (!sandbox.available) {
+      add(
+        "warning",
+        "isolation-sandbox",
+        instance.source,
+        `isolation "process" runs without its sandbox on this machine (${sandbox.reason}): the child has an empty environment, but it can read the host's files and /proc/<pid>/environ (every credential the host read from its environment) and use the network`,
+      );
+    }
+  }
   if (instance.skill.diagnose === undefined) return;
   try {
     for (const d of await instance.skill.diagnose(instance.config)) {

@@ -2,7 +2,7 @@ import type { ToolEntry } from "../registry/registry.js";
 
 /** Who is calling over an authenticated transport: an identity (never a token) and the scopes it holds. */
 export interface Caller {
-  /** The static token's name, the JWT subject, or `anonymous` on an unauthenticated loopback server. */
+  /** `token:<name>` for a static token, `jwt:<sub or client_id>` for a JWT, or `anonymous` on an unauthenticated loopback server. */
   id: string;
   scopes: readonly string[];
 }

@@ -103,7 +103,7 @@ function compareInput(before: JsonSchema, after: JsonSchema, at: string, add: Ad
     compareInput(schema, next, child, add);
   }
   for (const name of Object.keys(afterProps)) {
-    if (name in beforeProps) continue;
+    if (Object.hasOwn(beforeProps, name)) continue;
     if (afterRequired.has(name)) add("breaking", `input ${at}/${name}: required field added`);
     else add("minor", `input ${at}/${name}: optional field added`);
   }
@@ -125,7 +125,7 @@ function compareOutput(before: JsonSchema, after: JsonSchema, at: string, add: A
     else compareOutput(schema, next, `${at}/${name}`, add);
   }
   for (const name of Object.keys(afterProps))
-    if (!(name in beforeProps)) add("minor", `output ${at}/${name}: field added`);
+    if (!Object.hasOwn(beforeProps, name)) add("minor", `output ${at}/${name}: field added`);
   if (isObject(before.items) && isObject(after.items)) compareOutput(before.items, after.items, `${at}/items`, add);
 }
 
