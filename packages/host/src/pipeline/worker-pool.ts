@@ -212,6 +212,12 @@ export class WorkerPool {
         },
       };
     });
+    const output = lineLogger((text, stream) =>
+      this.logger[stream === "stderr" ? "warn" : "info"](
+        { instance: instance.id, [stream]: text },
+        `a capability wrote to ${stream}`,
+      ),
+    );
     let isolate: Isolate;
     try {
       isolate = await this.spawnIsolate(instance, setup, {
@@ -240,6 +246,7 @@ export class WorkerPool {
           death(unavailable);
         },
         exited: () => {
+          output.flush();
           this.all.delete(worker);
           markGone();
           const stopped = new SkillError({
@@ -258,12 +265,7 @@ export class WorkerPool {
             }),
           );
         },
-        output: lineLogger((text, stream) =>
-          this.logger[stream === "stderr" ? "warn" : "info"](
-            { instance: instance.id, [stream]: text },
-            `a capability wrote to ${stream}`,
-          ),
-        ),
+        output: output.write,
       });
     } catch (error) {
       this.logger.warn({ instance: instance.id, err: error }, `a ${kind} could not be started`);
@@ -290,17 +292,28 @@ interface PooledWorker {
 /** Output without a line break is logged once it reaches this many characters. */
 const MAX_PENDING_OUTPUT = 64 * 1024;
 
-/** Turns chunks of output into whole-line blocks per stream, so one log line never holds half a line. */
+/**
+ * Turns chunks of output into whole-line blocks per stream, so one log line never holds half a line; `flush` logs
+ * what is left when the isolate exits.
+ */
 function lineLogger(log: (text: string, stream: "stdout" | "stderr") => void) {
   const pending = { stdout: "", stderr: "" };
-  return (chunk: string, stream: "stdout" | "stderr") => {
-    pending[stream] += chunk;
-    const end = pending[stream].lastIndexOf("\n");
-    if (end === -1 && pending[stream].length < MAX_PENDING_OUTPUT) return;
-    const cut = end === -1 ? pending[stream].length : end;
-    const text = pending[stream].slice(0, cut);
-    pending[stream] = pending[stream].slice(cut + 1);
-    if (text.length > 0) log(text, stream);
+  return {
+    write(chunk: string, stream: "stdout" | "stderr") {
+      pending[stream] += chunk;
+      const end = pending[stream].lastIndexOf("\n");
+      if (end === -1 && pending[stream].length < MAX_PENDING_OUTPUT) return;
+      const cut = end === -1 ? pending[stream].length : end;
+      const text = pending[stream].slice(0, cut);
+      pending[stream] = pending[stream].slice(cut + 1);
+      if (text.length > 0) log(text, stream);
+    },
+    flush() {
+      for (const stream of ["stdout", "stderr"] as const) {
+        if (pending[stream].length > 0) log(pending[stream], stream);
+        pending[stream] = "";
+      }
+    },
   };
 }
 
