@@ -70,17 +70,22 @@ export async function verifyDescriptor(
       return { real: link, root, strategy: "proc", dev: info.dev, ino: info.ino };
     }
   }
+  // Without /proc the path is all there is: resolve it, look at what it leads to, and resolve it again. A swap still in
+  // place, or undone between the two resolutions, is seen; one undone in the instant between them and the look is
+  // not, which is why Linux's /proc check comes first.
   let real: string;
   let again: Awaited<ReturnType<typeof stat>>;
+  let settled: string;
   try {
     real = await realpath(expected);
     again = await stat(real, { bigint: true });
+    settled = await realpath(expected);
   } catch {
     throw changed(jail, label);
   }
   const root = rootOf(jail, real);
   if (root === undefined) throw jail.deny(`path "${label.shown}" leads outside the roots`, label.field);
-  if (again.dev !== info.dev || again.ino !== info.ino) throw changed(jail, label);
+  if (settled !== real || again.dev !== info.dev || again.ino !== info.ino) throw changed(jail, label);
   return { real, root, strategy: "inode", dev: info.dev, ino: info.ino };
 }
 
