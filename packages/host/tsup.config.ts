@@ -5,6 +5,6 @@ export default packageBuild({
   stdio: "src/stdio.ts",
   testing: "src/testing.ts",
   http: "src/http.ts",
-  worker: "src/pipeline/worker-main.ts",
-  process: "src/pipeline/process-main.ts",
+  worker: "src/entries/isolated/worker-main.ts",
+  process: "src/entries/isolated/process-main.ts",
 });

@@ -11,8 +11,8 @@ export interface ToolRow {
 export function toolRows(host: Host): ToolRow[] {
   return [...host.registry.tools.values()].map((entry) => ({
     name: entry.fullName,
-    risk: entry.tool.risk,
+    risk: entry.risk,
     skill: `${entry.instance.packageName}@${entry.instance.version}`,
-    title: entry.tool.title,
+    title: entry.listing.title,
   }));
 }

@@ -13,6 +13,12 @@ export interface AjvOptions {
    * @default false
    */
   firstError?: boolean;
+  /**
+   * Fill in the schema's defaults while validating. Off for checking what a tool returns: a check must not change
+   * the answer.
+   * @default true
+   */
+  fillDefaults?: boolean;
 }
 
 /**
@@ -24,7 +30,7 @@ export function createAjv(options: AjvOptions = {}): Ajv2020 {
   const ajv = new Ajv2020({
     allErrors: options.firstError !== true,
     verbose: true,
-    useDefaults: true,
+    useDefaults: options.fillDefaults !== false,
     strict: false,
     coerceTypes: false,
     // Our own schemas (the manifest's) are tested; checking them against the meta-schema costs start-up time.

@@ -27,3 +27,8 @@ export class SkillportError extends Error {
     this.problems = problems;
   }
 }
+
+/** The message of anything thrown: an Error's own, else the value as text. */
+export function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

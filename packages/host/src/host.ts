@@ -11,7 +11,7 @@ import type { Redactor } from "./pipeline/redact.js";
 import { createRedactor } from "./pipeline/redact.js";
 import type { SkillModule } from "./registry/build-registry.js";
 import { buildRegistry } from "./registry/build-registry.js";
-import { LOCK_FILE, lockProblems, readLock, resolveEnabled } from "./registry/lock.js";
+import { frozenLockError, LOCK_FILE, readLock } from "./registry/lock.js";
 import { readSecret } from "./registry/read-secret.js";
 import type { Registry } from "./registry/registry.js";
 
@@ -70,10 +70,14 @@ export async function createHost(options: HostOptions = {}): Promise<Host> {
   // The redactor comes first, so that no line the host logs can skip it; it learns each secret as it is read.
   const redactor = createRedactor();
   const logger = options.logger === undefined ? createLogger({ redactor }) : redactingLogger(options.logger, redactor);
-  const lock = await currentLock(manifest, options.lock ?? "off", logger);
+  const mode = options.lock ?? "off";
+  const lock = mode === "off" ? undefined : await lockFor(manifest, mode);
   const registry = await buildRegistry(manifest, {
     modules: options.modules ?? {},
-    ...(lock === undefined ? {} : { lock }),
+    logger,
+    ...(lock === undefined ? {} : { lock, lockMode: mode === "frozen" ? "frozen" : "auto" }),
+    onStaleLock: (problems) =>
+      logger.warn({ problems }, `${LOCK_FILE} is out of date, so every skill loads now; run skillport lock`),
   });
   for (const instance of registry.instances) {
     redactor.add(Object.values(instance.credentials));
@@ -101,7 +105,7 @@ export async function createHost(options: HostOptions = {}): Promise<Host> {
     confirmations: createConfirmations({ secret, ttlSeconds: manifest.confirmation.ttlSeconds }),
     confirmationFallback: manifest.confirmation.fallback,
   });
-  return { manifest, registry, pipeline, logger, redactor, close: () => pipeline.close() };
+  return { manifest, registry, pipeline, logger, redactor, close: () => registry.close() };
 }
 
 // --- internal ---
@@ -131,24 +135,9 @@ async function confirmationSecret(manifest: LoadedManifest): Promise<string | un
   return reading.value;
 }
 
-/** The lock to start from, when the mode allows it and it matches what the manifest resolves to now. */
-async function currentLock(manifest: LoadedManifest, mode: "auto" | "frozen" | "off", logger: Logger) {
-  if (mode === "off") return undefined;
+/** The manifest's lock; with --frozen-lock, a missing one stops the host. Whether it matches is buildRegistry's call. */
+async function lockFor(manifest: LoadedManifest, mode: "auto" | "frozen") {
   const lock = await readLock(manifest);
-  const problems =
-    lock === undefined
-      ? [`there is no ${LOCK_FILE} beside the manifest`]
-      : lockProblems(lock, await resolveEnabled(manifest));
-  if (problems.length === 0) return lock;
-  if (mode === "frozen") {
-    throw new SkillportError(
-      "LOCK_STALE",
-      `[skillport] cannot start with --frozen-lock: ${LOCK_FILE} does not match the manifest; run skillport lock and commit it:`,
-      problems,
-    );
-  }
-  if (lock !== undefined) {
-    logger.warn({ problems }, `${LOCK_FILE} is out of date, so every skill loads now; run skillport lock`);
-  }
-  return undefined;
+  if (lock === undefined && mode === "frozen") throw frozenLockError([`there is no ${LOCK_FILE} beside the manifest`]);
+  return lock;
 }

@@ -3,6 +3,8 @@
 
 export type { SchemaCheck } from "./compile-schema.js";
 export { compileSchema } from "./compile-schema.js";
+export type { CredentialAccess, CredentialAccessOptions, FetchLike } from "./entries/credential-fetch.js";
+export { credentialAccess } from "./entries/credential-fetch.js";
 export type { SkillportErrorCode } from "./errors.js";
 export { SkillportError } from "./errors.js";
 export type { Host, HostOptions } from "./host.js";
@@ -22,14 +24,12 @@ export type {
   StaticTokenEntry,
 } from "./manifest/manifest.js";
 export type { AuditRecord } from "./pipeline/audit.js";
+export type { CallConfirmation, CallOptions, CallOutcome, ConfirmationQuestion, StageName } from "./pipeline/call.js";
 export type { Caller } from "./pipeline/check-scopes.js";
-export type { CredentialAccess, CredentialAccessOptions, FetchLike } from "./pipeline/credential-fetch.js";
-export { credentialAccess } from "./pipeline/credential-fetch.js";
-export type { CallOutcome } from "./pipeline/envelope.js";
-export type { CallConfirmation, CallOptions, ConfirmationQuestion, Pipeline } from "./pipeline/pipeline.js";
-export { CONFIRM_ARGUMENT } from "./pipeline/pipeline.js";
+export type { Pipeline } from "./pipeline/pipeline.js";
 export type { Redactor } from "./pipeline/redact.js";
 export { createRedactor, REDACTED } from "./pipeline/redact.js";
+export { CONFIRM_ARGUMENT } from "./pipeline/stages/migrate.js";
 export { installProcessGuards } from "./process-guards.js";
 export type { BuildRegistryOptions, SkillModule } from "./registry/build-registry.js";
 export { buildRegistry } from "./registry/build-registry.js";

@@ -25,7 +25,7 @@ describe("composing instances", () => {
       manifestOf({ skills: [notes({ tools: { rename: { search_notes: "find_notes" } } })] }),
     );
     expect([...registry.tools.keys()]).toEqual(["notes.find_notes", "notes.read_note", "notes.create_study_task"]);
-    expect(registry.tools.get("notes.find_notes")?.tool.name).toBe("search_notes");
+    expect(registry.tools.get("notes.find_notes")?.toolName).toBe("search_notes");
   });
 
   it("overrides title, description and hints, but never the risk's hints", async () => {

@@ -1,6 +1,6 @@
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { createLogger } from "../src/log.js";
+import { createLogger, redactingLogger } from "../src/log.js";
 import { parseManifest } from "../src/manifest/load-manifest.js";
 import type { AuditRecord } from "../src/pipeline/audit.js";
 import type { ConfirmationsOptions } from "../src/pipeline/confirmations.js";
@@ -32,7 +32,8 @@ export function pipelineOf(
   const redactor = createRedactor();
   for (const instance of registry.instances) redactor.add(Object.values(instance.credentials));
   const pipeline = createPipeline(registry, {
-    logger,
+    // As the host does: whatever logger it is given, every line it writes is redacted.
+    logger: redactingLogger(logger, redactor),
     redactor,
     audit: (record) => audits.push(redactor.value(record)),
     confirmations: createConfirmations(confirmations),

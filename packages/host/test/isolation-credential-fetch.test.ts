@@ -4,7 +4,7 @@ import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { defineSkill, defineTool, isSkillError } from "@skillport/core";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { credentialAccess, MAX_REDIRECTS } from "../src/pipeline/credential-fetch.js";
+import { credentialAccess, MAX_REDIRECTS } from "../src/entries/credential-fetch.js";
 
 interface Seen {
   method: string;

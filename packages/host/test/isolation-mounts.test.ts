@@ -3,7 +3,7 @@ import { realpathSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { moduleMounts, orderMounts } from "../src/pipeline/process-mounts.js";
+import { moduleMounts, orderMounts } from "../src/entries/isolated/process-mounts.js";
 
 const REPO = realpathSync(fileURLToPath(new URL("../../../", import.meta.url)));
 const at = (p: string) => path.join(REPO, p);

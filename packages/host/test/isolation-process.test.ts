@@ -7,8 +7,8 @@ import os from "node:os";
 import path from "node:path";
 import type { SkillContext } from "@skillport/core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { processSpawner } from "../src/pipeline/process-pool.js";
-import { WorkerPool } from "../src/pipeline/worker-pool.js";
+import { processSpawner } from "../src/entries/isolated/process-pool.js";
+import { WorkerPool } from "../src/entries/isolated/worker-pool.js";
 import { buildRegistry } from "../src/registry/build-registry.js";
 import type { SkillInstance } from "../src/registry/registry.js";
 import { ECHO, FIXTURES, manifestOf, pipelineOf, silentLogger } from "./helpers.js";
@@ -194,7 +194,7 @@ describe("process isolation without a sandbox", () => {
     delete process.env.SKILLPORT_ISOLATION_TOKEN;
     const instance = registry.instances[0] as SkillInstance;
     const unsandboxed = processSpawner({ sandbox: async () => ({ available: false, reason: "not here" }) });
-    const pool = new WorkerPool(instance, silentLogger(), unsandboxed, "child process");
+    const pool = new WorkerPool(instance, await instance.load(), silentLogger(), unsandboxed, "child process");
     const never = new AbortController().signal;
     const ctx: SkillContext = {
       credentials: {},

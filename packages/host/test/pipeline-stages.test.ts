@@ -4,6 +4,7 @@ import path from "node:path";
 import pino from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createHost } from "../src/host.js";
+import { textOf } from "../src/mcp/server.js";
 import { createAudit } from "../src/pipeline/audit.js";
 import { createRedactor, REDACTED } from "../src/pipeline/redact.js";
 import { buildRegistry } from "../src/registry/build-registry.js";
@@ -119,7 +120,7 @@ describe("redaction", () => {
         ok: true,
         data: { token: REDACTED, nested: [{ again: `Bearer ${REDACTED}` }] },
       });
-      expect(outcome.text).toContain(REDACTED);
+      expect(textOf(outcome.envelope)).toContain(REDACTED);
     }
     if (prefix === "throw") expect(outcome.envelope.message).toBe(`upstream refused ${REDACTED}`);
   });

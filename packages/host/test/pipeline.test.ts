@@ -1,5 +1,9 @@
+import { defineSkill, defineTool } from "@skillport/core";
 import { beforeAll, describe, expect, it } from "vitest";
+import { createAjv } from "../src/ajv.js";
+import { textOf } from "../src/mcp/server.js";
 import type { Pipeline } from "../src/pipeline/pipeline.js";
+import { createValidators } from "../src/pipeline/validators.js";
 import { buildRegistry } from "../src/registry/build-registry.js";
 import type { Registry } from "../src/registry/registry.js";
 import { ECHO, manifestOf, pipelineOf } from "./helpers.js";
@@ -25,7 +29,7 @@ describe("the call pipeline", () => {
       meta: { tool: "echo.echo", toolVersion: "1.4.2" },
     });
     expect(outcome.envelope.meta.traceId).toMatch(/^[0-9a-f-]{36}$/);
-    expect(outcome.text).toBe('echoed\n{"echoed":"> hi"}');
+    expect(textOf(outcome.envelope)).toBe('echoed\n{"echoed":"> hi"}');
   });
 
   it("wraps plain data, and undefined as null, with a default message", async () => {
@@ -50,15 +54,25 @@ describe("the call pipeline", () => {
     expect(outcome.isError).toBe(true);
     expect(outcome.envelope).toMatchObject({ ok: false, error: { code: "ARGUMENT_INVALID", field, retryable: true } });
     expect(outcome.envelope.message).toContain(message);
-    expect(outcome.text).toContain(`ARGUMENT_INVALID (at ${field})`);
+    expect(textOf(outcome.envelope)).toContain(`ARGUMENT_INVALID (at ${field})`);
   });
 
-  it("compiles a tool's validator once and reuses it", async () => {
-    await pipeline.call("echo.echo", { text: "a" });
-    const compiled = registry.tools.get("echo.echo")?.validate;
-    expect(compiled).toBeTypeOf("function");
-    await pipeline.call("echo.echo", { text: "b" });
-    expect(registry.tools.get("echo.echo")?.validate).toBe(compiled);
+  it("compiles a tool's validators once, on first use, and reuses them", async () => {
+    const runnable = await registry.tools.get("echo.echo")?.resolve();
+    if (runnable === undefined) throw new Error("fixture tool missing");
+    let compiles = 0;
+    const ajv = createAjv({ firstError: true });
+    const compile = ajv.compile.bind(ajv);
+    ajv.compile = ((schema: object) => {
+      compiles++;
+      return compile(schema);
+    }) as typeof ajv.compile;
+    const validators = createValidators(ajv, ajv);
+    expect(compiles).toBe(0);
+    expect(validators.input(runnable)({ text: "a" })).toBeUndefined();
+    expect(validators.input(runnable)({ text: 3 })).toMatchObject({ where: "/text" });
+    expect(compiles).toBe(1);
+    expect(await registry.tools.get("echo.echo")?.resolve()).toBe(runnable);
   });
 
   it("passes a SkillError's code, field and retryable through", async () => {
@@ -96,21 +110,42 @@ describe("the call pipeline", () => {
     expect((await pipeline.call("echo.config", {})).envelope).toMatchObject({ data: { prefix: "> " } });
   });
 
-  it("throws UNKNOWN_TOOL for a name not in the table", async () => {
-    await expect(pipeline.call("echo.nope", {})).rejects.toMatchObject({ code: "UNKNOWN_TOOL" });
+  it("answers a name not in the table at the lookup stage, naming it, with no entry", async () => {
+    const outcome = await pipeline.call("echo.nope", {});
+    expect(outcome).toMatchObject({ stage: "lookup", tool: undefined, isError: true });
+    expect(outcome.envelope).toMatchObject({ ok: false, error: { code: "NOT_FOUND" } });
+    expect(outcome.envelope.message).toContain('unknown tool "echo.nope"');
   });
 });
 
 describe("a tool whose input schema cannot compile", () => {
   it("answers INTERNAL naming the tool, and keeps the host serving", async () => {
-    const registry = await buildRegistry(manifestOf({ skills: [{ path: ECHO }] }));
-    const entry = registry.tools.get("echo.plain");
-    if (entry === undefined) throw new Error("fixture tool missing");
-    entry.tool = { ...entry.tool, inputSchema: { type: "object", properties: { a: { type: "no-such-type" } } } };
+    const broken = defineSkill({
+      name: "bad",
+      tools: [
+        defineTool({
+          name: "plain",
+          title: "Plain",
+          description: "A tool whose published schema no validator compiles.",
+          input: { type: "object", properties: { a: { type: "no-such-type" } } },
+          risk: "read_only",
+          run: () => ({ ran: true }),
+        }),
+      ],
+    });
+    const registry = await buildRegistry(
+      manifestOf({
+        skills: [
+          { package: "skill-bad", mcp: "echo" },
+          { path: ECHO, mcp: "ok" },
+        ],
+      }),
+      { modules: { "skill-bad": { register: broken } } },
+    );
     const pipeline = pipelineOf(registry).pipeline;
     const outcome = await pipeline.call("echo.plain", {});
     expect(outcome.envelope).toMatchObject({ ok: false, error: { code: "INTERNAL" } });
-    expect(outcome.envelope.message).toContain("echo.plain has an input schema the host cannot compile");
-    expect((await pipeline.call("echo.echo", { text: "still here" })).envelope.ok).toBe(true);
+    expect(outcome.envelope.message).toContain("echo.plain has a schema the host cannot compile");
+    expect((await pipeline.call("ok.echo", { text: "still here" })).envelope.ok).toBe(true);
   });
 });

@@ -26,6 +26,12 @@ export async function call(fullName: string, json: string, options: CallCommandO
   const host = await createHost({ manifest: options.manifest, logger: quietLogger() });
   try {
     const outcome = await host.pipeline.call(fullName, args, { confirmation: terminalConfirmation(options) });
+    if (outcome.stage === "lookup") {
+      process.stderr.write(
+        `[skillport] unknown tool "${fullName}"; skillport list names the tools this manifest serves\n`,
+      );
+      return 1;
+    }
     process.stdout.write(`${JSON.stringify(outcome.envelope, null, 2)}\n`);
     return outcome.isError ? 1 : 0;
   } finally {

@@ -1,8 +1,9 @@
 import { readdir, readFile } from "node:fs/promises";
 import path from "node:path";
+import type { RegisteredSkill } from "@skillport/core";
 import { sandboxAvailable } from "@skillport/core/sandbox";
 import type { Host, LockFile, SurfaceChange } from "@skillport/host";
-import { classifyChanges, createHost, lintSkill, readLock, surfaceOf } from "@skillport/host";
+import { classifyChanges, createHost, lintSkill, readLock } from "@skillport/host";
 import semver from "semver";
 import { formatTable } from "../format-table.js";
 import { quietLogger } from "../quiet-logger.js";
@@ -56,11 +57,13 @@ export async function check(options: CheckOptions): Promise<number> {
     for (const f of host.registry.failures) add("error", "skill-loads", f.source, f.message);
     for (const instance of host.registry.instances) {
       for (const message of instance.missingCredentials) add("error", "credentials", instance.source, message);
-      for (const finding of lintSkill(instance.skill)) {
+      // With the lock off every skill is imported already: load() answers at once.
+      const skill = await instance.load();
+      for (const finding of lintSkill(skill)) {
         const where = `${instance.source}, tool ${finding.tool}${finding.field === undefined ? "" : ` ${finding.field}`}`;
         add(finding.severity === "error" ? "error" : "warning", finding.rule, where, finding.message);
       }
-      await diagnose(instance, add);
+      await diagnose(instance, skill, add);
     }
     if (compat !== undefined) checkNames(host, options.compat as string, compat, add);
     const sizes = sizeOf(host);
@@ -88,7 +91,11 @@ type Add = (severity: Finding["severity"], rule: string, where: string, message:
  * What the skill itself says about this instance's config (`defineSkill({ diagnose })`): sandbox missing, etc.; and
  * whether `isolation: "process"` gets the sandbox it promises here.
  */
-async function diagnose(instance: Host["registry"]["instances"][number], add: Add): Promise<void> {
+async function diagnose(
+  instance: Host["registry"]["instances"][number],
+  skill: RegisteredSkill,
+  add: Add,
+): Promise<void> {
   if (instance.isolation === "process") {
     const sandbox = await sandboxAvailable();
     if (!sandbox.available) {
@@ -100,9 +107,9 @@ async function diagnose(instance: Host["registry"]["instances"][number], add: Ad
       );
     }
   }
-  if (instance.skill.diagnose === undefined) return;
+  if (skill.diagnose === undefined) return;
   try {
-    for (const d of await instance.skill.diagnose(instance.config)) {
+    for (const d of await skill.diagnose(instance.config)) {
       add(d.severity, d.rule ?? "diagnose", instance.source, d.message);
     }
   } catch (error) {
@@ -155,7 +162,7 @@ async function checkLock(host: Host, add: Add) {
       add("warning", "lock", instance.source, "is not in skills.lock.json; run skillport lock");
       continue;
     }
-    const changes = classifyChanges(locked.skill.tools, surfaceOf(instance.skill).tools);
+    const changes = classifyChanges(locked.skill.tools, instance.surface.tools);
     all.push(...changes.map((c) => ({ ...c, instance: instance.source })));
     const breaking = changes.filter((c) => c.level === "breaking");
     if (breaking.length === 0) continue;

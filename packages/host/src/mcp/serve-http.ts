@@ -89,10 +89,11 @@ export async function serveHostHttp(host: Host, options: HttpServeOptions = {}):
       callerOf: (ctx) => callerOf(ctx?.authInfo),
       observer: {
         started: () => metrics.callStarted(),
-        finished: (tool, skill, outcome, seconds) => {
+        finished: (tool, skill, outcome, seconds, stage) => {
           metrics.callFinished(tool, outcome, seconds);
-          // Until skills load lazily, a skill that cannot load answers UNAVAILABLE: count it where it shows.
-          if (outcome === "UNAVAILABLE" && skill !== undefined) metrics.skillLoadFailed(skill);
+          // Only an UNAVAILABLE from loading is a skill that failed to load (a missing vault or a worker out of
+          // memory is UNAVAILABLE too, from the tool itself).
+          if (stage === "ensure-loaded" && skill !== undefined) metrics.skillLoadFailed(skill);
         },
       },
     }),

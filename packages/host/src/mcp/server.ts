@@ -13,10 +13,10 @@ import {
   ProtocolErrorCode,
   Server,
 } from "@modelcontextprotocol/server";
-import { SkillportError } from "../errors.js";
+import type { Envelope } from "@skillport/core";
 import type { Host } from "../host.js";
+import type { CallConfirmation, CallOutcome, StageName } from "../pipeline/call.js";
 import type { Caller } from "../pipeline/check-scopes.js";
-import type { CallConfirmation } from "../pipeline/pipeline.js";
 
 /** Options for {@link createServerFactory}. */
 export interface ServerFactoryOptions {
@@ -26,10 +26,13 @@ export interface ServerFactoryOptions {
   observer?: CallObserver;
 }
 
-/** Watches tool calls: `outcome` is "ok", the envelope's error code, or UNKNOWN_TOOL. */
+/**
+ * Watches tool calls: `outcome` is "ok", the envelope's error code, or UNKNOWN_TOOL; `stage` is the pipeline stage
+ * that answered (an UNAVAILABLE from `ensure-loaded` is a skill that could not load).
+ */
 export interface CallObserver {
   started(): void;
-  finished(tool: string, skill: string | undefined, outcome: string, seconds: number): void;
+  finished(tool: string, skill: string | undefined, outcome: string, seconds: number, stage: StageName | "error"): void;
 }
 
 /**
@@ -53,11 +56,10 @@ export function createServerFactory(
     server.setRequestHandler("tools/call", async (request, ctx) => {
       const { name, arguments: args } = request.params;
       const progressToken = request.params._meta?.progressToken;
-      const entry = host.registry.tools.get(name);
       const startedAt = performance.now();
       const notifying = new Set<Promise<unknown>>();
       observer?.started();
-      let outcome: Awaited<ReturnType<Host["pipeline"]["call"]>>;
+      let outcome: CallOutcome;
       try {
         outcome = await host.pipeline.call(name, args ?? {}, {
           signal: ctx.mcpReq.signal,
@@ -84,22 +86,21 @@ export function createServerFactory(
               }),
         });
       } catch (error) {
-        const unknown = error instanceof SkillportError && error.code === "UNKNOWN_TOOL";
-        // An unknown name is not a label: it would let any client grow the metrics without bound.
-        observer?.finished(
-          entry === undefined ? "(unknown)" : name,
-          entry?.instance.id,
-          unknown ? "UNKNOWN_TOOL" : "INTERNAL",
-          seconds(startedAt),
-        );
-        if (unknown) throw new ProtocolError(ProtocolErrorCode.InvalidParams, error.message);
+        observer?.finished(name, undefined, "INTERNAL", seconds(startedAt), "error");
         throw error;
+      }
+      const { tool } = outcome;
+      if (tool === undefined) {
+        // An unknown name is not a label: it would let any client grow the metrics without bound.
+        observer?.finished("(unknown)", undefined, "UNKNOWN_TOOL", seconds(startedAt), outcome.stage);
+        throw new ProtocolError(ProtocolErrorCode.InvalidParams, outcome.envelope.message);
       }
       observer?.finished(
         name,
-        entry?.instance.id,
+        tool.instance,
         outcome.envelope.ok ? "ok" : outcome.envelope.error.code,
         seconds(startedAt),
+        outcome.stage,
       );
       // Progress sent before the answer must reach the client before it: it ignores progress after the result.
       if (notifying.size > 0) await Promise.all(notifying);
@@ -115,11 +116,11 @@ export function createServerFactory(
         });
       }
       const result: CallToolResult = {
-        content: [{ type: "text", text: outcome.text }],
+        content: [{ type: "text", text: textOf(outcome.envelope) }],
         structuredContent: outcome.envelope as unknown as Record<string, unknown>,
         ...(outcome.isError ? { isError: true } : {}),
       };
-      return server.projectCallToolResult(result, entry?.listing.outputSchema);
+      return server.projectCallToolResult(result, tool.listing.outputSchema);
     });
     return server;
   };
@@ -154,6 +155,13 @@ function confirmationOf(server: Server, ctx: ServerContext): CallConfirmation {
       state: typeof state === "string" ? state : undefined,
     },
   };
+}
+
+/** The text rendering for clients that ignore structured output, from the envelope as it leaves (redacted). */
+export function textOf(envelope: Envelope): string {
+  if (envelope.ok) return `${envelope.message}\n${JSON.stringify(envelope.data)}`;
+  const at = envelope.error.field === undefined ? "" : ` (at ${envelope.error.field})`;
+  return `${envelope.error.code}${at}: ${envelope.message}`;
 }
 
 function seconds(startedAt: number): number {

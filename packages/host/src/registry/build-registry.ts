@@ -1,19 +1,27 @@
 import os from "node:os";
 import path from "node:path";
-import type { JsonSchema, RegisteredSkill, RegisteredTool, RegisterSkill } from "@skillport/core";
+import type { JsonSchema, RegisteredSkill, RegisterSkill } from "@skillport/core";
 import { envelopeSchema } from "@skillport/core";
 import semver from "semver";
 import { createAjv } from "../ajv.js";
+import { importSkill, registerOf } from "../entries/register-of.js";
+import type { SkillInstance } from "../entries/skill-instance.js";
+import { memoizedLoad } from "../entries/skill-instance.js";
+import { createIsolates, skillToolEntry } from "../entries/skill-tool.js";
+import type { ToolEntry, ToolListing } from "../entries/tool-entry.js";
 import type { SkillportErrorCode } from "../errors.js";
 import { SkillportError } from "../errors.js";
+import type { Logger } from "../log.js";
+import { createLogger } from "../log.js";
 import { describeAjvErrors } from "../manifest/format-ajv-errors.js";
 import type { LoadedManifest, SkillEntry } from "../manifest/manifest.js";
 import type { LockedInstance, LockFile } from "./lock.js";
-import { hashOf, LOCK_FILE } from "./lock.js";
+import { frozenLockError, hashOf, LOCK_FILE, lockProblems } from "./lock.js";
 import { readSecret } from "./read-secret.js";
-import type { Registry, SkillInstance, ToolEntry, ToolListing } from "./registry.js";
+import type { Registry } from "./registry.js";
 import { resolveSkill } from "./resolve-skill.js";
-import { isPlaceholder, placeholderSkill, surfaceOf } from "./surface.js";
+import type { SkillSurface, ToolSurface } from "./surface.js";
+import { surfaceOf } from "./surface.js";
 
 const FULL_NAME = /^[A-Za-z0-9._-]{1,128}$/;
 
@@ -45,43 +53,56 @@ export interface BuildRegistryOptions {
    */
   modules?: Readonly<Record<string, SkillModule>>;
   /**
-   * A current lock: the registry is built from it without importing any skill, and each skill is imported on
-   * its first call. Check it with lockProblems() first; an instance missing from it is imported at once.
+   * The lock to start from. When it describes exactly what the manifest resolves to (every enabled entry, at its
+   * installed version, hashes intact), no skill is imported: tools/list comes from the lock, and each skill is
+   * imported on its first call and checked against it. When it does not, `lockMode` says what happens.
    */
   lock?: LockFile;
+  /**
+   * "auto": a lock that does not match is reported to `onStaleLock` and every skill is imported now. "frozen": it
+   * stops the host (LOCK_STALE) before anything is imported.
+   * @default "auto"
+   */
+  lockMode?: "auto" | "frozen";
+  /** Told why the lock does not match, in "auto" mode. */
+  onStaleLock?: (problems: readonly string[]) => void;
+  /**
+   * Where the instances' isolates (worker threads, child processes) log what goes wrong in them.
+   * @default a silent logger
+   */
+  logger?: Logger;
 }
 
 /**
  * Loads every enabled skill of a manifest and builds the namespaced tool table. Every problem (unknown package,
  * version mismatch, invalid config, name conflict) is collected and reported at once; any problem stops the host.
+ * Each entry's package is resolved once; whether the lock is used is decided once, for all of them.
  */
 export async function buildRegistry(manifest: LoadedManifest, options: BuildRegistryOptions = {}): Promise<Registry> {
   const problems: Problem[] = [];
   const failures: { source: string; message: string }[] = [];
   const ajv = createAjv();
-  const instances: SkillInstance[] = [];
-  const locked = new Map((options.lock?.instances ?? []).map((i) => [i.entry, i]));
-  // Entries load side by side (package.json reads, imports); their problems are still reported in manifest order.
+  const isolates = createIsolates(options.logger ?? createLogger({ level: "silent" }));
+  // Entries resolve side by side (package.json reads); their problems are still reported in manifest order.
   const enabled = [...manifest.skills.entries()].filter(([, entry]) => entry.enabled !== false);
-  const settled = await Promise.allSettled(
-    enabled.map(([index, entry]) =>
-      loadInstance(manifest, entry, index, ajv, options.modules ?? {}, locked.get(index)),
+  const resolutions = collect(
+    await Promise.allSettled(
+      enabled.map(([index, entry]) => resolveEntry(manifest, entry, index, options.modules ?? {})),
     ),
+    problems,
   );
+  // Every entry's problems are reported together: the others are still loaded to find theirs (config, credentials).
+  const lock = problems.length === 0 ? useLock(options, resolutions) : undefined;
+  // Imports (when there is no usable lock) also run side by side; a skill that cannot be imported loses only its tools.
+  const settled = await Promise.allSettled(
+    resolutions.map((resolution) => instanceOf(manifest, resolution, ajv, lock?.get(resolution.index))),
+  );
+  const instances: SkillInstance[] = [];
   for (const result of settled) {
-    if (result.status === "fulfilled") {
-      instances.push(result.value);
-      continue;
-    }
-    const error: unknown = result.reason;
-    if (error instanceof ImportFailure) {
-      failures.push({ source: error.source, message: error.message });
-      continue;
-    }
-    if (!(error instanceof SkillportError)) throw error;
-    problems.push(
-      ...(error.problems.length > 0 ? error.problems : [error.message]).map((m) => ({ code: error.code, message: m })),
-    );
+    if (result.status === "fulfilled") instances.push(result.value);
+    else if (result.reason instanceof ImportFailure) {
+      failures.push({ source: result.reason.source, message: result.reason.message });
+    } else collect([result], problems);
   }
   failOn(problems, manifest);
 
@@ -103,7 +124,7 @@ export async function buildRegistry(manifest: LoadedManifest, options: BuildRegi
       if (taken !== undefined) {
         problems.push({
           code: "TOOL_CONFLICT",
-          message: `tool "${fullName}" is defined by both ${describeTool(taken.instance, taken.tool.name)} and ${describeTool(instance, tool.name)}; give one of them another "mcp" id, or rename one in tools.rename`,
+          message: `tool "${fullName}" is defined by both ${describeTool(taken.instance, taken.toolName)} and ${describeTool(instance, tool.name)}; give one of them another "mcp" id, or rename one in tools.rename`,
         });
         continue;
       }
@@ -117,21 +138,20 @@ export async function buildRegistry(manifest: LoadedManifest, options: BuildRegi
         outputSchema: envelopeSchema(tool.outputSchema) as ToolListing["outputSchema"],
         annotations: { title, ...tool.mcpAnnotations, ...override.annotations },
       };
-      tools.set(fullName, {
+      const init = {
         fullName,
-        instance,
-        tool,
+        toolName: tool.name,
         listing,
+        risk: tool.risk,
         scopes: toolScopes(entry, tool.name),
-        validate: undefined,
-        legacyValidators: undefined,
         timeoutMs: instance.timeoutMs ?? tool.timeoutMs ?? DEFAULT_TIMEOUT_MS,
-      });
+      };
+      tools.set(fullName, skillToolEntry(instance, init, isolates));
       listings.push(listing);
     }
   }
   failOn(problems, manifest);
-  return { instances, tools, listings, failures, fromLock: instances.some((i) => !i.loaded) };
+  return { instances, tools, listings, failures, fromLock: lock !== undefined, close: () => isolates.close() };
 }
 
 /** Names a tool and where it comes from: `skills[0] (@skillport/skill-notes as "notes")` or with its own name. */
@@ -156,6 +176,23 @@ interface Problem {
   message: string;
 }
 
+/** The problems of settled results (SkillportErrors), and the values of the fulfilled ones. */
+function collect<T>(results: readonly PromiseSettledResult<T>[], problems: Problem[]): T[] {
+  const values: T[] = [];
+  for (const result of results) {
+    if (result.status === "fulfilled") {
+      values.push(result.value);
+      continue;
+    }
+    const error: unknown = result.reason;
+    if (!(error instanceof SkillportError)) throw error;
+    problems.push(
+      ...(error.problems.length > 0 ? error.problems : [error.message]).map((m) => ({ code: error.code, message: m })),
+    );
+  }
+  return values;
+}
+
 function failOn(problems: Problem[], manifest: LoadedManifest): void {
   if (problems.length === 0) return;
   const first = problems[0] as Problem;
@@ -167,88 +204,107 @@ function failOn(problems: Problem[], manifest: LoadedManifest): void {
   );
 }
 
-async function loadInstance(
+/** An enabled manifest entry, its package found: what the lock is compared with, and how to get its skill. */
+interface Resolution {
+  index: number;
+  entry: SkillEntry;
+  where: string;
+  /** The manifest's `package` or `path`, as written. */
+  source: string;
+  packageName: string;
+  version: string;
+  entryUrl: string | undefined;
+  /** The skill, when it was given in memory. */
+  live: RegisteredSkill | undefined;
+}
+
+async function resolveEntry(
   manifest: LoadedManifest,
   entry: SkillEntry,
   index: number,
-  ajv: ReturnType<typeof createAjv>,
   modules: Readonly<Record<string, SkillModule>>,
+): Promise<Resolution> {
+  const where = `skills[${index}]`;
+  const source = entry.package ?? entry.path ?? "";
+  const preloaded = entry.package === undefined ? undefined : ownValue(modules, entry.package);
+  if (preloaded !== undefined) {
+    const packageName = entry.package as string;
+    const live = registerOf(preloaded, `${where} (${packageName})`);
+    const version = preloaded.version ?? live.version ?? "0.0.0";
+    checkVersion(entry, where, packageName, version);
+    return { index, entry, where, source, packageName, version, entryUrl: undefined, live };
+  }
+  const { packageName, version, entryUrl } = await resolveSkill(entry, manifest.dir, where);
+  checkVersion(entry, where, packageName, version);
+  return { index, entry, where, source, packageName, version, entryUrl, live: undefined };
+}
+
+/** The lock's instances by entry, when the lock is used; undefined when every skill is imported now. */
+function useLock(options: BuildRegistryOptions, resolutions: readonly Resolution[]) {
+  const lock = options.lock;
+  if (lock === undefined) return undefined;
+  const problems = lockProblems(
+    lock,
+    resolutions.map((r) => ({ entry: r.index, source: r.source, package: r.packageName, version: r.version })),
+  );
+  if (problems.length === 0) return new Map(lock.instances.map((i) => [i.entry, i]));
+  if (options.lockMode === "frozen") throw frozenLockError(problems);
+  options.onStaleLock?.(problems);
+  return undefined;
+}
+
+async function instanceOf(
+  manifest: LoadedManifest,
+  resolution: Resolution,
+  ajv: ReturnType<typeof createAjv>,
   locked: LockedInstance | undefined,
 ): Promise<SkillInstance> {
-  const where = `skills[${index}]`;
-  const preloaded = entry.package === undefined ? undefined : ownValue(modules, entry.package);
-  let packageName: string;
-  let version: string;
-  let skill: RegisteredSkill;
-  let entryUrl: string | undefined;
-  let load: () => Promise<RegisteredSkill>;
-  if (preloaded === undefined) {
-    const resolved = await resolveSkill(entry, manifest.dir, where);
-    ({ packageName, version, entryUrl } = resolved);
-    checkVersion(entry, where, packageName, version);
-    const importIt = () => importSkill(resolved.entryUrl, `${where} (${packageName})`);
-    if (locked !== undefined && locked.package === packageName && locked.version === version) {
-      skill = placeholderSkill(locked.skill);
-      // What runs must be what the lock promised (risk, schemas, annotations): a surface that differs — a changed
-      // package, or a lock edited by hand to call a dangerous tool harmless — refuses the instance.
-      load = async () => {
-        const real = await importIt();
-        if (hashOf(surfaceOf(real)) !== locked.hash) {
-          throw new SkillportError(
-            "LOCK_STALE",
-            `[skillport] ${where} (${packageName}): its tools differ from ${LOCK_FILE}; run skillport lock and review the change`,
-          );
-        }
-        return real;
-      };
-    } else {
-      try {
-        skill = await importIt();
-      } catch (error) {
-        if (!(error instanceof SkillportError)) throw error;
-        throw new ImportFailure(`${where} (${packageName})`, error.message);
-      }
-      const live = skill;
-      load = async () => live;
+  const { entry, where, packageName, version, entryUrl } = resolution;
+  let live = resolution.live;
+  if (live === undefined && locked === undefined) {
+    try {
+      live = await importSkill(entryUrl as string, `${where} (${packageName})`);
+    } catch (error) {
+      if (!(error instanceof SkillportError)) throw error;
+      throw new ImportFailure(`${where} (${packageName})`, error.message);
     }
-  } else {
-    packageName = entry.package as string;
-    skill = registerOf(preloaded, `${where} (${packageName})`);
-    version = preloaded.version ?? skill.version ?? "0.0.0";
-    checkVersion(entry, where, packageName, version);
-    const live = skill;
-    load = async () => live;
   }
-  const id = entry.mcp ?? skill.name;
+  const surface = live === undefined ? (locked as LockedInstance).skill : surfaceOf(live);
+  // What runs must be what the lock promised (risk, schemas, annotations): a surface that differs — a changed
+  // package, or a lock edited by hand to call a dangerous tool harmless — refuses the instance.
+  const loader = memoizedLoad(async () => {
+    const skill = await importSkill(entryUrl as string, `${where} (${packageName})`);
+    if (hashOf(surfaceOf(skill)) !== locked?.hash) {
+      throw new SkillportError(
+        "LOCK_STALE",
+        `[skillport] ${where} (${packageName}): its tools differ from ${LOCK_FILE}; run skillport lock and review the change`,
+      );
+    }
+    return skill;
+  }, live);
+  const id = entry.mcp ?? surface.name;
   const source = `${where} (${packageName} as "${id}")`;
   const configPaths: string[] = [];
-  const config = validateConfig(skill, entry, where, manifest.dir, ajv, configPaths);
-  const { credentials, missing } = await resolveCredentials(skill, entry, where, manifest.dir);
-  checkAllow(skill, entry, where);
+  const config = validateConfig(surface, entry, where, manifest.dir, ajv, configPaths);
+  const { credentials, missing } = await resolveCredentials(surface, entry, where, manifest.dir);
+  checkAllow(surface, entry, where);
   if ((entry.isolation === "worker" || entry.isolation === "process") && entryUrl === undefined) {
     throw new SkillportError(
       "CONFIG_INVALID",
       `[skillport] ${where}.isolation: a skill given in memory cannot run in a ${entry.isolation === "worker" ? "worker" : "child process"}; install it as a package or use "in-process"`,
     );
   }
-  let loading: Promise<RegisteredSkill> | undefined;
-  const instance: SkillInstance = {
+  return {
     id,
-    index,
+    index: resolution.index,
     source,
     packageName,
     version,
-    skill,
-    loaded: locked === undefined || preloaded !== undefined || skill.tools.every((t) => !isPlaceholder(t)),
-    // One import however many first calls arrive together; a failure stays the answer for this instance.
-    load: () => {
-      loading ??= load().then((real) => {
-        instance.skill = real;
-        instance.loaded = true;
-        return real;
-      });
-      return loading;
+    surface,
+    get loaded() {
+      return loader.loaded;
     },
+    load: () => loader.load(),
     config,
     entryUrl,
     credentials,
@@ -261,7 +317,6 @@ async function loadInstance(
     memoryMb: entry.memoryMb,
     configPaths,
   };
-  return instance;
 }
 
 /**
@@ -269,7 +324,7 @@ async function loadInstance(
  * name, or whose variable or file is empty, is missing; a missing required one makes the instance's tools
  * answer CREDENTIALS_MISSING while the rest of the server works.
  */
-async function resolveCredentials(skill: RegisteredSkill, entry: SkillEntry, where: string, manifestDir: string) {
+async function resolveCredentials(skill: SkillSurface, entry: SkillEntry, where: string, manifestDir: string) {
   const declared = skill.credentials;
   const credentials: Record<string, string | undefined> = {};
   const missing: string[] = [];
@@ -302,7 +357,7 @@ async function resolveCredentials(skill: RegisteredSkill, entry: SkillEntry, whe
   return { credentials, missing };
 }
 
-function checkAllow(skill: RegisteredSkill, entry: SkillEntry, where: string): void {
+function checkAllow(skill: SkillSurface, entry: SkillEntry, where: string): void {
   for (const name of entry.allow ?? []) {
     const tool = skill.tools.find((t) => t.name === name);
     if (tool?.risk !== "dangerous") {
@@ -331,46 +386,8 @@ function checkVersion(entry: SkillEntry, where: string, packageName: string, ver
   }
 }
 
-async function importSkill(entryUrl: string, where: string): Promise<RegisteredSkill> {
-  let module: { register?: unknown; default?: unknown };
-  try {
-    module = (await import(entryUrl)) as typeof module;
-  } catch (error) {
-    throw new SkillportError(
-      "SKILL_INVALID",
-      `[skillport] ${where}: importing ${entryUrl} failed: ${(error as Error).message}`,
-    );
-  }
-  return registerOf(module, where);
-}
-
-function registerOf(module: { register?: unknown; default?: unknown }, where: string): RegisteredSkill {
-  const register = (typeof module.register === "function" ? module.register : module.default) as
-    | RegisterSkill
-    | undefined;
-  if (typeof register !== "function") {
-    throw new SkillportError(
-      "SKILL_INVALID",
-      `[skillport] ${where}: the module exports no register() function; export one made with defineSkill() from @skillport/core`,
-    );
-  }
-  let skill: RegisteredSkill;
-  try {
-    skill = register();
-  } catch (error) {
-    throw new SkillportError("SKILL_INVALID", `[skillport] ${where}: register() failed: ${(error as Error).message}`);
-  }
-  if (typeof skill?.name !== "string" || !Array.isArray(skill.tools)) {
-    throw new SkillportError(
-      "SKILL_INVALID",
-      `[skillport] ${where}: register() must return a skill made with defineSkill()`,
-    );
-  }
-  return skill;
-}
-
 function validateConfig(
-  skill: RegisteredSkill,
+  skill: SkillSurface,
   entry: SkillEntry,
   where: string,
   manifestDir: string,
@@ -426,7 +443,7 @@ function resolvePaths(value: unknown, schema: JsonSchema, base: string, found: s
 }
 
 /** Where the manifest takes operation ids, a dangerous tool advertises the host's confirmation argument. */
-function advertisedInput(tool: RegisteredTool, fallback: LoadedManifest["confirmation"]["fallback"]) {
+function advertisedInput(tool: ToolSurface, fallback: LoadedManifest["confirmation"]["fallback"]) {
   const schema = tool.inputSchema as ToolListing["inputSchema"];
   if (tool.risk !== "dangerous" || fallback !== "operation-id") return schema;
   const properties = (schema.properties ?? {}) as Record<string, unknown>;
@@ -451,7 +468,7 @@ function isSchema(value: unknown): value is JsonSchema {
 
 function selectTools(instance: SkillInstance, entry: SkillEntry, problems: Problem[]) {
   const { include, exclude } = entry.tools ?? {};
-  const names = new Set(instance.skill.tools.map((t) => t.name));
+  const names = new Set(instance.surface.tools.map((t) => t.name));
   const scoped = Object.keys(entry.scopes ?? {}).filter((name) => name !== "*");
   for (const [field, list] of [
     ["include", include],
@@ -464,12 +481,12 @@ function selectTools(instance: SkillInstance, entry: SkillEntry, problems: Probl
       if (!names.has(name)) {
         problems.push({
           code: "MANIFEST_INVALID",
-          message: `skills[${instance.index}].${field === "scopes" ? "" : "tools."}${field}: skill "${instance.skill.name}" has no tool "${name}"; its tools are ${[...names].join(", ")}`,
+          message: `skills[${instance.index}].${field === "scopes" ? "" : "tools."}${field}: skill "${instance.surface.name}" has no tool "${name}"; its tools are ${[...names].join(", ")}`,
         });
       }
     }
   }
-  return instance.skill.tools.filter(
+  return instance.surface.tools.filter(
     (t) => (include === undefined || include.includes(t.name)) && !(exclude ?? []).includes(t.name),
   );
 }

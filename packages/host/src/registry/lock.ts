@@ -6,7 +6,6 @@ import type { LoadedManifest } from "../manifest/manifest.js";
 import type { Registry } from "./registry.js";
 import { resolveSkill } from "./resolve-skill.js";
 import type { SkillSurface } from "./surface.js";
-import { surfaceOf } from "./surface.js";
 
 /** The lock's file name, beside the manifest. */
 export const LOCK_FILE = "skills.lock.json";
@@ -41,7 +40,7 @@ export function lockOf(manifest: LoadedManifest, registry: Registry): LockFile {
     lockfileVersion: 1,
     instances: registry.instances.map((instance) => {
       const entry = manifest.skills[instance.index];
-      const skill = surfaceOf(instance.skill);
+      const skill = instance.surface;
       return {
         entry: instance.index,
         source: entry?.package ?? entry?.path ?? instance.packageName,
@@ -152,5 +151,14 @@ function sortKeys(value: unknown): unknown {
       .filter(([, v]) => v !== undefined)
       .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
       .map(([k, v]) => [k, sortKeys(v)]),
+  );
+}
+
+/** Why `--frozen-lock` refuses to start. */
+export function frozenLockError(problems: readonly string[]): SkillportError {
+  return new SkillportError(
+    "LOCK_STALE",
+    `[skillport] cannot start with --frozen-lock: ${LOCK_FILE} does not match the manifest; run skillport lock and commit it:`,
+    problems,
   );
 }

@@ -10,7 +10,7 @@ import type { FromWorker, ToWorker } from "./worker-protocol.js";
 
 /** The built child-process entry. Tests run the sources, so from `src/` it points at the built `dist/process.js`. */
 const PROCESS_URL = import.meta.url.includes("/src/")
-  ? new URL("../../dist/process.js", import.meta.url)
+  ? new URL("../../../dist/process.js", import.meta.url)
   : new URL("./process.js", import.meta.url);
 
 /** What the child's stderr says when V8 gives up on its heap limit. */

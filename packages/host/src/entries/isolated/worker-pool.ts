@@ -1,9 +1,9 @@
 import { Worker } from "node:worker_threads";
-import type { ErrorCode, SkillContext } from "@skillport/core";
+import type { ErrorCode, RegisteredSkill, SkillContext } from "@skillport/core";
 import { isSkillError, result, SkillError } from "@skillport/core";
-import type { Logger } from "../log.js";
-import type { SkillInstance } from "../registry/registry.js";
-import { hasCredential, skillCredentials } from "./credential-fetch.js";
+import type { Logger } from "../../log.js";
+import { hasCredential, skillCredentials } from "../credential-fetch.js";
+import type { SkillInstance } from "../skill-instance.js";
 import type { FromWorker, ProxiedRequest, ProxiedResponse, ToWorker, WorkerSetup } from "./worker-protocol.js";
 
 /** The largest response body `ctx.fetch` brings into an isolated instance; the whole body travels at once. */
@@ -16,7 +16,7 @@ export const ABORT_GRACE_MS = 500;
  * The built worker entry. Tests run the sources, so from `src/` it points at the built `dist/worker.js`.
  */
 const WORKER_URL = import.meta.url.includes("/src/")
-  ? new URL("../../dist/worker.js", import.meta.url)
+  ? new URL("../../../dist/worker.js", import.meta.url)
   : new URL("./worker.js", import.meta.url);
 
 /** One running isolate, a worker thread or a child process, as the pool drives it. */
@@ -90,6 +90,8 @@ export class WorkerPool {
 
   constructor(
     private readonly instance: SkillInstance,
+    /** The instance's skill, loaded in the host: which credentials it reads itself and which the host holds. */
+    private readonly skill: RegisteredSkill,
     private readonly logger: Logger,
     private readonly spawnIsolate: SpawnIsolate = spawnThread,
     private readonly kind: "worker" | "child process" = "worker",
@@ -187,7 +189,7 @@ export class WorkerPool {
       entryUrl: instance.entryUrl ?? "", // the registry refuses isolation for in-memory modules
       config: instance.config,
       // Only what the skill reads itself: a credential declared with `fetch` stays in the host.
-      credentials: { ...skillCredentials(instance.skill, instance.credentials) },
+      credentials: { ...skillCredentials(this.skill, instance.credentials) },
       configured: Object.keys(instance.credentials).filter((name) => hasCredential(instance.credentials, name)),
     };
     let markGone: () => void = () => undefined;

@@ -1,7 +1,9 @@
 // The inside of an isolated instance, shared by a worker thread (worker-main) and a child process (process-main):
 // imports one skill, builds each call's context and answers the host's call messages.
-import type { ErrorCode, RegisteredSkill, RegisterSkill, SecretFinding, SkillContext } from "@skillport/core";
+import type { ErrorCode, RegisteredSkill, SecretFinding, SkillContext } from "@skillport/core";
 import { isSkillError, isToolResult, SkillError } from "@skillport/core";
+import { importSkill } from "../register-of.js";
+import { createSkillContext } from "../skill-context.js";
 import type { FromWorker, ProxiedResponse, ToWorker, WorkerSetup } from "./worker-protocol.js";
 
 /** How the runner talks to the host. */
@@ -20,8 +22,8 @@ export async function runIsolated(setup: WorkerSetup, channel: RunnerChannel): P
   process.on("unhandledRejection", (reason) =>
     send({ type: "stray", message: String((reason as Error)?.message ?? reason) }),
   );
-  const module = (await import(setup.entryUrl)) as { register?: RegisterSkill; default?: RegisterSkill };
-  const skill: RegisteredSkill = (module.register ?? (module.default as RegisterSkill))();
+  // The same import and register() checks as the host's own.
+  const skill: RegisteredSkill = await importSkill(setup.entryUrl, "the isolated skill");
   const controllers = new Map<number, AbortController>();
   // Questions to the host (is this a secret? fetch this), waiting for their answer, by ask number.
   const asks = new Map<number, (answer: SecretFinding | ProxiedResponse | undefined) => void>();
@@ -108,20 +110,23 @@ export async function runIsolated(setup: WorkerSetup, channel: RunnerChannel): P
         message: text,
         data: data === undefined ? undefined : JSON.parse(JSON.stringify(data)),
       });
-    const ctx: SkillContext = {
-      token: setup.credentials.token,
-      credentials: setup.credentials,
-      hasCredential: (credential) => configured.has(credential),
-      ...(auth === undefined ? {} : { auth }),
-      signal: controller.signal,
-      config: setup.config,
-      traceId,
-      progress: (done, total, text) => send({ type: "progress", id, done, total, message: text }),
-      log: { debug: log("debug"), info: log("info"), warn: log("warn"), error: log("error") },
-      fetch: (input, init) => proxiedFetch(id, controller.signal, input, init),
-      // The secrets stay in the host: the content goes there to be checked.
-      findSecret: (content) => ask<SecretFinding | undefined>((n) => ({ type: "find-secret", id, ask: n, content })),
-    };
+    const ctx = createSkillContext(
+      {
+        signal: controller.signal,
+        traceId,
+        caller: auth,
+        progress: (done, total, text) => send({ type: "progress", id, done, total, message: text }),
+        log: { debug: log("debug"), info: log("info"), warn: log("warn"), error: log("error") },
+        // The secrets stay in the host: the content goes there to be checked.
+        findSecret: (content) => ask<SecretFinding | undefined>((n) => ({ type: "find-secret", id, ask: n, content })),
+      },
+      {
+        config: setup.config,
+        credentials: setup.credentials,
+        hasCredential: (credential) => configured.has(credential),
+        fetch: (input, init) => proxiedFetch(id, controller.signal, input, init),
+      },
+    );
     try {
       if (tool === undefined) throw new Error(`the isolated skill has no tool "${name}"`);
       const value = await tool.run(params, ctx);

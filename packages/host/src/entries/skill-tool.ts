@@ -1,0 +1,115 @@
+import type { RegisteredSkill, RegisteredTool, Risk } from "@skillport/core";
+import type { Logger } from "../log.js";
+import { fetchWithCredentials, hasCredential, lazyHeldCredentials, skillCredentials } from "./credential-fetch.js";
+import { spawnProcess } from "./isolated/process-pool.js";
+import { spawnThread, WorkerPool } from "./isolated/worker-pool.js";
+import type { InstanceParts } from "./skill-context.js";
+import { createSkillContext } from "./skill-context.js";
+import type { SkillInstance } from "./skill-instance.js";
+import type { RunCall, Runnable, ToolEntry, ToolListing } from "./tool-entry.js";
+
+/** What a skill tool's entry is made of, besides its instance. */
+export interface SkillToolInit {
+  fullName: string;
+  toolName: string;
+  listing: ToolListing;
+  risk: Risk;
+  scopes: readonly string[];
+  timeoutMs: number;
+}
+
+/**
+ * The isolates of a registry's instances: one pool of worker threads or child processes per isolated instance,
+ * started on its first call, stopped together.
+ */
+export interface Isolates {
+  poolOf(instance: SkillInstance, skill: RegisteredSkill): WorkerPool;
+  close(): Promise<void>;
+}
+
+/** Creates the registry's isolates; they log what goes wrong in them with `logger`. */
+export function createIsolates(logger: Logger): Isolates {
+  const pools = new Map<SkillInstance, WorkerPool>();
+  return {
+    poolOf(instance, skill) {
+      let pool = pools.get(instance);
+      if (pool === undefined) {
+        pool =
+          instance.isolation === "process"
+            ? new WorkerPool(instance, skill, logger, spawnProcess, "child process")
+            : new WorkerPool(instance, skill, logger, spawnThread, "worker");
+        pools.set(instance, pool);
+      }
+      return pool;
+    },
+    async close() {
+      await Promise.all([...pools.values()].map((pool) => pool.close()));
+    },
+  };
+}
+
+/**
+ * A skill's tool as a table entry. Its runnable comes from the instance's loaded skill (imported on the first
+ * call when the host started from the lock) and runs in this process, or in the instance's isolates.
+ */
+export function skillToolEntry(instance: SkillInstance, init: SkillToolInit, isolates: Isolates): ToolEntry {
+  let runnable: Promise<Runnable> | undefined;
+  return {
+    ...init,
+    instance,
+    resolve() {
+      runnable ??= instance.load().then((skill) => {
+        const tool = skill.tools.find((t) => t.name === init.toolName);
+        if (tool === undefined) {
+          throw new Error(`${instance.id} no longer has the tool "${init.toolName}"; run skillport lock`);
+        }
+        const parts = instancePartsOf(instance, skill);
+        return instance.isolation === "in-process"
+          ? runnableOf(tool, parts, (args, ctx) => tool.run(args, ctx))
+          : runnableOf(tool, parts, (args, ctx) => isolates.poolOf(instance, skill).run(tool.name, args, ctx));
+      });
+      return runnable;
+    },
+  };
+}
+
+// --- internal ---
+
+type Execute = (args: Record<string, unknown>, ctx: ReturnType<typeof createSkillContext>) => unknown;
+
+/** What a loaded instance gives every call's ctx: config, the credentials its skill reads, and the host's fetch. */
+function instancePartsOf(instance: SkillInstance, skill: RegisteredSkill): (call: RunCall) => InstanceParts {
+  const credentials = skillCredentials(skill, instance.credentials);
+  const held = lazyHeldCredentials(skill, instance.credentials, instance.config);
+  return (call) => ({
+    config: instance.config,
+    credentials,
+    hasCredential: (name) => hasCredential(instance.credentials, name),
+    fetch: fetchWithCredentials(held, call.signal, (input, init) => fetch(input, init)),
+  });
+}
+
+function runnableOf(tool: RegisteredTool, parts: (call: RunCall) => InstanceParts, execute: Execute): Runnable {
+  return {
+    risk: tool.risk,
+    title: tool.title,
+    inputSchema: tool.inputSchema,
+    outputSchema: tool.outputSchema,
+    legacy: tool.legacy.map((shape, index) => ({
+      schema: tool.legacySchemas[index] ?? {},
+      migrate: shape.migrate,
+      note: shape.note,
+    })),
+    brief(args) {
+      try {
+        const brief: unknown = tool.buildBrief?.(args);
+        return typeof brief === "string" ? brief : undefined;
+      } catch {
+        return undefined; // a brief is a courtesy; a throwing one never fails the call
+      }
+    },
+    async run(args, call) {
+      return execute(args, createSkillContext(call, parts(call)));
+    },
+  };
+}

@@ -1,0 +1,74 @@
+import type { JsonSchema, Risk, SkillContext, SkillLogger, ToolAnnotations } from "@skillport/core";
+import type { Caller } from "../pipeline/check-scopes.js";
+import type { SkillInstance } from "./skill-instance.js";
+
+/** A tool as tools/list shows it. */
+export interface ToolListing {
+  name: string;
+  title: string;
+  description: string;
+  inputSchema: JsonSchema & { type: "object" };
+  outputSchema: JsonSchema & { type: "object" };
+  annotations: ToolAnnotations;
+}
+
+/**
+ * One row of the tool table: what tools/list shows, known at start-up without running anything, and how to get
+ * the code that answers a call. A tool of an in-process skill, of a worker- or process-isolated skill (and, next, of
+ * an upstream MCP server) are kinds of it; the pipeline knows only this interface.
+ */
+export interface ToolEntry {
+  /** The name clients call, `<mcp><separator><tool>` (`notes.search_notes`). */
+  readonly fullName: string;
+  /** The tool's own name in its skill, before a manifest rename. */
+  readonly toolName: string;
+  readonly listing: ToolListing;
+  /** The risk the tool publishes (from the lock or the skill): for listings and audit lines, never for a decision. */
+  readonly risk: Risk;
+  /** The manifest entry it comes from: its id, limits, `allow`, credentials. */
+  readonly instance: SkillInstance;
+  /** Scopes an HTTP caller must hold to call it (manifest `skills[i].scopes`); empty when none. */
+  readonly scopes: readonly string[];
+  /** The call's time limit: the instance's override, else the tool's own, else the host default. */
+  readonly timeoutMs: number;
+  /**
+   * The code behind the listing, imported (or started) on the first call and the same object for every call
+   * after; rejects with the cause when it cannot be had (the call answers UNAVAILABLE, other entries keep working).
+   */
+  resolve(): Promise<Runnable>;
+}
+
+/** What answers a call: the tool as its code defines it (never as a lock described it), and a way to run it. */
+export interface Runnable {
+  readonly risk: Risk;
+  readonly title: string;
+  /** The published input schema: calls are validated against it. */
+  readonly inputSchema: JsonSchema;
+  /** The schema of the envelope's `data`, when the tool declares one: results are checked against it. */
+  readonly outputSchema: JsonSchema | undefined;
+  /** Older argument shapes the tool still takes, each with its JSON Schema and how to migrate it. */
+  readonly legacy: readonly LegacyShape[];
+  /** One line saying what these arguments will do, or undefined when the tool has no brief (or it throws). */
+  brief(args: Record<string, unknown>): string | undefined;
+  /** Runs the call. Resolves with what the capability returned; rejects with what it threw or the abort reason. */
+  run(args: Record<string, unknown>, call: RunCall): Promise<unknown>;
+}
+
+/** An older argument shape: its JSON Schema, how to turn it into the current one, and the note that says so. */
+export interface LegacyShape {
+  schema: JsonSchema;
+  migrate(old: Record<string, unknown>): Record<string, unknown>;
+  note: string;
+}
+
+/** What the pipeline gives a call to run with; the entry turns it into the capability's `ctx`. */
+export interface RunCall {
+  /** Aborted on the client's cancel or the timeout. */
+  signal: AbortSignal;
+  traceId: string;
+  caller: Caller | undefined;
+  progress: SkillContext["progress"];
+  /** The skill's log lines, already bound to the call and redacted. */
+  log: SkillLogger;
+  findSecret: SkillContext["findSecret"];
+}

@@ -1,0 +1,133 @@
+import type { Envelope, Risk } from "@skillport/core";
+import type { Runnable, ToolEntry, ToolListing } from "../entries/tool-entry.js";
+import type { Caller } from "./check-scopes.js";
+import type { SendProgress } from "./throttle-progress.js";
+
+/** Options for one call. */
+export interface CallOptions {
+  /** Aborted when the client cancels; the capability's `ctx.signal` follows it. */
+  signal?: AbortSignal;
+  /** Receives `ctx.progress` reports, throttled; set when the client asked for progress. */
+  onProgress?: SendProgress;
+  /**
+   * Who is calling over an authenticated transport; the tool's scopes are checked against it and it reaches the
+   * capability as `ctx.auth`. Unset for local calls (stdio, `skillport call`), which are not checked.
+   */
+  caller?: Caller;
+  /** How a dangerous call can be confirmed by its user; without it only the operation-id fallback can apply. */
+  confirmation?: CallConfirmation;
+}
+
+/** The ways a dangerous call can reach its user for confirmation. */
+export interface CallConfirmation {
+  /**
+   * Asks the user in this process (a terminal prompt, a test double): resolves true to go ahead. Preferred when given.
+   */
+  ask?: (question: ConfirmationQuestion) => Promise<boolean>;
+  /** The client can ask its user (MCP elicitation): the pipeline answers with `elicit`, and the answer comes back. */
+  elicit?: boolean;
+  /** The user's answer to a question, with the state this server minted for it (undefined if the client sent none). */
+  answer?: { action: "accept" | "decline" | "cancel"; state: string | undefined };
+}
+
+/** What the user is asked before a dangerous call runs. */
+export interface ConfirmationQuestion {
+  tool: string;
+  /** What the call will do, control and bidirectional characters shown escaped. */
+  brief: string;
+  /** The whole question, e.g. `files.delete_file wants to: Delete a.txt. Allow it?` */
+  message: string;
+}
+
+/** The stages a call goes through, in order; an outcome names the one that answered. */
+export const STAGES = [
+  "lookup",
+  "authorize",
+  "ensure-loaded",
+  "migrate",
+  "validate",
+  "confirm",
+  "execute",
+  "shape",
+] as const;
+
+export type StageName = (typeof STAGES)[number];
+
+/** What one call answers, once redacted: the envelope, and which stage answered. */
+export interface CallOutcome {
+  envelope: Envelope;
+  /** The tool that answered, as tools/list shows it, and its instance's id; undefined at the `lookup` stage. */
+  tool: { listing: ToolListing; instance: string } | undefined;
+  isError: boolean;
+  /** The stage that answered: `lookup` for a name the table does not have, `execute`/`shape` when the tool ran. */
+  stage: StageName;
+  /**
+   * Set when a dangerous call should be confirmed by asking the user (the client supports elicitation): the
+   * transport asks with this message, sending `state` along, and calls again with the answer. The envelope is the
+   * fallback answer.
+   */
+  elicit?: { message: string; state: string };
+}
+
+/** A call as it enters the stages: found in the table, with a trace id and its start time. */
+export interface Call {
+  readonly entry: ToolEntry;
+  readonly traceId: string;
+  readonly startedAt: number;
+  readonly options: CallOptions;
+  /** The arguments as the client sent them. */
+  readonly input: unknown;
+}
+
+/** After ensure-loaded: the code that answers it. */
+export interface LoadedCall extends Call {
+  readonly runnable: Runnable;
+}
+
+/** After migrate: arguments in the current shape (not yet validated), the host's own argument split off. */
+export interface MigratedCall extends LoadedCall {
+  readonly input: Record<string, unknown>;
+  /** The `_confirm` operation id a dangerous call carried, if any. */
+  readonly operationId: unknown;
+  /** Said to the caller with the answer (a legacy shape's note). */
+  readonly warnings: readonly string[];
+}
+
+/** After validate: arguments checked against the published schema, defaults filled in, and what they will do. */
+export interface ValidatedCall extends MigratedCall {
+  readonly args: Record<string, unknown>;
+  readonly brief: string | undefined;
+}
+
+/** After execute: what the capability returned. */
+export interface ExecutedCall extends ValidatedCall {
+  readonly value: unknown;
+}
+
+/** A stage's answer: the outcome, and the call as far as it got (for the audit line). */
+export interface Answered {
+  readonly answered: true;
+  readonly call: Call;
+  readonly outcome: CallOutcome;
+}
+
+/** One stage: passes the call on, enriched, or answers it. */
+export type Stage<In extends Call, Out extends Call> = (call: In) => Out | Answered | Promise<Out | Answered>;
+
+/** Ends a call at `stage` with this outcome. */
+export function answer(call: Call, stage: StageName, outcome: Omit<CallOutcome, "stage" | "tool">): Answered {
+  const tool = { listing: call.entry.listing, instance: call.entry.instance.id };
+  return { answered: true, call, outcome: { ...outcome, stage, tool } };
+}
+
+export function isAnswered(value: Call | Answered): value is Answered {
+  return "answered" in value;
+}
+
+/** What the audit line says of a call's risk and brief, as far as it got. */
+export function auditFacts(call: Call): { risk: Risk; brief: string | undefined } {
+  return {
+    risk: "runnable" in call ? (call as LoadedCall).runnable.risk : call.entry.risk,
+    brief: "brief" in call ? (call as ValidatedCall).brief : undefined,
+  };
+}

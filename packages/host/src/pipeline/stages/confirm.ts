@@ -1,0 +1,118 @@
+import type { Answered, ConfirmationQuestion, ValidatedCall } from "../call.js";
+import { answer } from "../call.js";
+import type { ConfirmationSubject, Confirmations } from "../confirmations.js";
+import type { Outcome } from "../envelope.js";
+import { failureOutcome } from "../envelope.js";
+import { CONFIRM_ARGUMENT } from "./migrate.js";
+
+/** What confirming dangerous calls needs. */
+export interface ConfirmOptions {
+  confirmations: Confirmations;
+  /** What a dangerous call answers when its client cannot ask the user. */
+  fallback: "refuse" | "operation-id";
+}
+
+/**
+ * A dangerous call runs only when the manifest allows it and its user confirmed these exact arguments: asked in
+ * process, or through the client (an answer counts only with the state this server minted for the question, for
+ * this tool, these arguments and this caller, once), or, where the manifest opts in, with a one-time operation id.
+ * Other calls pass through. Decided on the loaded tool's risk, never on what a lock said.
+ */
+export function createConfirm({ confirmations, fallback }: ConfirmOptions) {
+  return async function confirm(call: ValidatedCall): Promise<ValidatedCall | Answered> {
+    if (call.runnable.risk !== "dangerous") return call;
+    const outcome = await refusal(call);
+    return outcome === undefined ? call : answer(call, "confirm", outcome);
+  };
+
+  async function refusal(call: ValidatedCall): Promise<Outcome | undefined> {
+    const { entry, args, options } = call;
+    const brief = call.brief ?? `Run ${entry.fullName}`;
+    if (!entry.instance.allow.has(entry.toolName)) {
+      return failureOutcome(
+        call,
+        "PERMISSION_DENIED",
+        `${entry.fullName} is dangerous and this server does not allow it; to enable it add "${entry.toolName}" to skills[${entry.instance.index}].allow in the manifest`,
+      );
+    }
+    const subject: ConfirmationSubject = { tool: entry.fullName, args, caller: options.caller?.id };
+    if (call.operationId !== undefined) return redeem(call, subject);
+    const question: ConfirmationQuestion = {
+      tool: entry.fullName,
+      brief,
+      message: `${entry.fullName} wants to: ${brief}. Allow it?`,
+    };
+    const how = options.confirmation ?? {};
+    if (how.ask !== undefined) {
+      return (await how.ask(question))
+        ? undefined
+        : failureOutcome(call, "PERMISSION_DENIED", `the user declined: ${brief}`);
+    }
+    const given = how.answer;
+    if (given !== undefined && given.action !== "accept") {
+      return failureOutcome(call, "PERMISSION_DENIED", `the user declined: ${brief}`);
+    }
+    if (given?.state !== undefined) {
+      const verdict = confirmations.answer(given.state, subject);
+      if (verdict === "ok") return undefined;
+      if (verdict === "reused") {
+        return failureOutcome(
+          call,
+          "PERMISSION_DENIED",
+          `this confirmation was already used; call ${entry.fullName} again to ask the user anew`,
+          { retryable: true },
+        );
+      }
+      // Any other answer (expired, for other arguments or another caller, not minted here) asks again: the user
+      // must see what will run now.
+    }
+    if (how.elicit === true) {
+      const { state } = confirmations.ask(subject);
+      const asking = failureOutcome(call, "CONFIRMATION_REQUIRED", `Confirm: ${brief}`, { retryable: true });
+      return { ...asking, elicit: { message: question.message, state } };
+    }
+    if (fallback === "refuse") {
+      return failureOutcome(
+        call,
+        "CONFIRMATION_REQUIRED",
+        `${entry.fullName} is dangerous and runs only after its user confirms it (${brief}), but this client cannot ask its user (MCP elicitation); use a client that can, or, as the server's operator, set confirmation.fallback to "operation-id" in the manifest`,
+        { retryable: false },
+      );
+    }
+    const { operationId, expiresAt } = confirmations.issue(subject);
+    return failureOutcome(
+      call,
+      "CONFIRMATION_REQUIRED",
+      `Confirm: ${brief}. Ask the user; to run it, repeat the same call with "${CONFIRM_ARGUMENT}": "${operationId}" before ${expiresAt.toISOString()}`,
+      { retryable: true, operationId, expiresAt: expiresAt.toISOString() },
+    );
+  }
+
+  function redeem(call: ValidatedCall, subject: ConfirmationSubject): Outcome | undefined {
+    const field = `/${CONFIRM_ARGUMENT}`;
+    const { fullName } = call.entry;
+    if (fallback !== "operation-id") {
+      return failureOutcome(
+        call,
+        "PERMISSION_DENIED",
+        `this server does not take operation ids (confirmation.fallback is "refuse"); leave out ${CONFIRM_ARGUMENT} and confirm through a client that can ask its user`,
+        { field },
+      );
+    }
+    const verdict = typeof call.operationId === "string" ? confirmations.redeem(call.operationId, subject) : "invalid";
+    if (verdict === "ok") return undefined;
+    const why = {
+      invalid: "is not an operation id this server issued",
+      expired: "has expired",
+      mismatch: "was issued for other arguments",
+      "other-caller": "was issued to another caller",
+      reused: "was already used",
+    }[verdict];
+    return failureOutcome(
+      call,
+      "PERMISSION_DENIED",
+      `the ${CONFIRM_ARGUMENT} operation id ${why}; call ${fullName} again without ${CONFIRM_ARGUMENT} to get a new one`,
+      { field, retryable: true },
+    );
+  }
+}

@@ -1,0 +1,38 @@
+import type { SkillInstance } from "../../entries/skill-instance.js";
+import { messageOf } from "../../errors.js";
+import type { Logger } from "../../log.js";
+import type { Answered, Call, LoadedCall } from "../call.js";
+import { answer } from "../call.js";
+import { failureOutcome } from "../envelope.js";
+
+/**
+ * The entry's code, resolved once (a skill imported on its first call when the host started from the lock). When
+ * it cannot be had, this entry answers UNAVAILABLE with the cause and every other entry keeps working; the cause is
+ * logged once per instance.
+ */
+export function createEnsureLoaded(logger: Logger) {
+  const logged = new Set<SkillInstance>();
+  return async function ensureLoaded(call: Call): Promise<LoadedCall | Answered> {
+    const { instance } = call.entry;
+    try {
+      return { ...call, runnable: await call.entry.resolve() };
+    } catch (error) {
+      if (!logged.has(instance)) {
+        logged.add(instance);
+        logger.error(
+          { instance: instance.id, err: error },
+          "a skill could not be loaded; its tools answer UNAVAILABLE",
+        );
+      }
+      return answer(
+        call,
+        "ensure-loaded",
+        failureOutcome(
+          call,
+          "UNAVAILABLE",
+          `${instance.id} could not be loaded (${messageOf(error)}); its tools are unavailable, every other tool keeps working`,
+        ),
+      );
+    }
+  };
+}

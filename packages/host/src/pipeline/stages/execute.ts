@@ -1,0 +1,118 @@
+import type { SkillLogger } from "@skillport/core";
+import type { SkillInstance } from "../../entries/skill-instance.js";
+import type { RunCall } from "../../entries/tool-entry.js";
+import type { Logger } from "../../log.js";
+import type { Answered, ExecutedCall, ValidatedCall } from "../call.js";
+import { answer } from "../call.js";
+import type { Outcome } from "../envelope.js";
+import { failureOutcome, thrownOutcome } from "../envelope.js";
+import { Limiter, QueueFullError } from "../limiter.js";
+import type { Redactor } from "../redact.js";
+import { throttleProgress } from "../throttle-progress.js";
+
+/** What running calls needs. */
+export interface ExecuteOptions {
+  logger: Logger;
+  redactor: Redactor;
+}
+
+/**
+ * Runs the call within its bounds: a slot of the instance's concurrency (or a place in its queue, else
+ * RATE_LIMITED), the tool's timeout (TIMEOUT) and the client's cancel (CANCELLED), one signal for both; progress
+ * throttled. A capability that ignores its signal is answered for all the same when the signal aborts.
+ */
+export function createExecute({ logger, redactor }: ExecuteOptions) {
+  const limiters = new Map<SkillInstance, Limiter>();
+  const limiterOf = (instance: SkillInstance) => {
+    let limiter = limiters.get(instance);
+    if (limiter === undefined) {
+      limiter = new Limiter(instance.concurrency, instance.queue);
+      limiters.set(instance, limiter);
+    }
+    return limiter;
+  };
+
+  return async function execute(call: ValidatedCall): Promise<ExecutedCall | Answered> {
+    const { entry, options } = call;
+    const timeout = AbortSignal.timeout(entry.timeoutMs);
+    const signal = options.signal === undefined ? timeout : AbortSignal.any([options.signal, timeout]);
+    const progress = options.onProgress === undefined ? undefined : throttleProgress(options.onProgress);
+    let release: (() => void) | undefined;
+    try {
+      release = await limiterOf(entry.instance).acquire(signal);
+      const run: RunCall = {
+        signal,
+        traceId: call.traceId,
+        caller: options.caller,
+        progress: (done, total, message) => progress?.report(done, total, message),
+        log: skillLogger(logger, call),
+        findSecret: async (content) => redactor.find(content),
+      };
+      const running = call.runnable.run(call.args, run);
+      running.catch(() => undefined); // answered below; a late rejection after an abort is expected
+      return { ...call, value: await untilAborted(running, signal) };
+    } catch (error) {
+      return answer(call, "execute", failed(call, error, signal, timeout));
+    } finally {
+      release?.();
+      progress?.close();
+    }
+  };
+
+  function failed(call: ValidatedCall, error: unknown, signal: AbortSignal, timeout: AbortSignal): Outcome {
+    const { entry } = call;
+    const place = `skills[${entry.instance.index}]`;
+    if (error instanceof QueueFullError) {
+      return failureOutcome(
+        call,
+        "RATE_LIMITED",
+        `${entry.instance.id} is busy (${error.message}); try again shortly, or raise concurrency/queue for ${place}`,
+        { retryable: true },
+      );
+    }
+    if (timeout.aborted) {
+      return failureOutcome(
+        call,
+        "TIMEOUT",
+        `${entry.fullName} did not finish within ${entry.timeoutMs} ms and was stopped; try narrower arguments, or raise timeoutMs for ${place}`,
+        { retryable: true },
+      );
+    }
+    const outcome = thrownOutcome(call, error, signal);
+    if (outcome.envelope.ok === false && outcome.envelope.error.code === "INTERNAL") {
+      logger.error({ err: error, traceId: call.traceId, tool: entry.fullName }, "tool threw an unexpected error");
+    }
+    return outcome;
+  }
+}
+
+// --- internal ---
+
+/** A capability's log lines, bound to the call (the host's logger redacts every line). */
+function skillLogger(logger: Logger, call: ValidatedCall): SkillLogger {
+  let child: Logger | undefined;
+  const at = (level: "debug" | "info" | "warn" | "error") => (message: string, data?: Record<string, unknown>) => {
+    child ??= logger.child({ traceId: call.traceId, tool: call.entry.fullName });
+    child[level](data ?? {}, message);
+  };
+  return { debug: at("debug"), info: at("info"), warn: at("warn"), error: at("error") };
+}
+
+/** Settles with the work, or rejects with the signal's reason as soon as it aborts. */
+function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener("abort", onAbort, { once: true });
+    work.then(
+      (value) => {
+        signal.removeEventListener("abort", onAbort);
+        resolve(value);
+      },
+      (error) => {
+        signal.removeEventListener("abort", onAbort);
+        reject(error);
+      },
+    );
+  });
+}

@@ -1,0 +1,64 @@
+import { deeperThan } from "../../json-pointer.js";
+import type { Logger } from "../../log.js";
+import type { Answered, ExecutedCall } from "../call.js";
+import { answer } from "../call.js";
+import { failureOutcome, successOutcome } from "../envelope.js";
+import type { Validators } from "../validators.js";
+import { schemaFailure } from "./schema-failure.js";
+
+/** How deeply a result may nest: far beyond any tool's data, well below what serialising it would overflow. */
+export const MAX_RESULT_DEPTH = 2048;
+
+/**
+ * The envelope of what the capability returned, its `data` checked against the tool's output schema: clients
+ * validate `structuredContent` against the advertised schema, so data that drifted from it answers INTERNAL here
+ * (with the JSON path in the log) rather than breaking the client.
+ */
+export function createShape(validators: Validators, logger: Logger) {
+  return function shape(call: ExecutedCall): Answered {
+    const { entry, runnable } = call;
+    // What no transport could send (serialising it would overflow the stack) is refused here, named in the log.
+    const deep = deeperThan(call.value, MAX_RESULT_DEPTH);
+    if (deep !== undefined) {
+      logger.error(
+        { traceId: call.traceId, tool: entry.fullName, at: deep },
+        "a tool's result nests too deeply to send",
+      );
+      return answer(
+        call,
+        "shape",
+        failureOutcome(
+          call,
+          "INTERNAL",
+          `${entry.fullName} answered with data nested deeper than ${MAX_RESULT_DEPTH} levels, which cannot be sent; the server log has the details under traceId ${call.traceId}`,
+        ),
+      );
+    }
+    const outcome = successOutcome(call, call.value, runnable.title, call.warnings);
+    let problem: ReturnType<NonNullable<ReturnType<Validators["output"]>>>;
+    try {
+      problem = validators.output(runnable)?.(outcome.envelope.ok ? outcome.envelope.data : undefined);
+    } catch (error) {
+      return schemaFailure(call, "shape", error, logger);
+    }
+    if (problem === undefined) return answer(call, "shape", outcome);
+    logger.error(
+      {
+        traceId: call.traceId,
+        tool: entry.fullName,
+        at: `/data${problem.where === "/" ? "" : problem.where}`,
+        problem: problem.message,
+      },
+      "a tool's result does not match its output schema",
+    );
+    return answer(
+      call,
+      "shape",
+      failureOutcome(
+        call,
+        "INTERNAL",
+        `${entry.fullName} answered with data that does not match its output schema; the server log has the details under traceId ${call.traceId}`,
+      ),
+    );
+  };
+}

@@ -1,0 +1,41 @@
+import type { Logger } from "../../log.js";
+import type { Answered, MigratedCall, ValidatedCall } from "../call.js";
+import { answer } from "../call.js";
+import { failureOutcome } from "../envelope.js";
+import { showInvisible } from "../show-invisible.js";
+import type { Validators } from "../validators.js";
+import { schemaFailure } from "./schema-failure.js";
+
+/**
+ * The arguments against the tool's published JSON Schema (compiled once, first error wins, defaults filled in), and
+ * the brief of what they will do, every invisible or reordering character shown as an escape.
+ */
+export function createValidate(validators: Validators, logger: Logger) {
+  return function validate(call: MigratedCall): ValidatedCall | Answered {
+    const { entry, runnable, input } = call;
+    let problem: ReturnType<ReturnType<Validators["input"]>>;
+    try {
+      problem = validators.input(runnable)(input);
+    } catch (error) {
+      return schemaFailure(call, "validate", error, logger);
+    }
+    if (problem !== undefined) {
+      const what = problem.where === "/" ? "the arguments" : problem.where.slice(1);
+      return answer(
+        call,
+        "validate",
+        failureOutcome(
+          call,
+          "ARGUMENT_INVALID",
+          `invalid arguments for ${entry.fullName}: ${what} ${problem.message}`,
+          {
+            field: problem.where,
+            retryable: true,
+          },
+        ),
+      );
+    }
+    const brief = runnable.brief(input);
+    return { ...call, args: input, brief: brief === undefined ? undefined : showInvisible(brief) };
+  };
+}
