@@ -10,8 +10,9 @@ import manifestSchema from "../manifest.schema.json" with { type: "json" };
 import { createAjv } from "../src/ajv.js";
 import { MANIFEST_SCHEMA_FILE, manifestSchemaText } from "../src/manifest/manifest-json-schema.js";
 import { ManifestSchema, OBJECT_NAMES } from "../src/manifest/manifest-schema.js";
+import { buildRegistry } from "../src/registry/build-registry.js";
 import { resolveHttpConfig } from "../src/transports/http/config.js";
-import { manifestOf } from "./helpers.js";
+import { ECHO, manifestOf } from "./helpers.js";
 
 const PACKAGE = fileURLToPath(new URL("../", import.meta.url));
 
@@ -74,6 +75,22 @@ describe("the manifest's defaults", () => {
     const defs = manifestSchema.$defs;
     expect(config.auth?.tokens[0]?.scopes).toEqual(defs.staticToken.properties.scopes.default);
     expect(config.auth?.jwt?.clockToleranceSec).toBe(defs.jwtAuth.properties.clockToleranceSec.default);
+  });
+});
+
+describe("a skill entry's defaults", () => {
+  it("are the ones the registry applies", async () => {
+    const skill = manifestSchema.$defs.skill.properties;
+    const registry = await buildRegistry(manifestOf({ skills: [{ path: ECHO }] }));
+    expect(skill.enabled.default).toBe(true);
+    expect(registry.instances).toHaveLength(1);
+    expect(registry.instances[0]).toMatchObject({
+      concurrency: skill.concurrency.default,
+      queue: skill.queue.default,
+      isolation: skill.isolation.default,
+    });
+    expect(skill.prefix.default).toBe(true);
+    expect(registry.tools.has("echo.echo")).toBe(true);
   });
 });
 
