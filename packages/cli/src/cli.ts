@@ -1,10 +1,9 @@
 import { createRequire } from "node:module";
-import { SkillportError } from "@skillport/host";
+import { DEFAULT_MANIFEST, SkillportError } from "@skillport/host";
 import { Command, CommanderError, InvalidArgumentError } from "commander";
 
 const { version } = createRequire(import.meta.url)("../package.json") as { version: string };
 const MANIFEST_HELP = "the manifest to serve";
-const DEFAULT_MANIFEST = "skills.manifest.json";
 
 // Commands load on demand, so `skillport list` never pays for the MCP SDK that `serve` needs.
 

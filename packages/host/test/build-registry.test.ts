@@ -1,10 +1,12 @@
+import { mkdir, mkdtemp, rm, symlink } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { defineSkill, defineTool } from "@skillport/core";
 import { describe, expect, it } from "vitest";
 import { SkillportError } from "../src/errors.js";
+import { parseManifest } from "../src/manifest/load-manifest.js";
 import { buildRegistry } from "../src/registry/build-registry.js";
-import { BROKEN_IMPORT, ECHO, FIXTURES, manifestOf, NOTES } from "./helpers.js";
+import { BROKEN_IMPORT, ECHO, FIXTURES, manifestOf, NOTEBOOK } from "./helpers.js";
 
 async function failureOf(json: unknown): Promise<SkillportError> {
   try {
@@ -16,7 +18,7 @@ async function failureOf(json: unknown): Promise<SkillportError> {
   throw new Error("the registry was built");
 }
 
-const notes = (extra: Record<string, unknown> = {}) => ({ path: NOTES, config: { vault: "./vault" }, ...extra });
+const notes = (extra: Record<string, unknown> = {}) => ({ path: NOTEBOOK, config: { vault: "./vault" }, ...extra });
 
 describe("buildRegistry", () => {
   it("namespaces tools as <mcp><separator><tool>, in manifest order", async () => {
@@ -55,10 +57,20 @@ describe("buildRegistry", () => {
   });
 
   it("resolves a package the way Node resolves an import from the manifest's folder", async () => {
-    const registry = await buildRegistry(
-      manifestOf({ skills: [{ package: "@skillport/skill-notes", config: { vault: "./v" } }] }),
-    );
-    expect(registry.instances[0]).toMatchObject({ id: "notes", packageName: "@skillport/skill-notes" });
+    // The package is installed beside a manifest in a scratch folder, as `pnpm add` would link it.
+    const dir = await mkdtemp(path.join(os.tmpdir(), "skillport-resolve-"));
+    try {
+      await mkdir(path.join(dir, "node_modules"));
+      await symlink(NOTEBOOK, path.join(dir, "node_modules", "fixture-skill-notebook"), "dir");
+      const manifest = parseManifest(
+        { skills: [{ package: "fixture-skill-notebook", config: { vault: "./v" } }] },
+        path.join(dir, "skills.manifest.json"),
+      );
+      const registry = await buildRegistry(manifest);
+      expect(registry.instances[0]).toMatchObject({ id: "notes", packageName: "fixture-skill-notebook" });
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 
   it("validates the config, fills its defaults and resolves path fields against the manifest's folder", async () => {
@@ -72,7 +84,7 @@ describe("buildRegistry", () => {
     expect(error.code).toBe("TOOL_CONFLICT");
     expect(error.problems).toHaveLength(3);
     expect(error.problems[0]).toBe(
-      `tool "notes.search_notes" is defined by both skills[0] (@skillport/skill-notes as "notes", tool search_notes) and skills[1] (@skillport/skill-notes as "notes", tool search_notes); give one of them another "mcp" id, or rename one in tools.rename`,
+      `tool "notes.search_notes" is defined by both skills[0] (fixture-skill-notebook as "notes", tool search_notes) and skills[1] (fixture-skill-notebook as "notes", tool search_notes); give one of them another "mcp" id, or rename one in tools.rename`,
     );
   });
 
@@ -104,19 +116,19 @@ describe("buildRegistry", () => {
     ],
     [
       "a config missing a required field",
-      { path: NOTES, config: {} },
+      { path: NOTEBOOK, config: {} },
       "CONFIG_INVALID",
       "skills[0].config.vault: is required but missing",
     ],
     [
       "a config field of the wrong type",
-      { path: NOTES, config: { vault: "./v", maxNoteBytes: "big" } },
+      { path: NOTEBOOK, config: { vault: "./v", maxNoteBytes: "big" } },
       "CONFIG_INVALID",
       'skills[0].config.maxNoteBytes: must be an integer, got "big"',
     ],
     [
       "an unknown config field",
-      { path: NOTES, config: { vault: "./v", vualt: 1 } },
+      { path: NOTEBOOK, config: { vault: "./v", vualt: 1 } },
       "CONFIG_INVALID",
       "skills[0].config.vualt: is not a known field",
     ],
@@ -133,7 +145,7 @@ describe("buildRegistry", () => {
   });
 
   it("reports the problems of every entry at once", async () => {
-    const error = await failureOf({ skills: [{ package: "@skillport/skill-nope" }, { path: NOTES, config: {} }] });
+    const error = await failureOf({ skills: [{ package: "@skillport/skill-nope" }, { path: NOTEBOOK, config: {} }] });
     expect(error.problems.map((p) => p.slice(0, 14))).toEqual(["[skillport] sk", "skills[1].conf"]);
   });
 

@@ -5,9 +5,9 @@ import { buildRegistry } from "../src/registry/build-registry.js";
 import type { LockFile } from "../src/registry/lock.js";
 import { hashOf, lockOf, lockProblems, stringifyLock } from "../src/registry/lock.js";
 import { surfaceOf } from "../src/registry/surface.js";
-import { BROKEN_IMPORT, ECHO, manifestOf, NOTES, pipelineOf, silentLogger } from "./helpers.js";
+import { BROKEN_IMPORT, ECHO, manifestOf, NOTEBOOK, pipelineOf, silentLogger } from "./helpers.js";
 
-const notes = (extra: Record<string, unknown> = {}) => ({ path: NOTES, config: { vault: "./vault" }, ...extra });
+const notes = (extra: Record<string, unknown> = {}) => ({ path: NOTEBOOK, config: { vault: "./vault" }, ...extra });
 
 async function conflicts(json: unknown): Promise<SkillportError> {
   try {
@@ -85,8 +85,8 @@ describe("composing instances", () => {
     });
     expect(error.code).toBe("TOOL_CONFLICT");
     expect(error.problems).toEqual([
-      'tool "read_note" is defined by both skills[0] (@skillport/skill-notes as "notes", tool read_note) and skills[1] (@skillport/skill-notes as "work", tool read_note); give one of them another "mcp" id, or rename one in tools.rename',
-      'tool "search_notes" is defined by both skills[0] (@skillport/skill-notes as "notes", tool search_notes) and skills[2] (fixture-skill-echo as "x", tool echo); give one of them another "mcp" id, or rename one in tools.rename',
+      'tool "read_note" is defined by both skills[0] (fixture-skill-notebook as "notes", tool read_note) and skills[1] (fixture-skill-notebook as "work", tool read_note); give one of them another "mcp" id, or rename one in tools.rename',
+      'tool "search_notes" is defined by both skills[0] (fixture-skill-notebook as "notes", tool search_notes) and skills[2] (fixture-skill-echo as "x", tool echo); give one of them another "mcp" id, or rename one in tools.rename',
     ]);
   });
 
@@ -109,7 +109,7 @@ describe("composing instances", () => {
     [
       "a version the package does not satisfy",
       notes({ version: ">=0.2.0" }),
-      "asks for @skillport/skill-notes@>=0.2.0 but 0.1.0 is installed",
+      "asks for fixture-skill-notebook@>=0.2.0 but 0.1.0 is installed",
     ],
   ])("refuses %s with a message naming it", async (_case, entry, message) => {
     await expect(async () => buildRegistry(manifestOf({ skills: [entry] }))).rejects.toThrow(message);

@@ -13,7 +13,8 @@ export const FIXTURES = fileURLToPath(new URL("./fixtures/", import.meta.url));
 export const ECHO = path.join(FIXTURES, "skill-echo");
 export const NEEDS_TOKEN = path.join(FIXTURES, "skill-needs-token");
 export const BROKEN_IMPORT = path.join(FIXTURES, "skill-broken-import");
-export const NOTES = fileURLToPath(new URL("../../../skills/skill-notes/", import.meta.url));
+/** A skill shaped like the bundled notes skill (name "notes", three tools, a vault config), answering from memory. */
+export const NOTEBOOK = path.join(FIXTURES, "skill-notebook");
 
 /** A manifest as if written in the fixtures folder. */
 export function manifestOf(json: unknown) {

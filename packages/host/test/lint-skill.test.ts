@@ -1,9 +1,12 @@
+import path from "node:path";
+import { pathToFileURL } from "node:url";
+import type { RegisterSkill } from "@skillport/core";
 import { defineSkill, defineTool } from "@skillport/core";
-import { register as notes } from "@skillport/skill-notes";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import type { LintFinding } from "../src/spec-lint/lint-skill.js";
 import { formatLintFinding, LINT_RULES, lintSkill } from "../src/spec-lint/lint-skill.js";
+import { NOTEBOOK } from "./helpers.js";
 
 const good = {
   name: "search_items",
@@ -22,8 +25,11 @@ function lint(tool: Record<string, unknown>): LintFinding[] {
 const rules = (findings: LintFinding[]) => findings.map((f) => [f.rule, f.field ?? ""]);
 
 describe("lintSkill", () => {
-  it("finds nothing wrong with the notes skill", () => {
-    expect(lintSkill(notes()).filter((f) => f.severity === "error")).toEqual([]);
+  it("finds nothing wrong with a skill written as the bundled ones are (zod inputs, bounds, patterns, briefs)", async () => {
+    const { register } = (await import(pathToFileURL(path.join(NOTEBOOK, "index.js")).href)) as {
+      register: RegisterSkill;
+    };
+    expect(lintSkill(register()).filter((f) => f.severity === "error")).toEqual([]);
   });
 
   it("finds nothing wrong with a small well-described tool", () => {

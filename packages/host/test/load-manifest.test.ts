@@ -27,7 +27,7 @@ describe("manifest.schema.json", () => {
 
 describe("loadManifest", () => {
   it("fills defaults and resolves from the manifest's folder", () => {
-    const manifest = manifestOf({ skills: [{ package: "@skillport/skill-notes" }] });
+    const manifest = manifestOf({ skills: [{ package: "fixture-skill-notebook" }] });
     expect(manifest).toMatchObject({ name: "skillport", version: "0.0.0", separator: "." });
     expect(path.basename(manifest.dir)).toBe("fixtures");
   });

@@ -4,11 +4,11 @@ import type { ValidateFunction } from "ajv";
 import manifestSchema from "../../manifest.schema.json" with { type: "json" };
 import { createAjv } from "../ajv.js";
 import { SkillportError } from "../errors.js";
+import { DEFAULT_MANIFEST, HTTP_DEFAULTS, MANIFEST_DEFAULTS, STDIO_DEFAULTS } from "./defaults.js";
 import { describeAjvErrors } from "./format-ajv-errors.js";
 import type { HttpSettings, LoadedHttpSettings, LoadedManifest, Manifest } from "./manifest.js";
 
-/** The file name `skillport` looks for when no manifest is given. */
-export const DEFAULT_MANIFEST = "skills.manifest.json";
+export { DEFAULT_MANIFEST, HTTP_DEFAULTS };
 
 /**
  * Reads a manifest file and checks it against manifest.schema.json. Every problem is reported at once, each
@@ -43,7 +43,7 @@ export async function loadManifest(file: string = DEFAULT_MANIFEST): Promise<Loa
   return parseManifest(json, absolute);
 }
 
-/** Compiled once per process, on first use. */
+/** Compiled once per process, on first use, from manifest.schema.json (generated from manifest-schema.ts). */
 let validateManifest: ValidateFunction<Manifest> | undefined;
 
 /** Checks an already-parsed manifest; `file` is where relative paths resolve from. */
@@ -76,17 +76,17 @@ export function parseManifest(json: unknown, file: string): LoadedManifest {
   return {
     file,
     dir: path.dirname(file),
-    name: json.name ?? "skillport",
-    version: json.version ?? "0.0.0",
-    separator: json.separator ?? ".",
+    name: json.name ?? MANIFEST_DEFAULTS.name,
+    version: json.version ?? MANIFEST_DEFAULTS.version,
+    separator: json.separator ?? MANIFEST_DEFAULTS.separator,
     audit: {
       file: json.audit?.file === undefined ? undefined : path.resolve(path.dirname(file), json.audit.file),
-      arguments: json.audit?.arguments ?? false,
+      arguments: json.audit?.arguments ?? MANIFEST_DEFAULTS.auditArguments,
     },
     confirmation: {
       secret: json.confirmation?.secret,
-      ttlSeconds: json.confirmation?.ttlSeconds ?? 300,
-      fallback: json.confirmation?.fallback ?? "refuse",
+      ttlSeconds: json.confirmation?.ttlSeconds ?? MANIFEST_DEFAULTS.confirmationTtlSeconds,
+      fallback: json.confirmation?.fallback ?? MANIFEST_DEFAULTS.confirmationFallback,
     },
     skills: json.skills,
     http: httpDefaults(json.http),
@@ -94,30 +94,7 @@ export function parseManifest(json: unknown, file: string): LoadedManifest {
   };
 }
 
-/** Defaults of the manifest's `http` object (also in manifest.schema.json). */
-export const HTTP_DEFAULTS = {
-  host: "127.0.0.1",
-  port: 3333,
-  path: "/mcp",
-  maxBodyBytes: 1024 * 1024,
-  requestsPerMinute: 600,
-  headersMs: 10_000,
-  requestMs: 30_000,
-  idleMs: 5_000,
-  shutdownGraceMs: 10_000,
-} as const;
-
 // --- internal ---
-
-/** Defaults of the manifest's `stdio` object (also in manifest.schema.json). */
-const STDIO_DEFAULTS = {
-  /**
-   * 64 MiB: the largest call the bundled skills accept, as a standard JSON encoder writes it, fits. That is
-   * files.write_file at its 8 MiB ceiling: about 11.2 MB as base64, at most 48 MiB as text whose every character a
-   * JSON encoder escapes (`\u0001`).
-   */
-  maxMessageBytes: 64 * 1024 * 1024,
-} as const;
 
 /**
  * What the schema cannot say about `http`: one key source, distinct token names, origins as browsers send them, one
@@ -166,7 +143,7 @@ function httpDefaults(http: HttpSettings = {}): LoadedHttpSettings {
     path: http.path ?? HTTP_DEFAULTS.path,
     publicUrl: http.publicUrl,
     allowedHosts: http.allowedHosts,
-    allowedOrigins: http.allowedOrigins ?? [],
+    allowedOrigins: http.allowedOrigins ?? [...HTTP_DEFAULTS.allowedOrigins],
     maxBodyBytes: http.maxBodyBytes ?? HTTP_DEFAULTS.maxBodyBytes,
     rateLimit: { requestsPerMinute, burst: http.rateLimit?.burst ?? Math.max(1, requestsPerMinute) },
     timeouts: {

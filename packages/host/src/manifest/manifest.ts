@@ -1,92 +1,50 @@
-/** The manifest as written in skills.manifest.json (see manifest.schema.json). */
-export interface Manifest {
-  $schema?: string;
-  name?: string;
-  version?: string;
-  separator?: Separator;
-  audit?: { file?: string; arguments?: boolean };
-  confirmation?: { secret?: SecretSource; ttlSeconds?: number; fallback?: ConfirmationFallback };
-  skills: SkillEntry[];
-  http?: HttpSettings;
-  stdio?: StdioSettings;
-}
+// The manifest's types, inferred from its one definition (manifest-schema.ts), which also generates
+// manifest.schema.json: a field added there appears here and in the published schema at once. Type imports only:
+// nothing here runs.
+import type { z } from "zod";
+import type {
+  ConfirmationFallbackSchema,
+  HttpSettingsSchema,
+  JwtSettingsSchema,
+  ManifestSchema,
+  SecretSourceSchema,
+  SeparatorSchema,
+  SkillEntrySchema,
+  StaticTokenSchema,
+  StdioSettingsSchema,
+} from "./manifest-schema.js";
 
-/** The manifest's `stdio` object: how `serve --stdio` reads its client's messages. */
-export interface StdioSettings {
-  maxMessageBytes?: number;
-}
-
-export type Separator = "." | "_" | "__";
-
-/** What a dangerous tool answers when the client cannot ask its user (see manifest.schema.json). */
-export type ConfirmationFallback = "refuse" | "operation-id";
-
-/** Where a secret comes from: an environment variable or a file (trimmed). */
-export type SecretSource = { env: string } | { file: string };
+/** The manifest as written in skills.manifest.json (see manifest.schema.json for every field's meaning). */
+export type Manifest = z.input<typeof ManifestSchema>;
 
 /** One skill instance in the manifest. */
-export interface SkillEntry {
-  package?: string;
-  path?: string;
-  version?: string;
-  mcp?: string;
-  enabled?: boolean;
-  config?: Record<string, unknown>;
-  tools?: {
-    include?: string[];
-    exclude?: string[];
-    rename?: Record<string, string>;
-    override?: Record<
-      string,
-      { title?: string; description?: string; annotations?: { idempotentHint?: boolean; openWorldHint?: boolean } }
-    >;
-  };
-  prefix?: boolean;
-  credentials?: Record<string, SecretSource>;
-  timeoutMs?: number;
-  concurrency?: number;
-  queue?: number;
-  isolation?: "in-process" | "worker" | "process";
-  memoryMb?: number;
-  allow?: string[];
-  /** Scopes an HTTP caller must hold, by tool name as the skill defines it; `"*"` applies to every tool. */
-  scopes?: Record<string, string[]>;
-}
+export type SkillEntry = z.input<typeof SkillEntrySchema>;
+
+/** How an instance's full tool names join its mcp id and the tool's name. */
+export type Separator = z.output<typeof SeparatorSchema>;
+
+/** What a dangerous tool answers when the client cannot ask its user. */
+export type ConfirmationFallback = z.output<typeof ConfirmationFallbackSchema>;
+
+/** Where a secret comes from: an environment variable or a file (trimmed). */
+export type SecretSource = z.input<typeof SecretSourceSchema>;
+
+/** The manifest's `http` object, as written. */
+export type HttpSettings = z.input<typeof HttpSettingsSchema>;
 
 /** One static bearer token: its name is the caller's identity, never the token. */
-export interface StaticTokenEntry {
-  name: string;
-  scopes?: string[];
-  token: SecretSource;
-}
+export type StaticTokenEntry = z.input<typeof StaticTokenSchema>;
 
 /** OAuth 2.1 resource-server mode: JWT access tokens verified against a JWKS. */
-export interface JwtSettings {
-  jwksUrl?: string;
-  jwksFile?: string;
-  issuer: string;
-  audience: string | string[];
-  resource?: string;
-  algorithms?: string[];
-  clockToleranceSec?: number;
-}
+export type JwtSettings = z.input<typeof JwtSettingsSchema>;
 
-/** The manifest's `http` object, as written (see manifest.schema.json for every field's meaning). */
-export interface HttpSettings {
-  host?: string;
-  port?: number;
-  path?: string;
-  publicUrl?: string;
-  allowedHosts?: string[];
-  allowedOrigins?: string[];
-  maxBodyBytes?: number;
-  rateLimit?: { requestsPerMinute?: number; burst?: number };
-  timeouts?: { headersMs?: number; requestMs?: number; idleMs?: number };
-  shutdownGraceMs?: number;
-  auth?: { tokens?: StaticTokenEntry[]; jwt?: JwtSettings };
-}
+/** The manifest's `stdio` object: how `serve --stdio` reads its client's messages. */
+export type StdioSettings = z.input<typeof StdioSettingsSchema>;
 
-/** The `http` settings with every default filled in; `allowedHosts` depends on the bound address, so it may stay unset. */
+/**
+ * The `http` settings with every default filled in (from defaults.ts); `allowedHosts` depends on the bound address,
+ * so it may stay unset, and `burst` defaults to `requestsPerMinute`.
+ */
 export interface LoadedHttpSettings {
   host: string;
   port: number;
@@ -101,7 +59,7 @@ export interface LoadedHttpSettings {
   auth: { tokens: StaticTokenEntry[]; jwt: JwtSettings | undefined };
 }
 
-/** A manifest read from disk and checked against its schema. */
+/** A manifest read from disk and checked against its schema, its defaults filled in. */
 export interface LoadedManifest {
   /** Absolute path of the manifest file. */
   file: string;
@@ -110,8 +68,10 @@ export interface LoadedManifest {
   name: string;
   version: string;
   separator: Separator;
+  /** `file` resolved against the manifest's folder. */
   audit: { file: string | undefined; arguments: boolean };
   confirmation: { secret: SecretSource | undefined; ttlSeconds: number; fallback: ConfirmationFallback };
+  /** As written: the registry applies a skill entry's defaults when it builds the instance. */
   skills: SkillEntry[];
   /** How `serve --http` serves it, defaults filled in. */
   http: LoadedHttpSettings;

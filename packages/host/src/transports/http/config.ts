@@ -3,6 +3,7 @@ import path from "node:path";
 import type { JSONWebKeySet } from "jose";
 import { SkillportError } from "../../errors.js";
 import type { LoadedHttpSettings, LoadedManifest, SecretSource } from "../../manifest/manifest.js";
+import { readSecret } from "../../registry/read-secret.js";
 
 /** Command-line values that override the manifest's `http` object. */
 export interface HttpOverrides {
@@ -95,7 +96,7 @@ export async function resolveHttpConfig(
   const tokens: ResolvedToken[] = [];
   for (const [index, entry] of settings.auth.tokens.entries()) {
     const where = `http.auth.tokens[${index}] ("${entry.name}")`;
-    const secret = await readSecret(entry.token, manifest.dir, env, where, problems);
+    const secret = await readToken(entry.token, manifest.dir, env, where, problems);
     if (secret === undefined) continue;
     if (secret.length < MIN_TOKEN_LENGTH) {
       problems.push(
@@ -160,31 +161,19 @@ export function isLoopback(host: string): boolean {
 
 // --- internal ---
 
-async function readSecret(
+/** A static token's secret, read as every manifest secret is; a missing one adds a problem saying what to do. */
+async function readToken(
   source: SecretSource,
   dir: string,
   env: Readonly<Record<string, string | undefined>>,
   where: string,
   problems: string[],
 ): Promise<string | undefined> {
-  if ("env" in source) {
-    // Own entries only: `toString` is a name any object answers to.
-    const value = Object.hasOwn(env, source.env) ? env[source.env]?.trim() : undefined;
-    if (value === undefined || value === "") {
-      problems.push(`${where}.token: the environment variable ${source.env} is not set; set it to the token`);
-      return undefined;
-    }
-    return value;
-  }
-  const file = path.resolve(dir, source.file);
-  try {
-    const value = (await readFile(file, "utf8")).trim();
-    if (value === "") problems.push(`${where}.token: ${file} is empty; write the token into it`);
-    return value === "" ? undefined : value;
-  } catch (error) {
-    problems.push(`${where}.token: cannot read ${file} (${(error as NodeJS.ErrnoException).code ?? "error"})`);
-    return undefined;
-  }
+  const reading = await readSecret(source, dir, env);
+  if (reading.missing === "unset") problems.push(`${where}.token: ${reading.where} is not set; set it to the token`);
+  if (reading.missing === "empty") problems.push(`${where}.token: ${reading.where} is empty; write the token into it`);
+  if (reading.missing === "unreadable") problems.push(`${where}.token: cannot read ${reading.where} (${reading.code})`);
+  return reading.value;
 }
 
 async function resolveJwt(

@@ -1,0 +1,54 @@
+// Every default of the manifest, once. The manifest's schema (manifest-schema.ts) takes its `.default(…)`s from here,
+// so manifest.schema.json publishes them; parseManifest fills them in from here. Plain values, cheap to import.
+
+/** The file name `skillport` looks for when no manifest is given. */
+export const DEFAULT_MANIFEST = "skills.manifest.json";
+
+/** Defaults of the manifest's top-level fields, `audit` and `confirmation`. */
+export const MANIFEST_DEFAULTS = {
+  name: "skillport",
+  version: "0.0.0",
+  separator: ".",
+  auditArguments: false,
+  confirmationTtlSeconds: 300,
+  confirmationFallback: "refuse",
+} as const;
+
+/** Defaults of a skill entry; the registry applies them when it builds the instance. */
+export const SKILL_DEFAULTS = {
+  enabled: true,
+  prefix: true,
+  concurrency: 8,
+  queue: 64,
+  isolation: "in-process",
+} as const;
+
+/** Defaults of the manifest's `http` object. */
+export const HTTP_DEFAULTS = {
+  host: "127.0.0.1",
+  port: 3333,
+  path: "/mcp",
+  allowedOrigins: [] as readonly string[],
+  maxBodyBytes: 1024 * 1024,
+  requestsPerMinute: 600,
+  headersMs: 10_000,
+  requestMs: 30_000,
+  idleMs: 5_000,
+  shutdownGraceMs: 10_000,
+} as const;
+
+/** Defaults inside `http.auth`: a static token's scopes and a JWT's clock leeway. */
+export const HTTP_AUTH_DEFAULTS = {
+  tokenScopes: [] as readonly string[],
+  clockToleranceSec: 5,
+} as const;
+
+/** Defaults of the manifest's `stdio` object. */
+export const STDIO_DEFAULTS = {
+  /**
+   * 64 MiB: the largest call the bundled skills accept, as a standard JSON encoder writes it, fits. That is
+   * files.write_file at its 8 MiB ceiling: about 11.2 MB as base64, at most 48 MiB as text whose every character a
+   * JSON encoder escapes (`\u0001`).
+   */
+  maxMessageBytes: 64 * 1024 * 1024,
+} as const;
