@@ -13,6 +13,7 @@ import type { SkillportErrorCode } from "../errors.js";
 import { SkillportError } from "../errors.js";
 import type { Logger } from "../log.js";
 import { createLogger } from "../log.js";
+import { SKILL_DEFAULTS } from "../manifest/defaults.js";
 import { describeAjvErrors } from "../manifest/format-ajv-errors.js";
 import type { LoadedManifest, SkillEntry } from "../manifest/manifest.js";
 import type { LockedInstance, LockFile } from "./lock.js";
@@ -27,10 +28,6 @@ const FULL_NAME = /^[A-Za-z0-9._-]{1,128}$/;
 
 /** A call's time limit when neither the manifest nor the tool sets one. */
 export const DEFAULT_TIMEOUT_MS = 30_000;
-/** Calls an instance runs at once, unless the manifest says otherwise. */
-export const DEFAULT_CONCURRENCY = 8;
-/** Calls that may wait for a slot before RATE_LIMITED. */
-export const DEFAULT_QUEUE = 64;
 
 /** A skill module already in memory, standing in for an installed package. */
 export interface SkillModule {
@@ -311,9 +308,9 @@ async function instanceOf(
     missingCredentials: missing,
     allow: new Set(entry.allow ?? []),
     timeoutMs: entry.timeoutMs,
-    concurrency: entry.concurrency ?? DEFAULT_CONCURRENCY,
-    queue: entry.queue ?? DEFAULT_QUEUE,
-    isolation: entry.isolation ?? "in-process",
+    concurrency: entry.concurrency ?? SKILL_DEFAULTS.concurrency,
+    queue: entry.queue ?? SKILL_DEFAULTS.queue,
+    isolation: entry.isolation ?? SKILL_DEFAULTS.isolation,
     memoryMb: entry.memoryMb,
     configPaths,
   };
