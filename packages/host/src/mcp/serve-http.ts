@@ -54,7 +54,8 @@ export interface HttpServing {
  * Origin allowlist (403; CORS for listed origins), POST only (405 with `Allow`), bearer authentication with static
  * tokens or JWTs (401 pointing at RFC 9728 metadata), a per-caller rate limit (429), a body limit (413), one
  * JSON-RPC message per request (a batch answers 400, so the rate limit counts calls) and socket timeouts. Beside it:
- * GET /healthz, /readyz and /metrics. Every static token is registered with `host.redactor`.
+ * GET /healthz, /readyz and /metrics. Every static token is registered with `host.redactor`. The checks are the
+ * web-standard guards of {@link createHostHttpHandler}; node:http only carries requests to it and answers back.
  *
  * Throws a SkillportError HTTP_CONFIG_INVALID before binding when the configuration is unsafe or incomplete,
  * notably a non-loopback address without authentication.
@@ -241,8 +242,8 @@ function createListener(handle: HttpHandler, deps: ListenerDeps): (req: Incoming
     if (path === config.path) follow(req, res, context, deps);
     respond(req, res, handle, context, path, config.path).catch((error: unknown) => {
       host.logger.error({ err: error }, "http request failed");
-      if (!res.headersSent) void sendWebResponse(res, rpcError(500, "internal server error"));
-      else res.destroy();
+      if (res.headersSent) res.destroy();
+      else sendWebResponse(res, rpcError(500, "internal server error")).catch(() => res.destroy());
     });
   };
 }

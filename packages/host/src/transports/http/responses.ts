@@ -1,5 +1,3 @@
-/** JSON-RPC's "server error" code, for refusals at the HTTP edge that are not about the message itself. */
-export const JSON_RPC_SERVER_ERROR = -32000;
 /** JSON-RPC's "invalid request" code. */
 export const JSON_RPC_INVALID_REQUEST = -32600;
 
@@ -23,3 +21,8 @@ export function rpcError(
 ): Response {
   return json(status, { jsonrpc: "2.0", id: null, error: { code, message } }, headers);
 }
+
+// --- internal ---
+
+/** JSON-RPC's "server error" code, for refusals at the HTTP edge that are not about the message itself. */
+const JSON_RPC_SERVER_ERROR = -32000;
