@@ -42,6 +42,8 @@ export async function startServer(
       version: "9.9.9",
       skills: [{ path: PROBE, config: { record }, ...(scopes === undefined ? {} : { scopes }) }],
       ...(http === undefined ? {} : { http }),
+      // Audit lines go to a file, so a passing test prints nothing.
+      audit: { file: path.join(dir, "audit.log") },
     }),
     logger: logger ?? silentLogger(),
   });

@@ -4,6 +4,7 @@ import type { JSONWebKeySet } from "jose";
 import { SkillportError } from "../../errors.js";
 import type { LoadedHttpSettings, LoadedManifest, SecretSource } from "../../manifest/manifest.js";
 import { readSecret } from "../../registry/read-secret.js";
+import { RESERVED_PATHS, WELL_KNOWN_PREFIX } from "./routes.js";
 
 /** Command-line values that override the manifest's `http` object. */
 export interface HttpOverrides {
@@ -58,9 +59,6 @@ export interface ResolveHttpConfigOptions extends HttpOverrides {
   env?: Readonly<Record<string, string | undefined>>;
 }
 
-/** Paths the HTTP server answers itself; the MCP endpoint may not take one of them. */
-export const RESERVED_PATHS = ["/healthz", "/readyz", "/metrics"] as const;
-
 /** Loopback hostnames, as the Host allowlist spells them. */
 export const LOOPBACK_HOSTNAMES = ["localhost", "127.0.0.1", "[::1]"] as const;
 
@@ -89,7 +87,7 @@ export async function resolveHttpConfig(
   if (!Number.isInteger(port) || port < 0 || port > 65535) problems.push(`port: ${port} is not a TCP port (0–65535)`);
   if (!mcpPath.startsWith("/") || /[?#\s]/.test(mcpPath)) {
     problems.push(`path: "${mcpPath}" must start with "/" and hold no "?", "#" or spaces`);
-  } else if ((RESERVED_PATHS as readonly string[]).includes(mcpPath) || mcpPath.startsWith("/.well-known/")) {
+  } else if (RESERVED_PATHS.includes(mcpPath) || mcpPath.startsWith(WELL_KNOWN_PREFIX)) {
     problems.push(`path: "${mcpPath}" is taken by the server itself; choose another, e.g. "/mcp"`);
   }
 
@@ -155,8 +153,13 @@ export async function resolveHttpConfig(
 
 /** Whether a bind address is loopback: 127.0.0.0/8, ::1 or localhost. */
 export function isLoopback(host: string): boolean {
-  const bare = host.replace(/^\[(.*)\]$/, "$1").toLowerCase();
+  const bare = withoutBrackets(host).toLowerCase();
   return bare === "localhost" || bare === "::1" || /^127(\.\d{1,3}){3}$/.test(bare);
+}
+
+/** An address without the brackets of an IPv6 literal: `[::1]` → `::1`; any other address as it is. */
+export function withoutBrackets(address: string): string {
+  return address.replace(/^\[(.*)\]$/, "$1");
 }
 
 // --- internal ---
@@ -217,7 +220,7 @@ function allowedHostsFor(configured: string[] | undefined, host: string): readon
     if (!names.includes(name)) names.push(name);
   };
   for (const name of configured ?? []) add(name.toLowerCase());
-  const bare = host.replace(/^\[(.*)\]$/, "$1").toLowerCase();
+  const bare = withoutBrackets(host).toLowerCase();
   // A specific bound address is a Host clients may use; a wildcard bind says nothing about the names in use.
   if (bare !== "0.0.0.0" && bare !== "::") add(bare.includes(":") ? `[${bare}]` : bare);
   return names;

@@ -12,7 +12,7 @@ export interface HttpMetrics {
   callStarted(): void;
   /** A tool call finished: `outcome` is "ok" or the envelope's error code (or UNKNOWN_TOOL). */
   callFinished(tool: string, outcome: string, seconds: number): void;
-  /** A skill instance could not serve a call because it failed to load (today: it answered UNAVAILABLE). */
+  /** A skill instance could not serve a call because its code failed to load (UNAVAILABLE from the ensure-loaded stage). */
   skillLoadFailed(skill: string): void;
   /** An HTTP response was sent with this status. */
   response(status: number): void;

@@ -1,90 +1,64 @@
 import { once } from "node:events";
 import type { IncomingMessage, ServerResponse } from "node:http";
-
-/** Returned by {@link readBody} when the body is larger than allowed. */
-export const TOO_LARGE = Symbol("too large");
+import { parseHostHeader } from "./guards/host.js";
 
 /**
- * An AbortSignal aborted when the client goes away before its response has been sent: a closed connection or a
- * cancelled fetch. Handed to the web Request, it reaches the SDK, which closes the exchange, which aborts the
- * tool's `ctx.signal`.
+ * The web Request for a Node request, or undefined when its target is not a path the URL parser keeps as sent
+ * (`/a/../mcp`, `//evil/mcp`, `http://evil/mcp`, `*`): such a target names no route here, and answering it as the
+ * path it normalises to would serve a path the client did not ask for.
+ *
+ * The Request has the method, the headers as Node parsed them (a repeated Host or Authorization counts once, as
+ * every check sees it), a body read only when someone reads it, and a signal aborted when the client goes away
+ * before its answer is sent (a closed connection, a cancelled fetch), which reaches the tool's `ctx.signal`.
  */
-export function disconnectSignal(res: ServerResponse): AbortSignal {
-  const controller = new AbortController();
-  res.once("close", () => {
-    if (!res.writableFinished) controller.abort(new Error("the client disconnected"));
-  });
-  return controller.signal;
-}
+export function toWebRequest(req: IncomingMessage, res: ServerResponse): Request | undefined {
+  const target = req.url ?? "/";
+  const host = req.headers.host;
+  // Only a Host the host guard would accept names the URL; the guard reads the header itself and refuses the rest.
+  const base = parseHostHeader(host) === undefined ? "http://host.invalid" : `http://${host}`;
+  const url = URL.parse(target, base);
+  if (url === null || url.pathname !== pathOf(target)) return undefined;
 
-/**
- * Reads a request body, stopping at `maxBytes` (resolving TOO_LARGE) rather than buffering whatever is sent. After
- * TOO_LARGE the rest of the body is left unread: answer with `connection: close`.
- */
-export function readBody(req: IncomingMessage, maxBytes: number): Promise<Buffer | typeof TOO_LARGE> {
-  const declared = Number(req.headers["content-length"]);
-  if (Number.isFinite(declared) && declared > maxBytes) return Promise.resolve(TOO_LARGE);
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    const onData = (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > maxBytes) {
-        cleanup();
-        req.pause();
-        resolve(TOO_LARGE);
-        return;
-      }
-      chunks.push(chunk);
-    };
-    const onEnd = () => {
-      cleanup();
-      resolve(chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, size));
-    };
-    const onError = (error: Error) => {
-      cleanup();
-      reject(error);
-    };
-    const cleanup = () => {
-      req.off("data", onData);
-      req.off("end", onEnd);
-      req.off("error", onError);
-    };
-    req.on("data", onData);
-    req.on("end", onEnd);
-    req.on("error", onError);
-  });
-}
-
-/** A web-standard Request for the SDK's fetch-style handler: same method, headers and body, and the given signal. */
-export function toWebRequest(
-  req: IncomingMessage,
-  url: string,
-  body: Buffer | undefined,
-  signal: AbortSignal,
-): Request {
   const headers = new Headers();
-  const raw = req.rawHeaders;
-  for (let i = 0; i + 1 < raw.length; i += 2) headers.append(raw[i] as string, raw[i + 1] as string);
+  for (const [name, value] of Object.entries(req.headers)) {
+    if (Array.isArray(value)) for (const item of value) headers.append(name, item);
+    else if (value !== undefined) headers.set(name, value);
+  }
   const method = req.method ?? "GET";
-  const hasBody = body !== undefined && method !== "GET" && method !== "HEAD";
-  return new Request(url, { method, headers, signal, ...(hasBody ? { body } : {}) });
+  const init: RequestInit & { duplex?: "half" } = { method, headers, signal: disconnectSignal(res) };
+  if (FORBIDDEN_METHODS.has(method)) {
+    // The fetch standard forbids TRACE and TRACK in a Request (undici throws; CONNECT never reaches a request
+    // listener). Nothing here serves them: carry the request as a bodiless GET that reports its real method, so the
+    // guards and routes refuse it by name, as they refuse any other method.
+    const request = new Request(url, { ...init, method: "GET" });
+    Object.defineProperty(request, "method", { value: method });
+    return request;
+  }
+  if (method !== "GET" && method !== "HEAD") {
+    init.body = lazyBody(req);
+    init.duplex = "half";
+  }
+  return new Request(url, init);
+}
+
+/** The path of a request target, without its query. */
+export function pathOf(target: string | undefined): string {
+  const raw = target ?? "/";
+  const query = raw.indexOf("?");
+  return query === -1 ? raw : raw.slice(0, query);
 }
 
 /**
  * Writes a web Response to a Node response. A JSON answer is sent in one write with its length; an event stream
  * is copied as it comes, respecting backpressure, and cancelled when the client goes away.
  */
-export async function sendWebResponse(res: ServerResponse, response: Response, extraHeaders?: Headers): Promise<void> {
+export async function sendWebResponse(res: ServerResponse, response: Response): Promise<void> {
   const headers: Record<string, string | string[]> = {};
   response.headers.forEach((value, name) => {
     headers[name] = value;
   });
   const cookies = response.headers.getSetCookie();
   if (cookies.length > 0) headers["set-cookie"] = cookies;
-  extraHeaders?.forEach((value, name) => {
-    headers[name] = value;
-  });
   const streaming = response.headers.get("content-type")?.startsWith("text/event-stream") === true;
   if (response.body === null) {
     res.writeHead(response.status, headers).end();
@@ -119,13 +93,65 @@ export async function sendWebResponse(res: ServerResponse, response: Response, e
   }
 }
 
-/** Sends a small JSON answer with its length. */
-export function sendJson(
-  res: ServerResponse,
-  status: number,
-  body: unknown,
-  headers: Record<string, string | number> = {},
-): void {
-  const bytes = Buffer.from(JSON.stringify(body));
-  res.writeHead(status, { "content-type": "application/json", "content-length": bytes.length, ...headers }).end(bytes);
+// --- internal ---
+
+const FORBIDDEN_METHODS = new Set(["TRACE", "TRACK"]);
+
+/** Aborted when the client goes away before its response has been sent. */
+function disconnectSignal(res: ServerResponse): AbortSignal {
+  const controller = new AbortController();
+  res.once("close", () => {
+    if (!res.writableFinished) controller.abort(new Error("the client disconnected"));
+  });
+  return controller.signal;
+}
+
+/**
+ * The request body as a web stream that reads from the socket only when pulled, a chunk at a time: a request
+ * answered before its body is read (401, 429…) never reads it, and a reader that stops early (the body guard at
+ * `http.maxBodyBytes`) leaves the rest unread. Cancelling pauses the request; answer with `connection: close`.
+ */
+function lazyBody(req: IncomingMessage): ReadableStream<Uint8Array> {
+  let listening = false;
+  let settled = false;
+  const stop = () => {
+    settled = true;
+    req.off("data", onData).off("end", onEnd).off("error", onError).off("close", onClose);
+  };
+  let controller: ReadableStreamDefaultController<Uint8Array>;
+  const onData = (chunk: Buffer) => {
+    controller.enqueue(new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength));
+    req.pause();
+  };
+  const onEnd = () => {
+    stop();
+    controller.close();
+  };
+  const onError = (error: Error) => {
+    stop();
+    controller.error(error);
+  };
+  const onClose = () => {
+    if (!settled) onError(new Error("the client disconnected before sending the whole body"));
+  };
+  return new ReadableStream<Uint8Array>(
+    {
+      start(c) {
+        controller = c;
+      },
+      pull() {
+        if (settled) return;
+        if (!listening) {
+          listening = true;
+          req.on("data", onData).on("end", onEnd).on("error", onError).on("close", onClose);
+        }
+        req.resume();
+      },
+      cancel() {
+        stop();
+        req.pause();
+      },
+    },
+    { highWaterMark: 0 },
+  );
 }

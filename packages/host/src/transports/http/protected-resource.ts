@@ -46,3 +46,13 @@ export function bearerChallenge(metadataUrl: string | undefined, error?: string,
   if (description !== undefined) parts.push(`error_description="${description.replaceAll('"', "'")}"`);
   return `Bearer ${parts.join(", ")}`;
 }
+
+/**
+ * Whether a path is where this server serves its metadata: the bare path, the one suffixed with the endpoint's path
+ * here, and the one suffixed with the path of its public URL (for a proxy that forwards it unchanged).
+ */
+export function isMetadataPath(pathname: string, mcpPath: string, resource: string): boolean {
+  if (!pathname.startsWith(PROTECTED_RESOURCE_PATH)) return false;
+  if (pathname === PROTECTED_RESOURCE_PATH || pathname === protectedResourcePath(mcpPath)) return true;
+  return pathname === new URL(protectedResourceUrl(resource)).pathname;
+}

@@ -1,0 +1,54 @@
+import type { Caller } from "../../pipeline/check-scopes.js";
+
+/**
+ * What the guards of one request to the MCP endpoint learn, for the guards and the endpoint after them. The
+ * server makes one per request; each field is set by the one guard named beside it, and read after it.
+ */
+export interface EdgeContext {
+  /** The peer's address (from the socket), which rate-limits callers without an identity; undefined when unknown. */
+  readonly remoteAddress: string | undefined;
+  /** Set by the origin guard: the allowed origin of the browser page calling. Every answer after it carries CORS. */
+  origin?: string;
+  /** Set by the auth guard: who is calling (an identity and scopes, never the token). */
+  caller?: Caller;
+  /** Set by the auth guard: how the caller was told apart; `none` on an unauthenticated server. */
+  authenticatedBy?: "token" | "jwt" | "none";
+  /** Set by the body guard: the body, read within `http.maxBodyBytes`. */
+  body?: RequestBody;
+}
+
+/** A request body as the body guard read it. */
+export interface RequestBody {
+  bytes: Uint8Array;
+  /** The body parsed as JSON (UTF-8, a leading BOM dropped); undefined when empty or not JSON. */
+  json: { value: unknown } | undefined;
+}
+
+/**
+ * One check at the edge: answers with a Response to stop the request there, or undefined to pass it on.
+ *
+ * @example
+ * const draining: Guard = () => (state.draining ? rpcError(503, "shutting down") : undefined);
+ */
+export type Guard = (request: Request, context: EdgeContext) => Response | undefined | Promise<Response | undefined>;
+
+/** What answers a request that every guard passed on. */
+export type Endpoint = (request: Request, context: EdgeContext) => Promise<Response>;
+
+/**
+ * Runs guards top to bottom, like Hono's `compose`: the first that answers with a Response answers the request
+ * and the ones after it never run; when every guard passes, `endpoint` answers.
+ *
+ * @example
+ * const serve = compose([hostGuard(["localhost"]), methodGuard("/mcp")], mcpEndpoint);
+ * const response = await serve(request, { remoteAddress: undefined });
+ */
+export function compose(guards: readonly Guard[], endpoint: Endpoint): Endpoint {
+  return async (request, context) => {
+    for (const guard of guards) {
+      const answer = await guard(request, context);
+      if (answer !== undefined) return answer;
+    }
+    return endpoint(request, context);
+  };
+}
