@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { inspect } from "node:util";
-import type { RegisteredSkill, RegisteredTool, RegisterSkill } from "@skillport/core";
+import type { JsonSchema, RegisteredSkill, RegisteredTool, RegisterSkill } from "@skillport/core";
 import { isSkillError, isToolResult, isZodSchema } from "@skillport/core";
 import type { LintFinding, SchemaCheck } from "@skillport/host";
 import { compileSchema, formatLintFinding, lintSkill } from "@skillport/host";
@@ -407,7 +407,9 @@ function canaryCheck(tool: RegisteredTool, runs: ExampleRun[], canary: string): 
 function outputCheck(tool: RegisteredTool, runs: ExampleRun[], skip: (reason: string) => void): void {
   let check: (value: unknown) => SchemaCheck;
   try {
-    check = compileSchema(tool.outputSchema as NonNullable<RegisteredTool["outputSchema"]>);
+    // Without its defaults: the host's validator fills them in, and so would pass data that lacks a required field
+    // with a default, which a client checking structuredContent (filling nothing) refuses.
+    check = compileSchema(withoutDefaults(tool.outputSchema) as JsonSchema);
   } catch (error) {
     throw new ConformanceError("output-valid", tool.name, `the output schema does not compile: ${messageOf(error)}`);
   }
@@ -446,6 +448,25 @@ function outputCheck(tool: RegisteredTool, runs: ExampleRun[], skip: (reason: st
       `no example answered with data (${failed.join(", ")}), so the output schema was not checked: add an example that succeeds with the config or setup() given to testSkill`,
     );
   }
+}
+
+/** Keywords whose value maps names to schemas: a key "default" there is a property's name, not a keyword. */
+const SCHEMA_MAPS = new Set(["properties", "patternProperties", "$defs", "definitions", "dependentSchemas"]);
+/** Keywords whose value is data, not a schema. */
+const DATA_KEYWORDS = new Set(["const", "enum", "examples", "default"]);
+
+/** A copy of a JSON Schema with every `default` keyword removed. */
+function withoutDefaults(node: unknown, isMap = false): unknown {
+  if (Array.isArray(node)) return node.map((item) => withoutDefaults(item));
+  if (typeof node !== "object" || node === null) return node;
+  const copy: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(node)) {
+    if (isMap) copy[key] = withoutDefaults(value);
+    else if (key === "default") continue;
+    else if (DATA_KEYWORDS.has(key)) copy[key] = value;
+    else copy[key] = withoutDefaults(value, SCHEMA_MAPS.has(key));
+  }
+  return copy;
 }
 
 /** The skill with each buildBrief run under the I/O trap: a brief that does I/O throws, naming what it called. */

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { z } from "zod";
 import type { TestSkillOptions } from "../src/conformance.js";
 import { ConformanceError, planConformance } from "../src/conformance.js";
 import { BROKEN, good, skillOf, unanswered } from "./fixtures/skills.js";
@@ -124,6 +125,20 @@ describe("the output check", () => {
     expect(error.message).toMatch(
       /^\[output-valid\] find_items: example 2 \{"keyword":"desk"\} answered data that breaks the output schema: \/items\/1 must be a string, got number 7\. /,
     );
+  });
+
+  it("does not let a default in the output schema fill a field the data lacks, as clients fill none", async () => {
+    const output = z.object({ items: z.array(z.string()), total: z.number().int().default(0) }).strict();
+    const failures = await failuresOf(skillOf({ output }));
+    expect(String(failures[0]?.error)).toMatch(
+      /example 1 \{"keyword":"lamp"\} answered data that breaks the output schema: \/total is required but missing\. /,
+    );
+    const named = z.object({ properties: z.object({ default: z.string() }).strict() }).strict();
+    const run = async (_p: unknown, ctx: { signal: AbortSignal }) => {
+      ctx.signal.throwIfAborted();
+      return { properties: { default: "kept" } };
+    };
+    expect(await failuresOf(skillOf({ output: named, run }))).toEqual([]);
   });
 
   it("checks data as a client receives it: JSON", async () => {
