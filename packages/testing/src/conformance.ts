@@ -1,10 +1,12 @@
 import { randomBytes } from "node:crypto";
-import type { RegisteredSkill, RegisteredTool, RegisterSkill } from "@skillport/core";
-import { isSkillError, isZodSchema } from "@skillport/core";
+import { inspect } from "node:util";
+import type { JsonSchema, RegisteredSkill, RegisteredTool, RegisterSkill } from "@skillport/core";
+import { isSkillError, isToolResult, isZodSchema } from "@skillport/core";
 import type { LintFinding, SchemaCheck } from "@skillport/host";
 import { compileSchema, formatLintFinding, lintSkill } from "@skillport/host";
 import fc from "fast-check";
 import { withoutIo } from "./io-guard.js";
+import type { MockContext } from "./mock-context.js";
 import { mockContext } from "./mock-context.js";
 import { nearSchema } from "./near-schema.js";
 import { createTestHost } from "./test-host.js";
@@ -29,7 +31,8 @@ export interface TestSkillOptions {
   setup?: () => ConformanceSetup | undefined | Promise<ConformanceSetup | undefined>;
   /**
    * `"run"` calls each tool's examples (or, without examples, valid generated arguments) to check the aborted
-   * signal and the canary token; `"skip"` runs only the checks that never call the capability.
+   * signal, the canary token and the data against the output schema; `"skip"` runs only the checks that never
+   * call the capability.
    * @default "run"
    */
   examples?: "run" | "skip";
@@ -45,13 +48,23 @@ export interface TestSkillOptions {
    * @default false
    */
   strict?: boolean;
+  /**
+   * Where the log and audit lines of the hosts the suite starts go: `"silent"` drops them, so a passing run prints
+   * nothing; `"stderr"` writes them as `skillport serve` would, to watch a failing check.
+   * @default "silent"
+   */
+  logs?: "silent" | "stderr";
 }
 
 /** One check of the suite: a group, a title that names the tool, and what to run. */
 export interface ConformanceCheck {
-  group: "register" | "spec lint" | "buildBrief" | "spec parity" | "runtime";
+  group: "register" | "spec lint" | "spec parity" | "runtime";
   title: string;
-  run(): Promise<void>;
+  /**
+   * Throws a {@link ConformanceError} on failure. When it had nothing to check, it calls `skip` with the reason
+   * (vitest's `context.skip`, which shows the test as skipped) and returns.
+   */
+  run(skip: (reason: string) => void): Promise<void>;
 }
 
 /** The checks for one skill, and the hooks that prepare and dispose what they share. */
@@ -94,9 +107,11 @@ export function planConformance(register: RegisterSkill, options: TestSkillOptio
   }
 
   const canary = `skillport-canary-${randomBytes(12).toString("hex")}`;
-  const findings = lintSkill(skill);
-  const runExamples = (options.examples ?? "run") === "run";
-  const shared = sharedState(skill, register, options, runExamples);
+  // The spec lint checks that buildBrief is pure (same line for the same input, no throw); run under the I/O trap,
+  // a brief that does I/O throws there too, so a bad brief fails one check with one message.
+  const findings = lintSkill(withBriefsWithoutIo(skill));
+  const callsCapability = (options.examples ?? "run") === "run";
+  const shared = sharedState(skill, register, options, callsCapability, canary);
   const checks: ConformanceCheck[] = [];
 
   for (const tool of skill.tools) {
@@ -107,10 +122,6 @@ export function planConformance(register: RegisterSkill, options: TestSkillOptio
     });
   }
   for (const tool of skill.tools) {
-    if (tool.buildBrief === undefined) continue;
-    checks.push({ group: "buildBrief", title: `${tool.name}: buildBrief is pure`, run: async () => briefCheck(tool) });
-  }
-  for (const tool of skill.tools) {
     if (!isZodSchema(tool.input)) continue;
     checks.push({
       group: "spec parity",
@@ -119,7 +130,7 @@ export function planConformance(register: RegisterSkill, options: TestSkillOptio
     });
   }
   for (const tool of skill.tools) {
-    if (runExamples) {
+    if (callsCapability) {
       checks.push({
         group: "runtime",
         title: `${tool.name} respects an already-aborted signal`,
@@ -129,14 +140,21 @@ export function planConformance(register: RegisterSkill, options: TestSkillOptio
     checks.push({
       group: "runtime",
       title: `${tool.name}: a thrown non-SkillError answers INTERNAL without its message`,
-      run: async () => normalisedCheck(skill, tool, canary),
+      run: async () => normalisedCheck(skill, tool, canary, options.logs ?? "silent"),
     });
-    if (runExamples) {
+    if (callsCapability) {
       checks.push({
         group: "runtime",
         title: `${tool.name} never shows the credential (a canary token) in its result`,
-        run: async () => canaryCheck(skill, tool, await shared.config(), canary),
+        run: async () => canaryCheck(tool, await shared.runs(tool), canary),
       });
+      if (tool.outputSchema !== undefined) {
+        checks.push({
+          group: "runtime",
+          title: `${tool.name}: each example's data matches its output schema`,
+          run: async (skip) => outputCheck(tool, await shared.runs(tool), skip),
+        });
+      }
     }
   }
   return { skillName: skill.name, checks, prepare: shared.prepare, dispose: shared.dispose };
@@ -144,10 +162,28 @@ export function planConformance(register: RegisterSkill, options: TestSkillOptio
 
 // --- internal ---
 
-/** The config and teardown the runtime checks share, prepared once. */
-function sharedState(skill: RegisteredSkill, register: RegisterSkill, options: TestSkillOptions, needsConfig: boolean) {
+/** One example run with a canary credential: its arguments, what it answered, and its context. */
+interface ExampleRun {
+  args: Record<string, unknown>;
+  outcome: { value: unknown } | { error: unknown };
+  ctx: MockContext;
+}
+
+/**
+ * What the runtime checks share, prepared once: the config, the teardown, and each tool's example runs. The
+ * examples run once per tool (they may write: a second run could meet its own file), and the canary and output
+ * checks read the same runs.
+ */
+function sharedState(
+  skill: RegisteredSkill,
+  register: RegisterSkill,
+  options: TestSkillOptions,
+  needsConfig: boolean,
+  canary: string,
+) {
   let prepared: Promise<unknown> | undefined;
   let teardown: (() => void | Promise<void>) | undefined;
+  const runs = new Map<string, Promise<ExampleRun[]>>();
   const prepare = async (): Promise<unknown> => {
     const set = (await options.setup?.()) ?? {};
     teardown = set.teardown;
@@ -156,7 +192,10 @@ function sharedState(skill: RegisteredSkill, register: RegisterSkill, options: T
     // The host validates the config, fills its defaults and resolves its paths, exactly as it would when serving.
     let host: Awaited<ReturnType<typeof createTestHost>>;
     try {
-      host = await createTestHost({ skills: [{ register, ...(config === undefined ? {} : { config }) }] });
+      host = await createTestHost({
+        skills: [{ register, ...(config === undefined ? {} : { config }) }],
+        logs: options.logs ?? "silent",
+      });
     } catch (error) {
       throw new ConformanceError(
         "config",
@@ -170,19 +209,49 @@ function sharedState(skill: RegisteredSkill, register: RegisterSkill, options: T
       await host.close();
     }
   };
+  const config = () => {
+    prepared ??= prepare();
+    return prepared;
+  };
   return {
     prepare: async () => {
-      prepared ??= prepare();
-      await prepared;
+      await config();
     },
-    config: () => {
-      prepared ??= prepare();
-      return prepared;
+    config,
+    runs: (tool: RegisteredTool): Promise<ExampleRun[]> => {
+      let running = runs.get(tool.name);
+      if (running === undefined) {
+        running = config().then((c) => runExamples(skill, tool, c, canary));
+        runs.set(tool.name, running);
+      }
+      return running;
     },
     dispose: async () => {
       await teardown?.();
     },
   };
+}
+
+/** Runs each example once, in order, with the canary as every credential. */
+async function runExamples(
+  skill: RegisteredSkill,
+  tool: RegisteredTool,
+  config: unknown,
+  canary: string,
+): Promise<ExampleRun[]> {
+  const credentials = Object.fromEntries([...Object.keys(skill.credentials), "token"].map((name) => [name, canary]));
+  const runs: ExampleRun[] = [];
+  for (const args of argumentsFor(tool)) {
+    const ctx = mockContext({ config, token: canary, credentials });
+    let outcome: ExampleRun["outcome"];
+    try {
+      outcome = { value: await tool.run(structuredClone(args), ctx) };
+    } catch (error) {
+      outcome = { error };
+    }
+    runs.push({ args, outcome, ctx });
+  }
+  return runs;
 }
 
 function lintCheck(tool: RegisteredTool, findings: LintFinding[], options: TestSkillOptions): void {
@@ -195,39 +264,6 @@ function lintCheck(tool: RegisteredTool, findings: LintFinding[], options: TestS
     tool.name,
     `breaks ${own.length === 1 ? "a spec lint rule" : `${own.length} spec lint rules`}:\n${lines}`,
   );
-}
-
-function briefCheck(tool: RegisteredTool): void {
-  const brief = tool.buildBrief as NonNullable<RegisteredTool["buildBrief"]>;
-  for (const [index, args] of argumentsFor(tool).entries()) {
-    const label = `example ${index + 1} ${JSON.stringify(args)}`;
-    const first = withoutIo(() => brief(structuredClone(args)));
-    if (first.io.length > 0) {
-      throw new ConformanceError(
-        "brief-pure",
-        tool.name,
-        `buildBrief does I/O on ${label}: it called ${first.io.join(", ")}`,
-      );
-    }
-    if ("error" in first) {
-      throw new ConformanceError("brief-pure", tool.name, `buildBrief throws on ${label}: ${messageOf(first.error)}`);
-    }
-    if (typeof first.value !== "string" || first.value.trim() === "") {
-      throw new ConformanceError(
-        "brief-pure",
-        tool.name,
-        `buildBrief must return a non-empty string, synchronously, on ${label}`,
-      );
-    }
-    const second = withoutIo(() => brief(structuredClone(args)));
-    if (second.value !== first.value) {
-      throw new ConformanceError(
-        "brief-pure",
-        tool.name,
-        `buildBrief answers ${JSON.stringify(first.value)} then ${JSON.stringify(second.value)} for the same ${label}; it must not read clocks, randomness or state`,
-      );
-    }
-  }
 }
 
 function parityCheck(tool: RegisteredTool, options: TestSkillOptions): void {
@@ -295,7 +331,12 @@ async function abortCheck(tool: RegisteredTool, config: unknown, canary: string)
   }
 }
 
-async function normalisedCheck(skill: RegisteredSkill, tool: RegisteredTool, canary: string): Promise<void> {
+async function normalisedCheck(
+  skill: RegisteredSkill,
+  tool: RegisteredTool,
+  canary: string,
+  logs: NonNullable<TestSkillOptions["logs"]>,
+): Promise<void> {
   const secret = `database at /srv/${canary}/secret.js refused the password`;
   // The same tool, same schemas, but its capability fails with a plain Error carrying a secret.
   const failing = (): RegisteredSkill => ({
@@ -313,7 +354,7 @@ async function normalisedCheck(skill: RegisteredSkill, tool: RegisteredTool, can
   });
   // A dangerous tool runs only where the instance allows it; allowed, it goes through the host's confirmation.
   const allow = tool.risk === "dangerous" ? [tool.name] : [];
-  const host = await createTestHost({ skills: [{ register: failing, allow }] });
+  const host = await createTestHost({ skills: [{ register: failing, allow }], logs });
   try {
     const name = host.host.registry.listings[0]?.name as string;
     for (const args of argumentsFor(tool)) {
@@ -338,21 +379,12 @@ async function normalisedCheck(skill: RegisteredSkill, tool: RegisteredTool, can
   }
 }
 
-async function canaryCheck(
-  skill: RegisteredSkill,
-  tool: RegisteredTool,
-  config: unknown,
-  canary: string,
-): Promise<void> {
-  const credentials = Object.fromEntries([...Object.keys(skill.credentials), "token"].map((name) => [name, canary]));
-  for (const args of argumentsFor(tool)) {
-    const ctx = mockContext({ config, token: canary, credentials });
-    let shown: string;
-    try {
-      shown = JSON.stringify((await tool.run(structuredClone(args), ctx)) ?? null);
-    } catch (error) {
-      shown = `${messageOf(error)} ${isSkillError(error) ? (error.field ?? "") : ""}`;
-    }
+function canaryCheck(tool: RegisteredTool, runs: ExampleRun[], canary: string): void {
+  for (const { args, outcome, ctx } of runs) {
+    const shown =
+      "value" in outcome
+        ? shownValue(outcome.value)
+        : `${messageOf(outcome.error)} ${isSkillError(outcome.error) ? (outcome.error.field ?? "") : ""}`;
     const where = [
       shown.includes(canary) ? "its result" : undefined,
       JSON.stringify(ctx.logs).includes(canary) ? "its log" : undefined,
@@ -366,6 +398,91 @@ async function canaryCheck(
       );
     }
   }
+}
+
+/**
+ * The envelope's `data` of each example that answered, as a client receives it (JSON), against the tool's output
+ * schema with the host's validator. An example that ended in an error has no data to check.
+ */
+function outputCheck(tool: RegisteredTool, runs: ExampleRun[], skip: (reason: string) => void): void {
+  let check: (value: unknown) => SchemaCheck;
+  try {
+    // Without its defaults: the host's validator fills them in, and so would pass data that lacks a required field
+    // with a default, which a client checking structuredContent (filling nothing) refuses.
+    check = compileSchema(withoutDefaults(tool.outputSchema) as JsonSchema);
+  } catch (error) {
+    throw new ConformanceError("output-valid", tool.name, `the output schema does not compile: ${messageOf(error)}`);
+  }
+  let checked = 0;
+  const failed: string[] = [];
+  for (const [index, { args, outcome }] of runs.entries()) {
+    if (!("value" in outcome)) {
+      failed.push(isSkillError(outcome.error) ? outcome.error.code : messageOf(outcome.error));
+      continue;
+    }
+    const label = `example ${index + 1} ${JSON.stringify(args)}`;
+    const raw = isToolResult(outcome.value) ? outcome.value.data : outcome.value;
+    let data: unknown;
+    try {
+      // What a client receives: the envelope as JSON, where `undefined` data is null.
+      data = JSON.parse(JSON.stringify(raw === undefined ? null : raw) ?? "null");
+    } catch (error) {
+      throw new ConformanceError(
+        "output-valid",
+        tool.name,
+        `${label} answered data that is not JSON (${messageOf(error)}); return plain objects, arrays, strings, numbers, booleans and null`,
+      );
+    }
+    const verdict = check(data);
+    if (!verdict.valid) {
+      throw new ConformanceError(
+        "output-valid",
+        tool.name,
+        `${label} answered data that breaks the output schema: ${verdict.problems.join("; ")}. Clients check structuredContent against the advertised outputSchema (the v1 SDK client refuses the whole result), and the host answers INTERNAL; fix the capability or the output schema`,
+      );
+    }
+    checked += 1;
+  }
+  if (checked === 0) {
+    skip(
+      `no example answered with data (${failed.join(", ")}), so the output schema was not checked: add an example that succeeds with the config or setup() given to testSkill`,
+    );
+  }
+}
+
+/** Keywords whose value maps names to schemas: a key "default" there is a property's name, not a keyword. */
+const SCHEMA_MAPS = new Set(["properties", "patternProperties", "$defs", "definitions", "dependentSchemas"]);
+/** Keywords whose value is data, not a schema. */
+const DATA_KEYWORDS = new Set(["const", "enum", "examples", "default"]);
+
+/** A copy of a JSON Schema with every `default` keyword removed. */
+function withoutDefaults(node: unknown, isMap = false): unknown {
+  if (Array.isArray(node)) return node.map((item) => withoutDefaults(item));
+  if (typeof node !== "object" || node === null) return node;
+  const copy: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(node)) {
+    if (isMap) copy[key] = withoutDefaults(value);
+    else if (key === "default") continue;
+    else if (DATA_KEYWORDS.has(key)) copy[key] = value;
+    else copy[key] = withoutDefaults(value, SCHEMA_MAPS.has(key));
+  }
+  return copy;
+}
+
+/** The skill with each buildBrief run under the I/O trap: a brief that does I/O throws, naming what it called. */
+function withBriefsWithoutIo(skill: RegisteredSkill): RegisteredSkill {
+  const tools = skill.tools.map((tool): RegisteredTool => {
+    const brief = tool.buildBrief;
+    if (brief === undefined) return tool;
+    const guarded = (params: Record<string, unknown>): string => {
+      const run = withoutIo(() => brief(params));
+      if (run.io.length > 0) throw new Error(`it called ${run.io.join(", ")}, and a buildBrief must do no I/O`);
+      if ("error" in run) throw run.error;
+      return run.value as string;
+    };
+    return { ...tool, buildBrief: guarded };
+  });
+  return { ...skill, tools };
 }
 
 /** The arguments the checks call with: the valid examples with defaults filled, else valid generated ones. */
@@ -390,6 +507,15 @@ function argumentsFor(tool: RegisteredTool): Record<string, unknown>[] {
     tool.name,
     "no valid arguments to call the tool with: add a valid example under `examples`",
   );
+}
+
+/** A value as text to search: its JSON, or for what JSON cannot say (a BigInt, a cycle) Node's inspection. */
+function shownValue(value: unknown): string {
+  try {
+    return JSON.stringify(value ?? null);
+  } catch {
+    return inspect(value, { depth: null, maxArrayLength: null, maxStringLength: null });
+  }
 }
 
 function messageOf(error: unknown): string {

@@ -1,9 +1,10 @@
+import { devNull } from "node:os";
 import path from "node:path";
 import type { Tool } from "@modelcontextprotocol/client";
 import { Client } from "@modelcontextprotocol/client";
 import type { Envelope, RegisterSkill } from "@skillport/core";
 import type { Host, LoadedManifest, Logger, Separator, SkillModule } from "@skillport/host";
-import { createHost, createLogger, parseManifest } from "@skillport/host";
+import { createHost, createLogger, loadManifest, parseManifest } from "@skillport/host";
 import { connectInMemory } from "@skillport/host/testing";
 
 /** One skill for {@link createTestHost}: its `register`, alone or with the manifest fields of its instance. */
@@ -36,8 +37,16 @@ export interface TestHostOptions {
    * @default process.cwd()
    */
   dir?: string;
-  /** @default a silent logger */
+  /** Where the host logs; wins over `logs` for log lines. @default per `logs` */
   logger?: Logger;
+  /**
+   * Where the host's log and audit lines go. `"silent"` drops them, so a passing test prints nothing; `"stderr"`
+   * writes them as `skillport serve` would (JSON lines on stderr), to watch a failing test. A manifest that names an
+   * `audit.file` keeps writing its audit there either way.
+   * @default "silent"
+   * @example await createTestHost({ skills: [register], logs: "stderr" })
+   */
+  logs?: "silent" | "stderr";
 }
 
 /** Options for one call. */
@@ -92,10 +101,14 @@ export async function createTestHost(options: TestHostOptions): Promise<TestHost
     options.skills === undefined
       ? { manifest: options.manifest, modules: {} }
       : inMemoryManifest(options.skills, options.separator ?? ".", options.dir ?? process.cwd());
+  const loud = options.logs === "stderr";
+  const loaded = typeof manifest === "object" ? manifest : await loadManifest(manifest);
   const host = await createHost({
-    ...(manifest === undefined ? {} : { manifest }),
+    // The audit goes where the manifest says: stderr unless it names a file. Silent, stderr becomes the null device.
+    manifest:
+      loud || loaded.audit.file !== undefined ? loaded : { ...loaded, audit: { ...loaded.audit, file: devNull } },
     modules,
-    logger: options.logger ?? createLogger({ level: "silent" }),
+    logger: options.logger ?? (loud ? createLogger() : createLogger({ level: "silent" })),
   });
   // The client can ask its user: confirm() says yes for its own call, anything else is answered no.
   const client = new Client(

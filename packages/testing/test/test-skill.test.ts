@@ -8,11 +8,15 @@ const VITEST = path.join(path.dirname(createRequire(import.meta.url).resolve("vi
 const E2E = fileURLToPath(new URL("./fixtures/e2e/", import.meta.url));
 
 /** Runs vitest on one fixture suite, as `vitest run` in a skill package would. */
-function runVitest(file: string): Promise<{ code: number | null; output: string }> {
+function runVitest(
+  file: string,
+  { env = {}, args = [] }: { env?: Record<string, string>; args?: string[] } = {},
+): Promise<{ code: number | null; output: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [VITEST, "run", "--root", E2E, "--config", "vitest.config.ts", file], {
+    const argv = [VITEST, "run", "--root", E2E, "--config", "vitest.config.ts", ...args, file];
+    const child = spawn(process.execPath, argv, {
       cwd: E2E,
-      env: { ...process.env, NO_COLOR: "1", FORCE_COLOR: "0" },
+      env: { ...process.env, NO_COLOR: "1", FORCE_COLOR: "0", ...env },
       stdio: ["ignore", "pipe", "pipe"],
     });
     let output = "";
@@ -28,10 +32,20 @@ function runVitest(file: string): Promise<{ code: number | null; output: string 
 }
 
 describe("testSkill under vitest", () => {
-  it("registers one passing test per tool and rule group for a conforming skill", async () => {
+  it("registers one passing test per tool and rule group for a conforming skill, and prints only its summary", async () => {
     const { code, output } = await runVitest("good.conformance.ts");
     expect(output).toMatch(/Tests\s+6 passed/);
     expect(code).toBe(0);
+    expect(jsonLines(output)).toEqual([]);
+  });
+
+  it("shows a check that had nothing to check as skipped, with its reason", async () => {
+    const { code, output } = await runVitest("unanswered.conformance.ts", { args: ["--reporter", "verbose"] });
+    expect(code).toBe(0);
+    expect(output).toMatch(/Tests\s+5 passed \| 1 skipped/);
+    expect(output).toMatch(
+      /↓ .*runtime > find_items: each example's data matches its output schema .*\[no example answered with data \(NOT_FOUND\)/,
+    );
   });
 
   it("fails the run with a message naming the rule and the tool", async () => {
@@ -43,3 +57,26 @@ describe("testSkill under vitest", () => {
     expect(output).toMatch(/Tests\s+1 failed \| 5 passed/);
   });
 });
+
+describe("createTestHost under vitest", () => {
+  it("prints no log or audit line for a passing test", async () => {
+    const { code, output } = await runVitest("test-host.e2e.ts");
+    expect(code).toBe(0);
+    expect(jsonLines(output)).toEqual([]);
+  });
+
+  it('prints them with logs: "stderr"', async () => {
+    const { code, output } = await runVitest("test-host.e2e.ts", { env: { FIXTURE_LOGS: "stderr" } });
+    expect(code).toBe(0);
+    const audit = jsonLines(output).filter((line) => line.kind === "audit");
+    expect(audit.map((line) => line.outcome)).toEqual(["OK", "ARGUMENT_INVALID"]);
+  });
+});
+
+/** The JSON lines in a run's output: what a host's logger or audit printed. */
+function jsonLines(output: string): Record<string, unknown>[] {
+  return output
+    .split("\n")
+    .filter((line) => line.startsWith("{"))
+    .map((line) => JSON.parse(line) as Record<string, unknown>);
+}

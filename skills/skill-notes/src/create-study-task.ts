@@ -5,7 +5,7 @@ import { createConfinement } from "@skillport/core/confine";
 import { stringify } from "yaml";
 import { z } from "zod";
 import type { NotesConfig } from "./config.js";
-import { openVault, readNote, resolveNotePath } from "./vault.js";
+import { loadNote, openVault, resolveNotePath } from "./vault.js";
 
 export const CreateStudyTaskInput = z
   .object({
@@ -52,7 +52,7 @@ export async function createStudyTask(params: CreateStudyTaskParams, ctx: SkillC
   ctx.signal.throwIfAborted();
   const scoped = await openVault(ctx.config, "all-allowed");
   const source = await resolveNotePath(scoped, params.source_note, "/source_note");
-  const sourceNote = await readNote(scoped, source.relative, source.target);
+  const sourceNote = await loadNote(scoped, source.relative, source.target);
   const outside = new SkillError({
     code: "PERMISSION_DENIED",
     message: `the tasks folder "${ctx.config.tasksFolder}" is outside the vault; fix "tasksFolder" in the manifest config`,

@@ -2,7 +2,7 @@ import type { SkillContext } from "@skillport/core";
 import { defineTool, withEvidence } from "@skillport/core";
 import { z } from "zod";
 import type { NotesConfig } from "./config.js";
-import { openVault, readNote as readNoteFile, resolveNotePath } from "./vault.js";
+import { loadNote, openVault, resolveNotePath } from "./vault.js";
 
 export const ReadNoteInput = z
   .object({
@@ -29,7 +29,7 @@ export async function readNote(params: ReadNoteParams, ctx: SkillContext<NotesCo
   ctx.signal.throwIfAborted();
   const vault = await openVault(ctx.config, "all-allowed");
   const { relative, target } = await resolveNotePath(vault, params.path, "/path");
-  const note = await readNoteFile(vault, relative, target);
+  const note = await loadNote(vault, relative, target);
   return withEvidence(
     { path: note.path, title: note.title, content: note.content, frontmatter: note.frontmatter },
     [note.path],

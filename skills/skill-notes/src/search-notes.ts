@@ -3,7 +3,7 @@ import { defineTool, withEvidence } from "@skillport/core";
 import { z } from "zod";
 import type { NotesConfig } from "./config.js";
 import { SCOPES } from "./config.js";
-import { listNotes, openVault, readNote } from "./vault.js";
+import { listNotes, loadNote, openVault } from "./vault.js";
 
 export const SearchNotesInput = z
   .object({
@@ -46,9 +46,9 @@ export async function searchNotes(params: SearchNotesParams, ctx: SkillContext<N
   let skipped = 0;
   for (const [index, notePath] of paths.entries()) {
     ctx.signal.throwIfAborted();
-    let note: Awaited<ReturnType<typeof readNote>>;
+    let note: Awaited<ReturnType<typeof loadNote>>;
     try {
-      note = await readNote(vault, notePath);
+      note = await loadNote(vault, notePath);
     } catch (error) {
       if (ctx.signal.aborted) throw error;
       skipped++; // an unreadable or oversized note never fails the whole search

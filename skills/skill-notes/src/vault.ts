@@ -117,7 +117,7 @@ export async function listNotes(v: ScopedVault, signal: AbortSignal): Promise<st
 }
 
 /** Reads and parses a note through the scope's confinement: a regular file, its descriptor checked, never blocking. */
-export async function readNote(v: ScopedVault, relative: string, target?: ConfinedPath): Promise<Note> {
+export async function loadNote(v: ScopedVault, relative: string, target?: ConfinedPath): Promise<Note> {
   const confined = target ?? (await resolveNotePath(v, relative, "/path")).target;
   const file = await v.jail.openFile(confined);
   let bytes: Buffer;
