@@ -9,7 +9,7 @@ export const NOTES_SKILL_DIR = path.join(REPO, "skills/skill-notes");
 export const ECHO_SKILL = path.join(REPO, "packages/host/test/fixtures/skill-echo");
 
 /** The envelope every tool answers with, as the confinement tests read it. */
-export type Envelope = {
+type Envelope = {
   ok: boolean;
   message: string;
   // biome-ignore lint/suspicious/noExplicitAny: each tool's data has its own shape; the assertions say which

@@ -15,7 +15,7 @@ export const HAS_BWRAP =
   spawnSync("bwrap", ["--unshare-all", "--ro-bind", "/", "/", "true"], { stdio: "ignore" }).status === 0;
 
 /** A tool's structured answer. */
-export type Envelope = {
+type Envelope = {
   ok: boolean;
   message: string;
   // biome-ignore lint/suspicious/noExplicitAny: each tool's data has its own shape; the assertions say which

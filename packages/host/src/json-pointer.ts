@@ -1,3 +1,5 @@
+import type { JsonSchema } from "@skillport/core";
+
 /** One path segment as a JSON Pointer writes it (RFC 6901): `~` as `~0`, `/` as `~1`. */
 export function escapePointer(segment: string): string {
   return segment.replaceAll("~", "~0").replaceAll("/", "~1");
@@ -20,4 +22,15 @@ export function deeperThan(root: unknown, limit: number): string | undefined {
     }
   }
   return undefined;
+}
+
+/** The schema a local `$ref` (`#/$defs/name`) points at inside `root`, or undefined when it points nowhere. */
+export function resolveRef(root: JsonSchema, ref: string): JsonSchema | undefined {
+  if (!ref.startsWith("#")) return undefined;
+  let node: unknown = root;
+  for (const raw of ref.slice(1).split("/").slice(1)) {
+    const key = decodeURIComponent(raw).replaceAll("~1", "/").replaceAll("~0", "~");
+    node = typeof node === "object" && node !== null ? (node as Record<string, unknown>)[key] : undefined;
+  }
+  return typeof node === "object" && node !== null ? (node as JsonSchema) : undefined;
 }

@@ -1,4 +1,5 @@
 import { defineSkill, defineTool } from "@skillport/core";
+import pino from "pino";
 import { beforeAll, describe, expect, it } from "vitest";
 import { createAjv } from "../src/ajv.js";
 import { textOf } from "../src/mcp/server.js";
@@ -147,5 +148,68 @@ describe("a tool whose input schema cannot compile", () => {
     expect(outcome.envelope).toMatchObject({ ok: false, error: { code: "INTERNAL" } });
     expect(outcome.envelope.message).toContain("echo.plain has a schema the host cannot compile");
     expect((await pipeline.call("ok.echo", { text: "still here" })).envelope.ok).toBe(true);
+  });
+});
+
+describe("results checked against the output schema", () => {
+  const drifting = defineSkill({
+    name: "drift",
+    tools: [
+      defineTool({
+        name: "get_item",
+        title: "Get item",
+        description: "Answers an item; `shape` says whether the data keeps to the declared output.",
+        input: {
+          type: "object",
+          properties: { shape: { type: "string", enum: ["right", "drifted", "deep"] } },
+          required: ["shape"],
+          additionalProperties: false,
+        },
+        output: {
+          type: "object",
+          properties: { id: { type: "integer" }, tags: { type: "array", items: { type: "string" } } },
+          required: ["id"],
+        },
+        risk: "read_only",
+        run: (p) => {
+          if (p.shape === "right") return { id: 1, tags: ["a"] };
+          if (p.shape === "drifted") return { id: "1", tags: ["a", 2] };
+          let deep: unknown = { id: 1 };
+          for (let i = 0; i < 3000; i++) deep = { id: 1, tags: [], next: deep };
+          return deep;
+        },
+      }),
+    ],
+  });
+
+  async function setup() {
+    const lines: Record<string, unknown>[] = [];
+    const logger = pino({ level: "error" }, { write: (line: string) => lines.push(JSON.parse(line)) });
+    const registry = await buildRegistry(manifestOf({ skills: [{ package: "skill-drift" }] }), {
+      modules: { "skill-drift": { register: drifting } },
+    });
+    return { pipeline: pipelineOf(registry, {}, logger).pipeline, lines };
+  }
+
+  it("passes data that matches, and answers INTERNAL with the JSON path in the log for data that drifted", async () => {
+    const { pipeline, lines } = await setup();
+    expect((await pipeline.call("drift.get_item", { shape: "right" })).envelope).toMatchObject({
+      ok: true,
+      data: { id: 1, tags: ["a"] },
+    });
+    const drifted = await pipeline.call("drift.get_item", { shape: "drifted" });
+    expect(drifted).toMatchObject({ stage: "shape", envelope: { ok: false, error: { code: "INTERNAL" } } });
+    expect(drifted.envelope.message).toContain("does not match its output schema");
+    expect(JSON.stringify(drifted.envelope)).not.toContain('"1"'); // the drifted data is not sent
+    expect(lines).toEqual([
+      expect.objectContaining({ tool: "drift.get_item", at: "/data/id", problem: expect.stringContaining("integer") }),
+    ]);
+  });
+
+  it("answers INTERNAL for data nested too deeply for any transport to send", async () => {
+    const { pipeline } = await setup();
+    const deep = await pipeline.call("drift.get_item", { shape: "deep" });
+    expect(deep).toMatchObject({ stage: "shape", envelope: { ok: false, error: { code: "INTERNAL" } } });
+    expect(deep.envelope.message).toContain("nested deeper than 2048 levels");
   });
 });

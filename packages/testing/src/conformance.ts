@@ -2,8 +2,8 @@ import { randomBytes } from "node:crypto";
 import { inspect } from "node:util";
 import type { JsonSchema, RegisteredSkill, RegisteredTool, RegisterSkill } from "@skillport/core";
 import { isSkillError, isToolResult, isZodSchema } from "@skillport/core";
-import type { LintFinding, SchemaCheck } from "@skillport/host";
-import { compileSchema, formatLintFinding, lintSkill } from "@skillport/host";
+import type { LintFinding, SchemaCheck } from "@skillport/host/tooling";
+import { compileSchema, formatLintFinding, lintSkill, messageOf } from "@skillport/host/tooling";
 import fc from "fast-check";
 import { withoutIo } from "./io-guard.js";
 import type { MockContext } from "./mock-context.js";
@@ -100,7 +100,7 @@ export function planConformance(register: RegisterSkill, options: TestSkillOptio
       group: "register",
       title: "register() returns the skill",
       run: async () => {
-        throw new ConformanceError("register", undefined, (error as Error).message);
+        throw new ConformanceError("register", undefined, messageOf(error));
       },
     };
     return { skillName: "(unregistered)", checks: [check], prepare: async () => {}, dispose: async () => {} };
@@ -200,7 +200,7 @@ function sharedState(
       throw new ConformanceError(
         "config",
         undefined,
-        `the examples need a valid config; pass testSkill(register, { config }) or a setup() returning one. ${(error as Error).message}`,
+        `the examples need a valid config; pass testSkill(register, { config }) or a setup() returning one. ${messageOf(error)}`,
       );
     }
     try {
@@ -284,7 +284,7 @@ function parityCheck(tool: RegisteredTool, options: TestSkillOptions): void {
     throw new ConformanceError(
       "spec-parity",
       tool.name,
-      `the check itself failed: ${messageOf(details.errorInstance)}`,
+      `the check itself failed: ${nameAndMessage(details.errorInstance)}`,
     );
   }
   const [value] = details.counterexample;
@@ -325,7 +325,7 @@ async function abortCheck(tool: RegisteredTool, config: unknown, canary: string)
       throw new ConformanceError(
         "abort",
         tool.name,
-        `with ctx.signal already aborted, run threw ${messageOf(error)} instead of the abort; call ctx.signal.throwIfAborted() before any work`,
+        `with ctx.signal already aborted, run threw ${nameAndMessage(error)} instead of the abort; call ctx.signal.throwIfAborted() before any work`,
       );
     }
   }
@@ -384,7 +384,7 @@ function canaryCheck(tool: RegisteredTool, runs: ExampleRun[], canary: string): 
     const shown =
       "value" in outcome
         ? shownValue(outcome.value)
-        : `${messageOf(outcome.error)} ${isSkillError(outcome.error) ? (outcome.error.field ?? "") : ""}`;
+        : `${nameAndMessage(outcome.error)} ${isSkillError(outcome.error) ? (outcome.error.field ?? "") : ""}`;
     const where = [
       shown.includes(canary) ? "its result" : undefined,
       JSON.stringify(ctx.logs).includes(canary) ? "its log" : undefined,
@@ -417,7 +417,7 @@ function outputCheck(tool: RegisteredTool, runs: ExampleRun[], skip: (reason: st
   const failed: string[] = [];
   for (const [index, { args, outcome }] of runs.entries()) {
     if (!("value" in outcome)) {
-      failed.push(isSkillError(outcome.error) ? outcome.error.code : messageOf(outcome.error));
+      failed.push(isSkillError(outcome.error) ? outcome.error.code : nameAndMessage(outcome.error));
       continue;
     }
     const label = `example ${index + 1} ${JSON.stringify(args)}`;
@@ -430,7 +430,7 @@ function outputCheck(tool: RegisteredTool, runs: ExampleRun[], skip: (reason: st
       throw new ConformanceError(
         "output-valid",
         tool.name,
-        `${label} answered data that is not JSON (${messageOf(error)}); return plain objects, arrays, strings, numbers, booleans and null`,
+        `${label} answered data that is not JSON (${nameAndMessage(error)}); return plain objects, arrays, strings, numbers, booleans and null`,
       );
     }
     const verdict = check(data);
@@ -518,7 +518,7 @@ function shownValue(value: unknown): string {
   }
 }
 
-function messageOf(error: unknown): string {
+function nameAndMessage(error: unknown): string {
   if (error instanceof Error) return `${error.name}: ${error.message}`;
   return String(error);
 }

@@ -1,4 +1,5 @@
 import type { JsonSchema } from "@skillport/core";
+import { resolveRef } from "@skillport/host/tooling";
 import fc from "fast-check";
 
 /**
@@ -221,14 +222,4 @@ function typesOf(schema: JsonSchema): string[] {
   if (Array.isArray(schema.type)) return schema.type.filter((t): t is string => typeof t === "string");
   if (typeof schema.properties === "object") return ["object"];
   return [];
-}
-
-function resolveRef(root: JsonSchema, ref: string): JsonSchema | undefined {
-  if (!ref.startsWith("#")) return undefined;
-  let node: unknown = root;
-  for (const raw of ref.slice(1).split("/").slice(1)) {
-    const key = decodeURIComponent(raw).replaceAll("~1", "/").replaceAll("~0", "~");
-    node = typeof node === "object" && node !== null ? (node as Record<string, unknown>)[key] : undefined;
-  }
-  return typeof node === "object" && node !== null ? (node as JsonSchema) : undefined;
 }

@@ -9,7 +9,7 @@ import { confinementFor } from "./confinement.js";
 import { pathField } from "./schema.js";
 
 /** How deep a recursive listing goes when `depth` is not given. */
-export const DEFAULT_DEPTH = 3;
+const DEFAULT_DEPTH = 3;
 
 export const ListDirectoryInput = z
   .object({

@@ -52,7 +52,7 @@ export type ReadFileParams = z.output<typeof ReadFileInput>;
 export type ReadFileData = z.output<typeof ReadFileOutput>;
 
 /** Bytes on each side of a slice that are checked for secrets too, so a secret cut by the slice is still found. */
-export const SECRET_WINDOW_BYTES = 4096;
+const SECRET_WINDOW_BYTES = 4096;
 
 /**
  * Reads a file inside the roots, or a part of it, as UTF-8 text or base64. Content that holds, or touches, a secret

@@ -3,7 +3,7 @@ import { z } from "zod";
 import { MAX_WRITE_BYTES_LIMIT } from "./config.js";
 
 /** The longest path a call may pass. */
-export const MAX_PATH_LENGTH = 4096;
+const MAX_PATH_LENGTH = 4096;
 
 /** A path argument; every tool resolves it the same way (see resolvePath). */
 export function pathField(description: string, examples: string[]) {
@@ -17,7 +17,7 @@ export function pathField(description: string, examples: string[]) {
     .meta({ examples });
 }
 
-export const ENCODINGS = ["utf-8", "base64"] as const;
+const ENCODINGS = ["utf-8", "base64"] as const;
 export type Encoding = (typeof ENCODINGS)[number];
 
 export const encodingField = (what: string) =>
@@ -28,13 +28,13 @@ export const encodingField = (what: string) =>
     .meta({ examples: ["utf-8", "base64"] });
 
 /** Base64 content can be at most this long: the write ceiling, encoded. */
-export const MAX_BASE64_LENGTH = Math.ceil(MAX_WRITE_BYTES_LIMIT / 3) * 4;
+const MAX_BASE64_LENGTH = Math.ceil(MAX_WRITE_BYTES_LIMIT / 3) * 4;
 
 /**
  * Characters allowed in base64 content. The schema checks the alphabet only: a stricter pattern (groups of four)
  * overflows the regular expression engine's stack on multi-megabyte strings. The capability checks the rest.
  */
-export const BASE64_PATTERN = "^[A-Za-z0-9+/]*={0,2}$";
+const BASE64_PATTERN = "^[A-Za-z0-9+/]*={0,2}$";
 
 export const contentField = () =>
   z

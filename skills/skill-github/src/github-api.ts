@@ -4,7 +4,7 @@ import type { GithubConfig } from "./config.js";
 import { redactSecrets } from "./redact.js";
 
 /** The REST API version this skill is written against. */
-export const API_VERSION = "2022-11-28";
+const API_VERSION = "2022-11-28";
 
 /** One request to the GitHub REST API. */
 export interface GithubRequest {

@@ -3,7 +3,7 @@ import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 
 /** A request the fake server received. */
-export interface Recorded {
+interface Recorded {
   method: string;
   /** Path and query, without the mount prefix. */
   url: string;

@@ -151,7 +151,7 @@ export async function loadNote(v: ScopedVault, relative: string, target?: Confin
 }
 
 /** The vault's real path; a missing vault is the operator's problem, said plainly. */
-export async function realVault(config: NotesConfig): Promise<string> {
+async function realVault(config: NotesConfig): Promise<string> {
   try {
     return await realpath(config.vault);
   } catch {

@@ -4,7 +4,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 
 /** The example vault shipped with the repository; tests only ever read it. */
-export const EXAMPLE_VAULT = fileURLToPath(new URL("../../../examples/vault", import.meta.url));
+const EXAMPLE_VAULT = fileURLToPath(new URL("../../../examples/vault", import.meta.url));
 
 /** The string every note under Private/ carries; no successful result may contain it. */
 export const PRIVATE_MARKER = "SECRET-PRIVATE-MARKER";

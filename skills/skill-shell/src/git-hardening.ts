@@ -108,7 +108,7 @@ export async function checkGitRepository(
  * does for section and key names); values decide only where a key has a harmless form (`alias.x` not starting with
  * `!`, `pager.log = false`).
  */
-export function executingKey(key: string, value: string): string | undefined {
+function executingKey(key: string, value: string): string | undefined {
   const k = key.toLowerCase();
   for (const [pattern, why, harmless] of EXECUTING_KEYS) {
     if (pattern.test(k) && !(harmless?.(value) ?? false)) return why;

@@ -37,7 +37,7 @@ export interface Ended {
 }
 
 /** Keeps the first `cap` bytes of a stream and counts the rest. */
-export class Capture {
+class Capture {
   private readonly chunks: Buffer[] = [];
   private kept = 0;
   total = 0;

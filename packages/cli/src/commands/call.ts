@@ -1,6 +1,7 @@
 import { createInterface } from "node:readline/promises";
 import type { CallConfirmation } from "@skillport/host";
 import { createHost } from "@skillport/host";
+import { messageOf } from "@skillport/host/tooling";
 import { quietLogger } from "../quiet-logger.js";
 
 export interface CallCommandOptions {
@@ -19,7 +20,7 @@ export async function call(fullName: string, json: string, options: CallCommandO
     args = JSON.parse(json);
   } catch (error) {
     process.stderr.write(
-      `[skillport] the arguments are not valid JSON (${(error as Error).message}); quote them, e.g. skillport call ${fullName} '{"keyword":"agent"}'\n`,
+      `[skillport] the arguments are not valid JSON (${messageOf(error)}); quote them, e.g. skillport call ${fullName} '{"keyword":"agent"}'\n`,
     );
     return 2;
   }

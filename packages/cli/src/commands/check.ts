@@ -2,8 +2,10 @@ import { readdir, readFile } from "node:fs/promises";
 import path from "node:path";
 import type { RegisteredSkill } from "@skillport/core";
 import { sandboxAvailable } from "@skillport/core/sandbox";
-import type { Host, LockFile, SurfaceChange } from "@skillport/host";
-import { classifyChanges, createHost, lintSkill, readLock } from "@skillport/host";
+import type { Host } from "@skillport/host";
+import { createHost } from "@skillport/host";
+import type { LockFile, SurfaceChange } from "@skillport/host/tooling";
+import { classifyChanges, lintSkill, messageOf, readLock } from "@skillport/host/tooling";
 import semver from "semver";
 import { formatTable } from "../format-table.js";
 import { quietLogger } from "../quiet-logger.js";
@@ -113,7 +115,7 @@ async function diagnose(
       add(d.severity, d.rule ?? "diagnose", instance.source, d.message);
     }
   } catch (error) {
-    add("error", "diagnose", instance.source, `the skill's diagnose failed: ${(error as Error).message}`);
+    add("error", "diagnose", instance.source, `the skill's diagnose failed: ${messageOf(error)}`);
   }
 }
 

@@ -1,4 +1,5 @@
-import { createHost, lockOf, writeLock } from "@skillport/host";
+import { createHost } from "@skillport/host";
+import { lockOf, writeLock } from "@skillport/host/tooling";
 import { quietLogger } from "../quiet-logger.js";
 
 export interface LockOptions {

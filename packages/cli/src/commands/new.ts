@@ -1,6 +1,7 @@
 import { existsSync } from "node:fs";
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
+import { messageOf } from "@skillport/host/tooling";
 import type { SkillTemplateInput } from "../templates/skill.js";
 import { skillChangeset, skillFiles } from "../templates/skill.js";
 
@@ -47,7 +48,7 @@ export async function newSkill(capability: string, options: NewOptions): Promise
   try {
     manifest = JSON.parse(manifestText) as typeof manifest;
   } catch (error) {
-    return refuse(1, `${manifestFile} is not valid JSON (${(error as Error).message}); fix it first`);
+    return refuse(1, `${manifestFile} is not valid JSON (${messageOf(error)}); fix it first`);
   }
   if (!Array.isArray(manifest.skills)) {
     return refuse(1, `${manifestFile} has no "skills" list; run skillport check to see what is wrong`);

@@ -16,7 +16,7 @@ export const DEFAULT_PROTECTED_NAMES: readonly string[] = Object.freeze([".git",
  * behind CVE-2014-9390's `.g\u200cit`), lower case (case-insensitive file systems), trailing dots and spaces
  * removed (Windows drops them). `.GIT`, `.git.` and `.g\u200cit` all compare equal to `.git`.
  */
-export function normaliseName(name: string): string {
+function normaliseName(name: string): string {
   return name
     .normalize("NFC")
     .replace(/\p{Default_Ignorable_Code_Point}/gu, "")

@@ -1,5 +1,6 @@
 import type { RegisteredSkill } from "@skillport/core";
 import { SkillError } from "@skillport/core";
+import { messageOf } from "../errors.js";
 
 /** A `fetch`-shaped function: the global one, or a stand-in for the network in tests. */
 export type FetchLike = (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
@@ -98,7 +99,7 @@ export function hasCredential(credentials: Readonly<Record<string, string | unde
 }
 
 /** The credentials the host holds for an instance, with their declared origins computed from its config. */
-export function heldCredentials(
+function heldCredentials(
   skill: RegisteredSkill,
   credentials: Readonly<Record<string, string | undefined>>,
   config: unknown,
@@ -216,7 +217,7 @@ function declaredOrigins(
   } catch (error) {
     throw new SkillError({
       code: "UNAVAILABLE",
-      message: `skill "${skill}" could not say where the credential "${credential}" may be sent (${(error as Error)?.message ?? error}); check the instance's config`,
+      message: `skill "${skill}" could not say where the credential "${credential}" may be sent (${messageOf(error)}); check the instance's config`,
     });
   }
 }

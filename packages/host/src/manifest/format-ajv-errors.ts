@@ -1,4 +1,5 @@
 import type { ErrorObject } from "ajv";
+import { escapePointer } from "../json-pointer.js";
 
 /**
  * Turns ajv errors into one line each: where (as `skills[1].mcp`, or a JSON pointer for tool arguments), what is
@@ -30,7 +31,7 @@ export interface Problem {
 }
 
 /** A JSON pointer as a person reads it: `/skills/1/mcp` → `skills[1].mcp`. */
-export function pointerToPath(pointer: string, root = ""): string {
+function pointerToPath(pointer: string, root = ""): string {
   let out = root;
   for (const raw of pointer.split("/").slice(1)) {
     const segment = raw.replaceAll("~1", "/").replaceAll("~0", "~");
@@ -125,10 +126,6 @@ function allowedProperties(error: ErrorObject): string | undefined {
 function lengthOf(value: unknown): string {
   if (typeof value !== "string") return describeValue(value);
   return String(value.length - (value.match(/[\uD800-\uDBFF][\uDC00-\uDFFF]/g)?.length ?? 0));
-}
-
-function escapePointer(segment: string): string {
-  return segment.replaceAll("~", "~0").replaceAll("/", "~1");
 }
 
 function article(type: string): string {

@@ -3,7 +3,7 @@ import path from "node:path";
 import type { ValidateFunction } from "ajv";
 import manifestSchema from "../../manifest.schema.json" with { type: "json" };
 import { createAjv } from "../ajv.js";
-import { SkillportError } from "../errors.js";
+import { messageOf, SkillportError } from "../errors.js";
 import { DEFAULT_MANIFEST, HTTP_DEFAULTS, MANIFEST_DEFAULTS, STDIO_DEFAULTS } from "./defaults.js";
 import { describeAjvErrors } from "./format-ajv-errors.js";
 import type { HttpSettings, LoadedHttpSettings, LoadedManifest, Manifest } from "./manifest.js";
@@ -28,17 +28,14 @@ export async function loadManifest(file: string = DEFAULT_MANIFEST): Promise<Loa
       "MANIFEST_NOT_FOUND",
       code === "ENOENT"
         ? `[skillport] no manifest at ${absolute}; create ${DEFAULT_MANIFEST} there or pass --manifest <path>`
-        : `[skillport] cannot read the manifest ${absolute}: ${(error as Error).message}`,
+        : `[skillport] cannot read the manifest ${absolute}: ${messageOf(error)}`,
     );
   }
   let json: unknown;
   try {
     json = JSON.parse(text);
   } catch (error) {
-    throw new SkillportError(
-      "MANIFEST_INVALID",
-      `[skillport] ${absolute} is not valid JSON: ${(error as Error).message}`,
-    );
+    throw new SkillportError("MANIFEST_INVALID", `[skillport] ${absolute} is not valid JSON: ${messageOf(error)}`);
   }
   return parseManifest(json, absolute);
 }

@@ -40,16 +40,7 @@ export interface ConfirmationQuestion {
 }
 
 /** The stages a call goes through, in order; an outcome names the one that answered. */
-export const STAGES = [
-  "lookup",
-  "authorize",
-  "ensure-loaded",
-  "migrate",
-  "validate",
-  "confirm",
-  "execute",
-  "shape",
-] as const;
+const STAGES = ["lookup", "authorize", "ensure-loaded", "migrate", "validate", "confirm", "execute", "shape"] as const;
 
 export type StageName = (typeof STAGES)[number];
 
@@ -110,9 +101,6 @@ export interface Answered {
   readonly call: Call;
   readonly outcome: CallOutcome;
 }
-
-/** One stage: passes the call on, enriched, or answers it. */
-export type Stage<In extends Call, Out extends Call> = (call: In) => Out | Answered | Promise<Out | Answered>;
 
 /** Ends a call at `stage` with this outcome. */
 export function answer(call: Call, stage: StageName, outcome: Omit<CallOutcome, "stage" | "tool">): Answered {

@@ -1,4 +1,5 @@
 import { createHash, createHmac, randomBytes, timingSafeEqual } from "node:crypto";
+import { canonicalJson } from "../canonical-json.js";
 
 /** What checking a confirmation token found. */
 export type Redemption = "ok" | "invalid" | "expired" | "mismatch" | "other-caller" | "reused";
@@ -105,7 +106,7 @@ export function createConfirmations(options: ConfirmationsOptions = {}) {
 export type Confirmations = ReturnType<typeof createConfirmations>;
 
 /** A stable hash of JSON arguments: key order does not matter. */
-export function hashArguments(args: unknown): string {
+function hashArguments(args: unknown): string {
   return createHash("sha256").update(canonicalJson(args)).digest("base64url");
 }
 
@@ -129,15 +130,4 @@ function callerTag(caller: string | undefined): string {
     .update(caller === undefined ? "local" : `caller:${caller}`)
     .digest("base64url")
     .slice(0, 22);
-}
-
-function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(",")}]`;
-  if (typeof value === "object" && value !== null) {
-    const entries = Object.entries(value)
-      .filter(([, v]) => v !== undefined)
-      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(",")}}`;
-  }
-  return JSON.stringify(value) ?? "null";
 }

@@ -2,7 +2,7 @@
 export type SendProgress = (progress: number, total: number | undefined, message: string | undefined) => void;
 
 /** The least time between two progress notifications of one call. */
-export const PROGRESS_INTERVAL_MS = 100;
+const PROGRESS_INTERVAL_MS = 100;
 
 /**
  * Wraps a progress sender so a capability reporting in a tight loop cannot flood the transport: at most one

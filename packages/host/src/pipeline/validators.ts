@@ -11,7 +11,7 @@ export class SchemaCompileError extends Error {
 }
 
 /** A compiled check of one schema: the first problem, or undefined when the value passes (defaults filled in). */
-export type Check = (value: unknown) => { where: string; message: string } | undefined;
+type Check = (value: unknown) => { where: string; message: string } | undefined;
 
 /** A runnable's checks, each compiled on first use and then reused for every call. */
 export interface Validators {

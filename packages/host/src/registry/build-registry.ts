@@ -27,7 +27,7 @@ import { surfaceOf } from "./surface.js";
 const FULL_NAME = /^[A-Za-z0-9._-]{1,128}$/;
 
 /** A call's time limit when neither the manifest nor the tool sets one. */
-export const DEFAULT_TIMEOUT_MS = 30_000;
+const DEFAULT_TIMEOUT_MS = 30_000;
 
 /** A skill module already in memory, standing in for an installed package. */
 export interface SkillModule {

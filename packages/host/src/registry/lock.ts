@@ -1,10 +1,10 @@
 import { createHash } from "node:crypto";
 import { readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { SkillportError } from "../errors.js";
+import { canonicalJson, sortKeys } from "../canonical-json.js";
+import { messageOf, SkillportError } from "../errors.js";
 import type { LoadedManifest } from "../manifest/manifest.js";
 import type { Registry } from "./registry.js";
-import { resolveSkill } from "./resolve-skill.js";
 import type { SkillSurface } from "./surface.js";
 
 /** The lock's file name, beside the manifest. */
@@ -80,7 +80,7 @@ export async function readLock(manifest: LoadedManifest): Promise<LockFile | und
   } catch (error) {
     throw new SkillportError(
       "LOCK_STALE",
-      `[skillport] ${file} cannot be read (${(error as Error).message}); run skillport lock to write it again`,
+      `[skillport] ${file} cannot be read (${messageOf(error)}); run skillport lock to write it again`,
     );
   }
 }
@@ -117,42 +117,12 @@ export function lockProblems(
   return problems;
 }
 
-/** Every enabled entry's package and installed version, read from package.json files without importing anything. */
-export async function resolveEnabled(manifest: LoadedManifest) {
-  // In parallel: with a lock, start-up is mostly these reads, and they do not depend on each other.
-  const enabled = [...manifest.skills.entries()].filter(([, entry]) => entry.enabled !== false);
-  return Promise.all(
-    enabled.map(async ([index, entry]) => {
-      const skill = await resolveSkill(entry, manifest.dir, `skills[${index}]`);
-      return {
-        entry: index,
-        source: entry.package ?? entry.path ?? "",
-        package: skill.packageName,
-        version: skill.version,
-      };
-    }),
-  );
-}
-
 /** A stable hash of a skill surface. */
 export function hashOf(surface: SkillSurface): string {
-  return `sha256-${createHash("sha256")
-    .update(JSON.stringify(sortKeys(surface)))
-    .digest("base64url")}`;
+  return `sha256-${createHash("sha256").update(canonicalJson(surface)).digest("base64url")}`;
 }
 
 // --- internal ---
-
-function sortKeys(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(sortKeys);
-  if (typeof value !== "object" || value === null) return value;
-  return Object.fromEntries(
-    Object.entries(value)
-      .filter(([, v]) => v !== undefined)
-      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-      .map(([k, v]) => [k, sortKeys(v)]),
-  );
-}
 
 /** Why `--frozen-lock` refuses to start. */
 export function frozenLockError(problems: readonly string[]): SkillportError {

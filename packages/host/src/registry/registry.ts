@@ -2,7 +2,7 @@ import type { SkillInstance } from "../entries/skill-instance.js";
 import type { ToolEntry, ToolListing } from "../entries/tool-entry.js";
 
 export type { SkillInstance } from "../entries/skill-instance.js";
-export type { Runnable, ToolEntry, ToolListing } from "../entries/tool-entry.js";
+export type { ToolEntry, ToolListing } from "../entries/tool-entry.js";
 
 /** The namespaced tool table of a manifest. */
 export interface Registry {

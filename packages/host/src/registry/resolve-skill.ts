@@ -2,7 +2,7 @@ import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { resolve as resolveImport } from "import-meta-resolve";
-import { SkillportError } from "../errors.js";
+import { messageOf, SkillportError } from "../errors.js";
 import type { SkillEntry } from "../manifest/manifest.js";
 
 /** Where a manifest entry's skill lives. */
@@ -91,5 +91,5 @@ async function readPackageJson(file: string): Promise<PackageJson | undefined> {
 }
 
 function firstLine(error: unknown): string {
-  return String((error as Error).message ?? error).split("\n")[0] ?? "";
+  return messageOf(error).split("\n")[0] ?? "";
 }

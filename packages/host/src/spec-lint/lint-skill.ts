@@ -3,6 +3,8 @@ import type { JsonSchema, RegisteredSkill, RegisteredTool } from "@skillport/cor
 import { RISKS } from "@skillport/core";
 import type { SchemaCheck } from "../compile-schema.js";
 import { compileSchema } from "../compile-schema.js";
+import { messageOf } from "../errors.js";
+import { escapePointer, resolveRef } from "../json-pointer.js";
 
 /** The rules of the spec lint, shared by `skillport check` and `testSkill()`; each says what it asks. */
 export const LINT_RULES = {
@@ -274,7 +276,7 @@ function checkPattern(pattern: string): PatternVerdict {
       };
     } else verdict = { status: "unknown", reason: result.error.kind };
   } catch (error) {
-    verdict = { status: "unknown", reason: (error as Error).message };
+    verdict = { status: "unknown", reason: messageOf(error) };
   }
   verdicts.set(pattern, verdict);
   return verdict;
@@ -286,7 +288,7 @@ function lintExamples(tool: RegisteredTool, add: Add): unknown[] {
   try {
     check = compileSchema(tool.inputSchema);
   } catch (error) {
-    add("input-compiles", `the input schema does not compile: ${(error as Error).message}`);
+    add("input-compiles", `the input schema does not compile: ${messageOf(error)}`);
     return [];
   }
   const examples = Array.isArray(tool.examples) ? tool.examples : [];
@@ -331,7 +333,7 @@ function lintBrief(tool: RegisteredTool, samples: unknown[], add: Add): void {
       first = tool.buildBrief(structuredClone(sample) as Record<string, unknown>);
       second = tool.buildBrief(structuredClone(sample) as Record<string, unknown>);
     } catch (error) {
-      add("brief-pure", `buildBrief throws on ${label}: ${(error as Error)?.message ?? String(error)}`);
+      add("brief-pure", `buildBrief throws on ${label}: ${messageOf(error)}`);
       continue;
     }
     if (typeof first !== "string" || first.trim() === "") {
@@ -364,23 +366,9 @@ function isBoundedFormat(format: unknown): boolean {
   return typeof format === "string" && BOUNDED_FORMATS.has(format);
 }
 
-function resolveRef(root: JsonSchema, ref: string): JsonSchema | undefined {
-  if (!ref.startsWith("#")) return undefined;
-  let node: unknown = root;
-  for (const raw of ref.slice(1).split("/").slice(1)) {
-    const key = decodeURIComponent(raw).replaceAll("~1", "/").replaceAll("~0", "~");
-    node = typeof node === "object" && node !== null ? (node as Record<string, unknown>)[key] : undefined;
-  }
-  return typeof node === "object" && node !== null ? (node as JsonSchema) : undefined;
-}
-
 function withoutRef(node: JsonSchema): JsonSchema {
   const { $ref: _ref, ...rest } = node;
   return rest;
-}
-
-function escapePointer(segment: string): string {
-  return segment.replaceAll("~", "~0").replaceAll("/", "~1");
 }
 
 function describe(value: unknown): string {

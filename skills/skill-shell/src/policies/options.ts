@@ -161,7 +161,7 @@ export function parseArgs(args: readonly string[], from: number, table: OptionTa
  * Finds the long option a spelling stands for: itself, or the one option it abbreviates. Refuses a prefix of a
  * refused option and an ambiguous abbreviation; undefined when nothing matches.
  */
-export function resolveLong(
+function resolveLong(
   spelling: string,
   table: OptionTable,
   index: number,

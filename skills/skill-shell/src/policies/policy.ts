@@ -1,4 +1,4 @@
-import type { OptionList, OptionSpec, OptionTable, Token } from "./options.js";
+import type { OptionList, OptionSpec, Token } from "./options.js";
 import { optionTable, parseArgs } from "./options.js";
 
 /** An argument (or the value part of one) that names a file: it must resolve inside the roots. */
@@ -40,9 +40,6 @@ export type OperandRule = (operands: Array<Token & { type: "operand" }>, tokens:
 
 /** Every operand names a file (cat, ls, wc, …). */
 export const allPaths: OperandRule = (operands) => operands.map((o) => ({ index: o.index, path: o.value }));
-
-/** No operand names a file (echo, printf, sleep, …). */
-export const noPaths: OperandRule = () => [];
 
 /** What `gnuPolicy` needs to know about a program. */
 export interface GnuPolicyOptions {
@@ -102,4 +99,4 @@ export const optionalPath = (...names: string[]): OptionSpec[] => specs(names, {
 export const pathValue = (...names: string[]): OptionSpec[] => specs(names, { value: "required", kind: "path" });
 export const refuse = (why: string, ...names: string[]): OptionSpec[] => specs(names, { value: "optional", deny: why });
 
-export type { OptionList, OptionSpec, OptionTable, Token };
+export type { OptionList, OptionSpec, Token };

@@ -1,5 +1,7 @@
 // The entry of an isolated child process: waits for its setup on the IPC channel (credentials never travel in
 // the environment or the command line), then runs one skill instance (worker-runner) over that channel.
+
+import { messageOf } from "../../errors.js";
 import type { FromWorker, ToWorker } from "./worker-protocol.js";
 import { runIsolated } from "./worker-runner.js";
 
@@ -13,7 +15,7 @@ process.once("message", (first: ToWorker) => {
     send: (message: FromWorker) => void send(message),
     onMessage: (listener) => process.on("message", (message: ToWorker) => listener(message)),
   }).catch((error: unknown) => {
-    process.stderr.write(`the skill could not be started: ${(error as Error)?.message ?? error}\n`);
+    process.stderr.write(`the skill could not be started: ${messageOf(error)}\n`);
     process.exit(70);
   });
 });

@@ -1,16 +1,17 @@
 import { Worker } from "node:worker_threads";
 import type { ErrorCode, RegisteredSkill, SkillContext } from "@skillport/core";
 import { isSkillError, result, SkillError } from "@skillport/core";
+import { messageOf } from "../../errors.js";
 import type { Logger } from "../../log.js";
 import { hasCredential, skillCredentials } from "../credential-fetch.js";
 import type { SkillInstance } from "../skill-instance.js";
 import type { FromWorker, ProxiedRequest, ProxiedResponse, ToWorker, WorkerSetup } from "./worker-protocol.js";
 
 /** The largest response body `ctx.fetch` brings into an isolated instance; the whole body travels at once. */
-export const MAX_PROXIED_BODY_BYTES = 32 * 1024 * 1024;
+const MAX_PROXIED_BODY_BYTES = 32 * 1024 * 1024;
 
 /** How long an aborted capability may take to stop by itself before its worker is terminated. */
-export const ABORT_GRACE_MS = 500;
+const ABORT_GRACE_MS = 500;
 
 /**
  * The built worker entry. Tests run the sources, so from `src/` it points at the built `dist/worker.js`.
@@ -30,7 +31,7 @@ export interface Isolate {
 }
 
 /** What an isolate reports to its pool. */
-export interface IsolateEvents {
+interface IsolateEvents {
   message(message: FromWorker): void;
   /** It failed (threw at start, ran out of memory…); `exit` follows. */
   failed(error: Error, outOfMemory: boolean): void;
@@ -273,7 +274,7 @@ export class WorkerPool {
       this.logger.warn({ instance: instance.id, err: error }, `a ${kind} could not be started`);
       throw new SkillError({
         code: "UNAVAILABLE",
-        message: `${instance.id}'s ${kind} could not be started (${(error as Error)?.message ?? error}); try again`,
+        message: `${instance.id}'s ${kind} could not be started (${messageOf(error)}); try again`,
       });
     }
     const worker: PooledWorker = { isolate, current: undefined, gone };

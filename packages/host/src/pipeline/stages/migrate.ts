@@ -10,7 +10,7 @@ import { schemaFailure } from "./schema-failure.js";
 export const CONFIRM_ARGUMENT = "_confirm";
 
 /** How deeply call arguments may nest: far beyond any tool's schema, far below a stack overflow. */
-export const MAX_ARGUMENT_DEPTH = 64;
+const MAX_ARGUMENT_DEPTH = 64;
 
 /**
  * Arguments in the current shape: an object, no deeper than MAX_ARGUMENT_DEPTH (checked before anything recursive

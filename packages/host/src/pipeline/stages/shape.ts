@@ -7,31 +7,23 @@ import type { Validators } from "../validators.js";
 import { schemaFailure } from "./schema-failure.js";
 
 /** How deeply a result may nest: far beyond any tool's data, well below what serialising it would overflow. */
-export const MAX_RESULT_DEPTH = 2048;
+const MAX_RESULT_DEPTH = 2048;
 
 /**
  * The envelope of what the capability returned, its `data` checked against the tool's output schema: clients
  * validate `structuredContent` against the advertised schema, so data that drifted from it answers INTERNAL here
- * (with the JSON path in the log) rather than breaking the client.
+ * (with the JSON path in the log) rather than breaking the client. Data nested too deeply for any transport to send
+ * answers INTERNAL too.
  */
 export function createShape(validators: Validators, logger: Logger) {
   return function shape(call: ExecutedCall): Answered {
-    const { entry, runnable } = call;
-    // What no transport could send (serialising it would overflow the stack) is refused here, named in the log.
+    const { runnable } = call;
     const deep = deeperThan(call.value, MAX_RESULT_DEPTH);
     if (deep !== undefined) {
-      logger.error(
-        { traceId: call.traceId, tool: entry.fullName, at: deep },
-        "a tool's result nests too deeply to send",
-      );
-      return answer(
+      return refuse(
         call,
-        "shape",
-        failureOutcome(
-          call,
-          "INTERNAL",
-          `${entry.fullName} answered with data nested deeper than ${MAX_RESULT_DEPTH} levels, which cannot be sent; the server log has the details under traceId ${call.traceId}`,
-        ),
+        { at: deep },
+        `answered with data nested deeper than ${MAX_RESULT_DEPTH} levels, which cannot be sent`,
       );
     }
     const outcome = successOutcome(call, call.value, runnable.title, call.warnings);
@@ -42,23 +34,20 @@ export function createShape(validators: Validators, logger: Logger) {
       return schemaFailure(call, "shape", error, logger);
     }
     if (problem === undefined) return answer(call, "shape", outcome);
-    logger.error(
-      {
-        traceId: call.traceId,
-        tool: entry.fullName,
-        at: `/data${problem.where === "/" ? "" : problem.where}`,
-        problem: problem.message,
-      },
-      "a tool's result does not match its output schema",
-    );
+    const at = `/data${problem.where === "/" ? "" : problem.where}`;
+    return refuse(call, { at, problem: problem.message }, "answered with data that does not match its output schema");
+  };
+
+  function refuse(call: ExecutedCall, details: Record<string, string>, what: string): Answered {
+    logger.error({ traceId: call.traceId, tool: call.entry.fullName, ...details }, `a tool ${what}`);
     return answer(
       call,
       "shape",
       failureOutcome(
         call,
         "INTERNAL",
-        `${entry.fullName} answered with data that does not match its output schema; the server log has the details under traceId ${call.traceId}`,
+        `${call.entry.fullName} ${what}; the server log has the details under traceId ${call.traceId}`,
       ),
     );
-  };
+  }
 }

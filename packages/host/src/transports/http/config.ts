@@ -1,7 +1,7 @@
 import { readFile } from "node:fs/promises";
 import path from "node:path";
 import type { JSONWebKeySet } from "jose";
-import { SkillportError } from "../../errors.js";
+import { messageOf, SkillportError } from "../../errors.js";
 import type { LoadedHttpSettings, LoadedManifest, SecretSource } from "../../manifest/manifest.js";
 import { readSecret } from "../../registry/read-secret.js";
 import { RESERVED_PATHS, WELL_KNOWN_PREFIX } from "./routes.js";
@@ -60,10 +60,10 @@ export interface ResolveHttpConfigOptions extends HttpOverrides {
 }
 
 /** Loopback hostnames, as the Host allowlist spells them. */
-export const LOOPBACK_HOSTNAMES = ["localhost", "127.0.0.1", "[::1]"] as const;
+const LOOPBACK_HOSTNAMES = ["localhost", "127.0.0.1", "[::1]"] as const;
 
 /** The shortest static token accepted: a guessable token is no protection. */
-export const MIN_TOKEN_LENGTH = 16;
+const MIN_TOKEN_LENGTH = 16;
 
 /**
  * Merges the manifest's `http` object with command-line overrides, reads every secret (token env variables and
@@ -198,7 +198,7 @@ async function resolveJwt(
       if (Array.isArray(jwks?.keys) && jwks.keys.length > 0) keys = { jwks };
       else problems.push(`http.auth.jwt.jwksFile: ${file} holds no "keys"; it must be a JWK Set`);
     } catch (error) {
-      problems.push(`http.auth.jwt.jwksFile: cannot read ${file} as JSON (${(error as Error).message})`);
+      problems.push(`http.auth.jwt.jwksFile: cannot read ${file} as JSON (${messageOf(error)})`);
     }
   }
   if (keys === undefined) return undefined;

@@ -1,8 +1,8 @@
 /** Where RFC 9728 protected-resource metadata lives, before the resource's own path is appended. */
-export const PROTECTED_RESOURCE_PATH = "/.well-known/oauth-protected-resource";
+const PROTECTED_RESOURCE_PATH = "/.well-known/oauth-protected-resource";
 
 /** The metadata path for an MCP endpoint: `/mcp` → `/.well-known/oauth-protected-resource/mcp` (RFC 9728 §3.1). */
-export function protectedResourcePath(mcpPath: string): string {
+function protectedResourcePath(mcpPath: string): string {
   return mcpPath === "/" ? PROTECTED_RESOURCE_PATH : `${PROTECTED_RESOURCE_PATH}${mcpPath}`;
 }
 
