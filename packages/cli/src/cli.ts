@@ -1,5 +1,5 @@
 import { createRequire } from "node:module";
-import { DEFAULT_MANIFEST, SkillportError } from "@skillport/host";
+import { DEFAULT_MANIFEST, HostError } from "@skillport/host";
 import { Command, CommanderError, InvalidArgumentError } from "commander";
 
 const { version } = createRequire(import.meta.url)("../package.json") as { version: string };
@@ -98,7 +98,7 @@ export async function main(argv: readonly string[]): Promise<number> {
     await program.parseAsync(argv as string[]);
   } catch (error) {
     if (error instanceof CommanderError) return error.exitCode === 0 ? 0 : 2;
-    if (error instanceof SkillportError) {
+    if (error instanceof HostError) {
       process.stderr.write(`${error.message}\n`);
       return 1;
     }

@@ -1,4 +1,4 @@
-import { SkillportError } from "./errors.js";
+import { HostError } from "./errors.js";
 import type { Logger } from "./log.js";
 import { createLogger, redactingLogger } from "./log.js";
 import { loadManifest } from "./manifest/load-manifest.js";
@@ -58,7 +58,7 @@ export interface Host {
 }
 
 /**
- * Loads the manifest and its skills and builds the host. Throws a SkillportError listing every problem
+ * Loads the manifest and its skills and builds the host. Throws a HostError listing every problem
  * (invalid manifest, unknown package, invalid config, name conflict) when it cannot start.
  *
  * @example
@@ -120,14 +120,11 @@ async function confirmationSecret(manifest: LoadedManifest): Promise<string | un
   const reading = await readSecret(source, manifest.dir);
   const fix = `set it to at least ${MIN_CONFIRMATION_SECRET_BYTES} random bytes (e.g. openssl rand -hex 32), or remove confirmation.secret for a random one per process`;
   if (reading.value === undefined) {
-    throw new SkillportError(
-      "MANIFEST_INVALID",
-      `[skillport] confirmation.secret: ${reading.where} is not set; ${fix}`,
-    );
+    throw new HostError("MANIFEST_INVALID", `[skillport] confirmation.secret: ${reading.where} is not set; ${fix}`);
   }
   const bytes = Buffer.byteLength(reading.value);
   if (bytes < MIN_CONFIRMATION_SECRET_BYTES) {
-    throw new SkillportError(
+    throw new HostError(
       "MANIFEST_INVALID",
       `[skillport] confirmation.secret: the secret in ${reading.where} has ${bytes} bytes, which an attacker can guess offline from one confirmation token; ${fix}`,
     );

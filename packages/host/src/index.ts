@@ -6,8 +6,8 @@
 export type { CredentialAccess, CredentialAccessOptions, FetchLike } from "./entries/credential-fetch.js";
 export { credentialAccess } from "./entries/credential-fetch.js";
 export type { LegacyShape, RunCall, Runnable } from "./entries/tool-entry.js";
-export type { SkillportErrorCode } from "./errors.js";
-export { SkillportError } from "./errors.js";
+export type { HostErrorCode } from "./errors.js";
+export { HostError } from "./errors.js";
 export type { Host, HostOptions } from "./host.js";
 export { createHost } from "./host.js";
 export type { Logger, LoggerOptions } from "./log.js";

@@ -28,9 +28,15 @@ describe("the root entry of @skillport/host", () => {
     expect(imports.filter((s) => ["jose", "prom-client", "http", "net"].includes(s))).toEqual([]);
   });
 
-  it("nor do the spec lint and the schema compiler it exports", async () => {
+  it("and leaves the tools around a host to the tooling entry, which imports no SDK either", async () => {
     const host = await import("../dist/index.js");
-    expect(Object.keys(host)).toEqual(expect.arrayContaining(["lintSkill", "compileSchema", "LINT_RULES"]));
+    expect(Object.keys(host)).not.toContain("lintSkill");
+    const tooling = await import("../dist/tooling.js");
+    expect(Object.keys(tooling)).toEqual(
+      expect.arrayContaining(["lintSkill", "compileSchema", "LINT_RULES", "lockOf"]),
+    );
+    const imports = await importsOf(path.join(DIST, "tooling.js"));
+    expect(imports.filter((s) => s.startsWith("@modelcontextprotocol"))).toEqual([]);
   });
 
   it("while the testing entry serves a host in process with the SDK", async () => {

@@ -3,17 +3,17 @@ import os from "node:os";
 import path from "node:path";
 import { defineSkill, defineTool } from "@skillport/core";
 import { describe, expect, it } from "vitest";
-import { SkillportError } from "../src/errors.js";
+import { HostError } from "../src/errors.js";
 import { parseManifest } from "../src/manifest/load-manifest.js";
 import { buildRegistry } from "../src/registry/build-registry.js";
 import { BROKEN_IMPORT, ECHO, FIXTURES, manifestOf, NOTEBOOK } from "./helpers.js";
 
-async function failureOf(json: unknown): Promise<SkillportError> {
+async function failureOf(json: unknown): Promise<HostError> {
   try {
     await buildRegistry(manifestOf(json));
   } catch (error) {
-    expect(error).toBeInstanceOf(SkillportError);
-    return error as SkillportError;
+    expect(error).toBeInstanceOf(HostError);
+    return error as HostError;
   }
   throw new Error("the registry was built");
 }

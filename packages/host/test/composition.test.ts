@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { SkillportError } from "../src/errors.js";
+import { HostError } from "../src/errors.js";
 import { createHost } from "../src/host.js";
 import { buildRegistry } from "../src/registry/build-registry.js";
 import type { LockFile } from "../src/registry/lock.js";
@@ -9,12 +9,12 @@ import { BROKEN_IMPORT, ECHO, manifestOf, NOTEBOOK, pipelineOf, silentLogger } f
 
 const notes = (extra: Record<string, unknown> = {}) => ({ path: NOTEBOOK, config: { vault: "./vault" }, ...extra });
 
-async function conflicts(json: unknown): Promise<SkillportError> {
+async function conflicts(json: unknown): Promise<HostError> {
   try {
     await buildRegistry(manifestOf(json));
   } catch (error) {
-    expect(error).toBeInstanceOf(SkillportError);
-    return error as SkillportError;
+    expect(error).toBeInstanceOf(HostError);
+    return error as HostError;
   }
   throw new Error("the registry was built");
 }

@@ -2,7 +2,7 @@ import { mkdtemp, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { SkillportError } from "../src/errors.js";
+import { HostError } from "../src/errors.js";
 import { buildRegistry } from "../src/registry/build-registry.js";
 import { isLoopback, resolveHttpConfig } from "../src/transports/http/config.js";
 import { createRateLimiter } from "../src/transports/http/rate-limit.js";
@@ -12,12 +12,12 @@ import { PROBE } from "./http-helpers.js";
 const TOKEN = "a-token-of-sufficient-length";
 const withHttp = (http: unknown) => manifestOf({ skills: [], http });
 
-async function refusal(http: unknown, options = {}): Promise<SkillportError> {
+async function refusal(http: unknown, options = {}): Promise<HostError> {
   try {
     await resolveHttpConfig(withHttp(http), options);
   } catch (error) {
-    expect(error).toBeInstanceOf(SkillportError);
-    return error as SkillportError;
+    expect(error).toBeInstanceOf(HostError);
+    return error as HostError;
   }
   throw new Error("the config was accepted");
 }

@@ -4,16 +4,16 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import manifestSchema from "../manifest.schema.json" with { type: "json" };
 import { createAjv } from "../src/ajv.js";
-import { SkillportError } from "../src/errors.js";
+import { HostError } from "../src/errors.js";
 import { loadManifest } from "../src/manifest/load-manifest.js";
 import { manifestOf } from "./helpers.js";
 
-function problemsOf(json: unknown): SkillportError {
+function problemsOf(json: unknown): HostError {
   try {
     manifestOf(json);
   } catch (error) {
-    expect(error).toBeInstanceOf(SkillportError);
-    return error as SkillportError;
+    expect(error).toBeInstanceOf(HostError);
+    return error as HostError;
   }
   throw new Error("the manifest was accepted");
 }

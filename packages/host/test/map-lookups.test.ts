@@ -2,7 +2,7 @@
 // every JavaScript object answers to, and must never pass for a declared credential, a tool or a package.
 import { defineSkill, defineTool } from "@skillport/core";
 import { describe, expect, it } from "vitest";
-import { SkillportError } from "../src/errors.js";
+import { HostError } from "../src/errors.js";
 import type { LoadedManifest } from "../src/manifest/manifest.js";
 import { buildRegistry } from "../src/registry/build-registry.js";
 import { resolveHttpConfig } from "../src/transports/http/config.js";
@@ -11,12 +11,12 @@ import { manifestOf, NEEDS_TOKEN } from "./helpers.js";
 /** The manifest as JSON text, so `__proto__` is an own key as it is in a file. */
 const fromText = (text: string) => manifestOf(JSON.parse(text));
 
-async function registryFailure(manifest: LoadedManifest): Promise<SkillportError> {
+async function registryFailure(manifest: LoadedManifest): Promise<HostError> {
   try {
     await buildRegistry(manifest);
   } catch (error) {
-    expect(error).toBeInstanceOf(SkillportError);
-    return error as SkillportError;
+    expect(error).toBeInstanceOf(HostError);
+    return error as HostError;
   }
   throw new Error("the registry was built");
 }

@@ -92,6 +92,15 @@ describe.each([
     }
   });
 
+  it("redacts a secret that itself holds what reads as an escape, whole or cut (found by the property test)", () => {
+    const escaped = createRedactor();
+    const odd = "  %00 pass&amp;word\\n  with-escapes";
+    escaped.add([odd]);
+    expect(escaped.string(`password: ${odd}`)).toBe(`password: ${REDACTED}`);
+    expect(escaped.string(`cut: ${odd.slice(0, 8)}`)).toBe(`cut: ${REDACTED}`);
+    expect(escaped.string(`line\n${odd.slice(0, 14)}`)).not.toContain(odd.slice(0, 8));
+  });
+
   it("redacts a secret read in two slices, each a value of its own", () => {
     for (const at of [8, 12, secret.length - 8]) {
       const out = redactor.value({ first: `…${secret.slice(0, at)}`, second: `${secret.slice(at)} and more` });

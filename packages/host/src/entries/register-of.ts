@@ -1,5 +1,5 @@
 import type { RegisteredSkill, RegisterSkill } from "@skillport/core";
-import { messageOf, SkillportError } from "../errors.js";
+import { HostError, messageOf } from "../errors.js";
 
 /** Imports a skill package's entry and registers it, with the checks of {@link registerOf}. */
 export async function importSkill(entryUrl: string, where: string): Promise<RegisteredSkill> {
@@ -7,10 +7,7 @@ export async function importSkill(entryUrl: string, where: string): Promise<Regi
   try {
     module = (await import(entryUrl)) as typeof module;
   } catch (error) {
-    throw new SkillportError(
-      "SKILL_INVALID",
-      `[skillport] ${where}: importing ${entryUrl} failed: ${messageOf(error)}`,
-    );
+    throw new HostError("SKILL_INVALID", `[skillport] ${where}: importing ${entryUrl} failed: ${messageOf(error)}`);
   }
   return registerOf(module, where);
 }
@@ -24,7 +21,7 @@ export function registerOf(module: { register?: unknown; default?: unknown }, wh
     | RegisterSkill
     | undefined;
   if (typeof register !== "function") {
-    throw new SkillportError(
+    throw new HostError(
       "SKILL_INVALID",
       `[skillport] ${where}: the module exports no register() function; export one made with defineSkill() from @skillport/core`,
     );
@@ -33,10 +30,10 @@ export function registerOf(module: { register?: unknown; default?: unknown }, wh
   try {
     skill = register();
   } catch (error) {
-    throw new SkillportError("SKILL_INVALID", `[skillport] ${where}: register() failed: ${messageOf(error)}`);
+    throw new HostError("SKILL_INVALID", `[skillport] ${where}: register() failed: ${messageOf(error)}`);
   }
   if (typeof skill?.name !== "string" || !Array.isArray(skill.tools)) {
-    throw new SkillportError(
+    throw new HostError(
       "SKILL_INVALID",
       `[skillport] ${where}: register() must return a skill made with defineSkill()`,
     );

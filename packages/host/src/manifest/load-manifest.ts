@@ -3,7 +3,7 @@ import path from "node:path";
 import type { ValidateFunction } from "ajv";
 import manifestSchema from "../../manifest.schema.json" with { type: "json" };
 import { createAjv } from "../ajv.js";
-import { messageOf, SkillportError } from "../errors.js";
+import { HostError, messageOf } from "../errors.js";
 import { DEFAULT_MANIFEST, HTTP_DEFAULTS, MANIFEST_DEFAULTS, STDIO_DEFAULTS } from "./defaults.js";
 import { describeAjvErrors } from "./format-ajv-errors.js";
 import type { HttpSettings, LoadedHttpSettings, LoadedManifest, Manifest } from "./manifest.js";
@@ -24,7 +24,7 @@ export async function loadManifest(file: string = DEFAULT_MANIFEST): Promise<Loa
     text = await readFile(absolute, "utf8");
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    throw new SkillportError(
+    throw new HostError(
       "MANIFEST_NOT_FOUND",
       code === "ENOENT"
         ? `[skillport] no manifest at ${absolute}; create ${DEFAULT_MANIFEST} there or pass --manifest <path>`
@@ -35,7 +35,7 @@ export async function loadManifest(file: string = DEFAULT_MANIFEST): Promise<Loa
   try {
     json = JSON.parse(text);
   } catch (error) {
-    throw new SkillportError("MANIFEST_INVALID", `[skillport] ${absolute} is not valid JSON: ${messageOf(error)}`);
+    throw new HostError("MANIFEST_INVALID", `[skillport] ${absolute} is not valid JSON: ${messageOf(error)}`);
   }
   return parseManifest(json, absolute);
 }
@@ -50,7 +50,7 @@ export function parseManifest(json: unknown, file: string): LoadedManifest {
   const where = path.basename(file);
   if (!validate(json)) {
     const problems = describeAjvErrors(validate.errors ?? [], "path").map((p) => `${p.where}: ${p.message}`);
-    throw new SkillportError("MANIFEST_INVALID", `[skillport] ${where} is invalid (${file}):`, problems);
+    throw new HostError("MANIFEST_INVALID", `[skillport] ${where} is invalid (${file}):`, problems);
   }
   const problems: string[] = [];
   json.skills.forEach((entry, index) => {
@@ -68,7 +68,7 @@ export function parseManifest(json: unknown, file: string): LoadedManifest {
   });
   problems.push(...httpProblems(json.http));
   if (problems.length > 0) {
-    throw new SkillportError("MANIFEST_INVALID", `[skillport] ${where} is invalid (${file}):`, problems);
+    throw new HostError("MANIFEST_INVALID", `[skillport] ${where} is invalid (${file}):`, problems);
   }
   return {
     file,

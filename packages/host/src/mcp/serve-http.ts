@@ -3,7 +3,7 @@ import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { AuthInfo, McpHttpHandler } from "@modelcontextprotocol/server";
 import { createMcpHandler } from "@modelcontextprotocol/server";
-import { SkillportError } from "../errors.js";
+import { HostError } from "../errors.js";
 import type { Host } from "../host.js";
 import type { Caller } from "../pipeline/check-scopes.js";
 import { createAuthenticator } from "../transports/http/auth.js";
@@ -57,7 +57,7 @@ export interface HttpServing {
  * GET /healthz, /readyz and /metrics. Every static token is registered with `host.redactor`. The checks are the
  * web-standard guards of {@link createHostHttpHandler}; node:http only carries requests to it and answers back.
  *
- * Throws a SkillportError HTTP_CONFIG_INVALID before binding when the configuration is unsafe or incomplete,
+ * Throws a HostError HTTP_CONFIG_INVALID before binding when the configuration is unsafe or incomplete,
  * notably a non-loopback address without authentication.
  *
  * @example
@@ -300,7 +300,7 @@ function listen(server: NodeServer, port: number, hostname: string): Promise<voi
           : error.code === "EADDRNOTAVAIL"
             ? `${hostname} is not an address of this machine; pass --host with one of its addresses`
             : error.message;
-      reject(new SkillportError("HTTP_LISTEN_FAILED", `[skillport] cannot listen on ${hostname}:${port}: ${why}`));
+      reject(new HostError("HTTP_LISTEN_FAILED", `[skillport] cannot listen on ${hostname}:${port}: ${why}`));
     };
     server.once("error", onError);
     server.listen(port, hostname, () => {

@@ -255,9 +255,17 @@ function redactText(input: string, matcher: Matcher): string {
  * characters holds at least one such slice) and at every position near the edges.
  */
 function scan(input: string, matcher: Matcher, first: boolean): Found[] {
-  const found: Found[] = [];
-  if (input.length < matcher.minLength) return found;
+  if (input.length < matcher.minLength) return [];
   const decoded = NEEDS_DECODING.test(input) ? decode(input, matcher.mode) : undefined;
+  const found = scanView(input, decoded, matcher, first);
+  // A secret may itself hold what reads as an escape (`%00`, `&amp;`, `\n`): look at the text as written too.
+  if (decoded !== undefined && !(first && found.length > 0)) found.push(...scanView(input, undefined, matcher, first));
+  return found;
+}
+
+/** {@link scan} over one view of the input: decoded (escapes and line breaks undone), or as written. */
+function scanView(input: string, decoded: Decoded | undefined, matcher: Matcher, first: boolean): Found[] {
+  const found: Found[] = [];
   const t = decoded?.text ?? input;
   const n = t.length;
   if (matcher.whole !== undefined) {

@@ -9,8 +9,8 @@ import type { SkillInstance } from "../entries/skill-instance.js";
 import { memoizedLoad } from "../entries/skill-instance.js";
 import { createIsolates, skillToolEntry } from "../entries/skill-tool.js";
 import type { ToolEntry, ToolListing } from "../entries/tool-entry.js";
-import type { SkillportErrorCode } from "../errors.js";
-import { SkillportError } from "../errors.js";
+import type { HostErrorCode } from "../errors.js";
+import { HostError } from "../errors.js";
 import type { Logger } from "../log.js";
 import { createLogger } from "../log.js";
 import { SKILL_DEFAULTS } from "../manifest/defaults.js";
@@ -169,11 +169,11 @@ class ImportFailure extends Error {
 // --- internal ---
 
 interface Problem {
-  code: SkillportErrorCode;
+  code: HostErrorCode;
   message: string;
 }
 
-/** The problems of settled results (SkillportErrors), and the values of the fulfilled ones. */
+/** The problems of settled results (HostErrors), and the values of the fulfilled ones. */
 function collect<T>(results: readonly PromiseSettledResult<T>[], problems: Problem[]): T[] {
   const values: T[] = [];
   for (const result of results) {
@@ -182,7 +182,7 @@ function collect<T>(results: readonly PromiseSettledResult<T>[], problems: Probl
       continue;
     }
     const error: unknown = result.reason;
-    if (!(error instanceof SkillportError)) throw error;
+    if (!(error instanceof HostError)) throw error;
     problems.push(
       ...(error.problems.length > 0 ? error.problems : [error.message]).map((m) => ({ code: error.code, message: m })),
     );
@@ -194,7 +194,7 @@ function failOn(problems: Problem[], manifest: LoadedManifest): void {
   if (problems.length === 0) return;
   const first = problems[0] as Problem;
   const noun = problems.length === 1 ? "problem" : "problems";
-  throw new SkillportError(
+  throw new HostError(
     first.code,
     `[skillport] cannot start: ${problems.length} ${noun} in ${manifest.file}:`,
     problems.map((p) => p.message),
@@ -262,7 +262,7 @@ async function instanceOf(
     try {
       live = await importSkill(entryUrl as string, `${where} (${packageName})`);
     } catch (error) {
-      if (!(error instanceof SkillportError)) throw error;
+      if (!(error instanceof HostError)) throw error;
       throw new ImportFailure(`${where} (${packageName})`, error.message);
     }
   }
@@ -272,7 +272,7 @@ async function instanceOf(
   const loader = memoizedLoad(async () => {
     const skill = await importSkill(entryUrl as string, `${where} (${packageName})`);
     if (hashOf(surfaceOf(skill)) !== locked?.hash) {
-      throw new SkillportError(
+      throw new HostError(
         "LOCK_STALE",
         `[skillport] ${where} (${packageName}): its tools differ from ${LOCK_FILE}; run skillport lock and review the change`,
       );
@@ -286,7 +286,7 @@ async function instanceOf(
   const { credentials, missing } = await resolveCredentials(surface, entry, where, manifest.dir);
   checkAllow(surface, entry, where);
   if ((entry.isolation === "worker" || entry.isolation === "process") && entryUrl === undefined) {
-    throw new SkillportError(
+    throw new HostError(
       "CONFIG_INVALID",
       `[skillport] ${where}.isolation: a skill given in memory cannot run in a ${entry.isolation === "worker" ? "worker" : "child process"}; install it as a package or use "in-process"`,
     );
@@ -328,7 +328,7 @@ async function resolveCredentials(skill: SkillSurface, entry: SkillEntry, where:
   for (const name of Object.keys(entry.credentials ?? {})) {
     if (!Object.hasOwn(declared, name)) {
       const known = Object.keys(declared);
-      throw new SkillportError(
+      throw new HostError(
         "CONFIG_INVALID",
         `[skillport] ${where}.credentials.${name}: skill "${skill.name}" declares no credential "${name}"; ${known.length === 0 ? "it needs none, remove it" : `it declares ${known.join(", ")}`}`,
       );
@@ -359,7 +359,7 @@ function checkAllow(skill: SkillSurface, entry: SkillEntry, where: string): void
     const tool = skill.tools.find((t) => t.name === name);
     if (tool?.risk !== "dangerous") {
       const dangerous = skill.tools.filter((t) => t.risk === "dangerous").map((t) => t.name);
-      throw new SkillportError(
+      throw new HostError(
         "CONFIG_INVALID",
         `[skillport] ${where}.allow: "${name}" is not a dangerous tool of skill "${skill.name}"; ${dangerous.length === 0 ? "it has none, remove allow" : `its dangerous tools are ${dangerous.join(", ")}`}`,
       );
@@ -370,13 +370,13 @@ function checkAllow(skill: SkillSurface, entry: SkillEntry, where: string): void
 function checkVersion(entry: SkillEntry, where: string, packageName: string, version: string): void {
   if (entry.version === undefined) return;
   if (semver.validRange(entry.version) === null) {
-    throw new SkillportError(
+    throw new HostError(
       "MANIFEST_INVALID",
       `[skillport] ${where}.version: "${entry.version}" is not a semver range (e.g. "^0.1.0")`,
     );
   }
   if (!semver.satisfies(version, entry.version, { includePrerelease: true })) {
-    throw new SkillportError(
+    throw new HostError(
       "VERSION_MISMATCH",
       `[skillport] ${where}.version: the manifest asks for ${packageName}@${entry.version} but ${version} is installed; install a matching version or change the range`,
     );
@@ -393,7 +393,7 @@ function validateConfig(
 ): unknown {
   if (skill.configSchema === undefined) {
     if (entry.config !== undefined && Object.keys(entry.config).length > 0) {
-      throw new SkillportError(
+      throw new HostError(
         "CONFIG_INVALID",
         `[skillport] ${where}.config: skill "${skill.name}" takes no config; remove it`,
       );
@@ -406,7 +406,7 @@ function validateConfig(
     const problems = describeAjvErrors(validate.errors ?? [], "path", `${where}.config`).map(
       (p) => `${p.where}: ${p.message}`,
     );
-    throw new SkillportError(
+    throw new HostError(
       "CONFIG_INVALID",
       `[skillport] ${where}.config is invalid for skill "${skill.name}":`,
       problems,

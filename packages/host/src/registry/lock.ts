@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import { readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { canonicalJson, sortKeys } from "../canonical-json.js";
-import { messageOf, SkillportError } from "../errors.js";
+import { HostError, messageOf } from "../errors.js";
 import type { LoadedManifest } from "../manifest/manifest.js";
 import type { Registry } from "./registry.js";
 import type { SkillSurface } from "./surface.js";
@@ -78,7 +78,7 @@ export async function readLock(manifest: LoadedManifest): Promise<LockFile | und
     if (lock.lockfileVersion !== 1 || !Array.isArray(lock.instances)) throw new Error("not a version 1 lock");
     return lock;
   } catch (error) {
-    throw new SkillportError(
+    throw new HostError(
       "LOCK_STALE",
       `[skillport] ${file} cannot be read (${messageOf(error)}); run skillport lock to write it again`,
     );
@@ -125,8 +125,8 @@ export function hashOf(surface: SkillSurface): string {
 // --- internal ---
 
 /** Why `--frozen-lock` refuses to start. */
-export function frozenLockError(problems: readonly string[]): SkillportError {
-  return new SkillportError(
+export function frozenLockError(problems: readonly string[]): HostError {
+  return new HostError(
     "LOCK_STALE",
     `[skillport] cannot start with --frozen-lock: ${LOCK_FILE} does not match the manifest; run skillport lock and commit it:`,
     problems,

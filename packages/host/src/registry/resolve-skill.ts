@@ -2,7 +2,7 @@ import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { resolve as resolveImport } from "import-meta-resolve";
-import { messageOf, SkillportError } from "../errors.js";
+import { HostError, messageOf } from "../errors.js";
 import type { SkillEntry } from "../manifest/manifest.js";
 
 /** Where a manifest entry's skill lives. */
@@ -26,14 +26,14 @@ export async function resolveSkill(entry: SkillEntry, manifestDir: string, where
   try {
     entryUrl = resolveImport(name, pathToFileURL(path.join(manifestDir, "skills.manifest.json")).href);
   } catch (error) {
-    throw new SkillportError(
+    throw new HostError(
       "SKILL_NOT_FOUND",
       `[skillport] ${where}.package: cannot find package "${name}" from ${manifestDir}; install it there (pnpm add ${name}) or fix the name (${firstLine(error)})`,
     );
   }
   const pkg = await findPackageJson(fileURLToPath(entryUrl), name);
   if (pkg === undefined) {
-    throw new SkillportError(
+    throw new HostError(
       "SKILL_INVALID",
       `[skillport] ${where}.package: "${name}" has no package.json above its entry ${entryUrl}`,
     );
@@ -53,7 +53,7 @@ interface PackageJson {
 async function resolveFolder(folder: string, where: string): Promise<ResolvedSkill> {
   const pkg = await readPackageJson(path.join(folder, "package.json"));
   if (pkg === undefined) {
-    throw new SkillportError(
+    throw new HostError(
       "SKILL_NOT_FOUND",
       `[skillport] ${where}.path: ${folder} holds no package.json; point "path" at a skill package folder`,
     );
@@ -66,7 +66,7 @@ async function resolveFolder(folder: string, where: string): Promise<ResolvedSki
         ? resolveImport(pkg.name, pathToFileURL(path.join(folder, "package.json")).href)
         : pathToFileURL(path.join(folder, pkg.main ?? "index.js")).href;
   } catch (error) {
-    throw new SkillportError(
+    throw new HostError(
       "SKILL_INVALID",
       `[skillport] ${where}.path: cannot resolve the entry of ${folder} (${firstLine(error)}); is it built?`,
     );

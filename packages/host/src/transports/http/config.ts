@@ -1,7 +1,7 @@
 import { readFile } from "node:fs/promises";
 import path from "node:path";
 import type { JSONWebKeySet } from "jose";
-import { messageOf, SkillportError } from "../../errors.js";
+import { HostError, messageOf } from "../../errors.js";
 import type { LoadedHttpSettings, LoadedManifest, SecretSource } from "../../manifest/manifest.js";
 import { readSecret } from "../../registry/read-secret.js";
 import { RESERVED_PATHS, WELL_KNOWN_PREFIX } from "./routes.js";
@@ -67,7 +67,7 @@ const MIN_TOKEN_LENGTH = 16;
 
 /**
  * Merges the manifest's `http` object with command-line overrides, reads every secret (token env variables and
- * files, a JWKS file) and checks that the result is safe to serve. Throws a SkillportError HTTP_CONFIG_INVALID
+ * files, a JWKS file) and checks that the result is safe to serve. Throws a HostError HTTP_CONFIG_INVALID
  * saying what to change, notably when binding beyond loopback without authentication.
  *
  * @example
@@ -130,7 +130,7 @@ export async function resolveHttpConfig(
     );
   }
   if (problems.length > 0) {
-    throw new SkillportError(
+    throw new HostError(
       "HTTP_CONFIG_INVALID",
       `[skillport] cannot serve over HTTP (${manifest.file}):`,
       problems.map((p) => (p.startsWith("http.") || p.startsWith("refusing") ? p : `http.${p}`)),
