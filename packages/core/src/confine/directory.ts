@@ -200,14 +200,7 @@ export class VerifiedDirectory implements ConfinedDirectory {
   }
 
   async openFile(name: string): Promise<ConfinedFile> {
-    const before = await this.lstat(name);
-    if (before === undefined) {
-      throw new SkillError({
-        code: "NOT_FOUND",
-        field: this.#label.field,
-        message: `"${this.#label.shown}" does not exist`,
-      });
-    }
+    const before = await this.#existing(name);
     this.#assertReadable(before);
     let handle: FileHandle;
     try {
@@ -286,14 +279,7 @@ export class VerifiedDirectory implements ConfinedDirectory {
 
   async remove(name: string, options: RemoveOptions = {}): Promise<void> {
     this.#assertWritable(name);
-    const stats = await this.lstat(name);
-    if (stats === undefined) {
-      throw new SkillError({
-        code: "NOT_FOUND",
-        field: this.#label.field,
-        message: `"${this.#label.shown}" does not exist`,
-      });
-    }
+    const stats = await this.#existing(name);
     try {
       if (!stats.isDirectory()) {
         await this.recheck();
@@ -320,14 +306,7 @@ export class VerifiedDirectory implements ConfinedDirectory {
     if (!(to instanceof VerifiedDirectory)) throw new TypeError("rename: `to` must come from the same confinement");
     this.#assertWritable(name);
     to.#assertWritable(toName);
-    const source = await this.lstat(name);
-    if (source === undefined) {
-      throw new SkillError({
-        code: "NOT_FOUND",
-        field: this.#label.field,
-        message: `"${this.#label.shown}" does not exist`,
-      });
-    }
+    const source = await this.#existing(name);
     try {
       await this.recheck();
       await to.recheck();
@@ -370,6 +349,19 @@ export class VerifiedDirectory implements ConfinedDirectory {
 
   async close(): Promise<void> {
     await this.#handle.close().catch(() => undefined);
+  }
+
+  /** The entry's stats, or NOT_FOUND for the request this folder serves. */
+  async #existing(name: string): Promise<Stats> {
+    const stats = await this.lstat(name);
+    if (stats === undefined) {
+      throw new SkillError({
+        code: "NOT_FOUND",
+        field: this.#label.field,
+        message: `"${this.#label.shown}" does not exist`,
+      });
+    }
+    return stats;
   }
 
   #assertReadable(stats: Stats): void {
