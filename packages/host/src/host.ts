@@ -1,3 +1,4 @@
+import path from "node:path";
 import { HostError } from "./errors.js";
 import type { Logger } from "./log.js";
 import { createLogger, redactingLogger } from "./log.js";
@@ -11,7 +12,7 @@ import type { Redactor } from "./pipeline/redact.js";
 import { createRedactor } from "./pipeline/redact.js";
 import type { SkillModule } from "./registry/build-registry.js";
 import { buildRegistry } from "./registry/build-registry.js";
-import { frozenLockError, LOCK_FILE, readLock } from "./registry/lock.js";
+import { lockCommand, lockPathOf, readLock, requireLock } from "./registry/lock.js";
 import { readSecret } from "./registry/read-secret.js";
 import type { Registry } from "./registry/registry.js";
 
@@ -34,7 +35,8 @@ export interface HostOptions {
    */
   modules?: Readonly<Record<string, SkillModule>>;
   /**
-   * Whether to start from skills.lock.json: "auto" uses a current lock and warns about a stale one (then imports
+   * Whether to start from the manifest's lock (`skills.lock.json` beside `skills.manifest.json`; see lockPathOf in
+   * `@skillport/host/tooling`): "auto" uses a current lock and warns about a stale one (then imports
    * every skill now); "frozen" refuses to start without a current lock (CI, production); "off" imports every skill.
    * With a current lock tools/list needs no skill import; each skill is imported on its first call.
    * @default "off"
@@ -71,13 +73,17 @@ export async function createHost(options: HostOptions = {}): Promise<Host> {
   const redactor = createRedactor();
   const logger = options.logger === undefined ? createLogger({ redactor }) : redactingLogger(options.logger, redactor);
   const mode = options.lock ?? "off";
-  const lock = mode === "off" ? undefined : await lockFor(manifest, mode);
+  // Each manifest has its own lock beside it (lockPathOf); another manifest's is never read.
+  const lock = mode === "off" ? undefined : mode === "frozen" ? await requireLock(manifest) : await readLock(manifest);
   const registry = await buildRegistry(manifest, {
     modules: options.modules ?? {},
     logger,
     ...(lock === undefined ? {} : { lock, lockMode: mode === "frozen" ? "frozen" : "auto" }),
     onStaleLock: (problems) =>
-      logger.warn({ problems }, `${LOCK_FILE} is out of date, so every skill loads now; run skillport lock`),
+      logger.warn(
+        { problems },
+        `${path.basename(lockPathOf(manifest))} is out of date, so every skill loads now; run ${lockCommand(manifest)}`,
+      ),
   });
   for (const instance of registry.instances) {
     redactor.add(Object.values(instance.credentials));
@@ -130,11 +136,4 @@ async function confirmationSecret(manifest: LoadedManifest): Promise<string | un
     );
   }
   return reading.value;
-}
-
-/** The manifest's lock; with --frozen-lock, a missing one stops the host. Whether it matches is buildRegistry's call. */
-async function lockFor(manifest: LoadedManifest, mode: "auto" | "frozen") {
-  const lock = await readLock(manifest);
-  if (lock === undefined && mode === "frozen") throw frozenLockError([`there is no ${LOCK_FILE} beside the manifest`]);
-  return lock;
 }

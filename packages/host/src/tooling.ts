@@ -9,7 +9,7 @@ export { escapePointer, resolveRef } from "./json-pointer.js";
 export type { ChangeLevel, ComparableTool, SurfaceChange } from "./registry/classify-changes.js";
 export { classifyChanges, worstLevel } from "./registry/classify-changes.js";
 export type { LockedInstance, LockFile } from "./registry/lock.js";
-export { hashOf, LOCK_FILE, lockOf, lockPathOf, readLock, stringifyLock, writeLock } from "./registry/lock.js";
+export { hashOf, lockCommand, lockOf, lockPathOf, readLock, stringifyLock, writeLock } from "./registry/lock.js";
 export type { SkillSurface, ToolSurface } from "./registry/surface.js";
 export { surfaceOf } from "./registry/surface.js";
 export type { LintFinding, LintRule } from "./spec-lint/lint-skill.js";

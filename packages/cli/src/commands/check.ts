@@ -5,7 +5,7 @@ import { sandboxAvailable } from "@skillport/core/sandbox";
 import type { Host } from "@skillport/host";
 import { createHost } from "@skillport/host";
 import type { LockFile, SurfaceChange } from "@skillport/host/tooling";
-import { classifyChanges, lintSkill, messageOf, readLock } from "@skillport/host/tooling";
+import { classifyChanges, lintSkill, lockCommand, lockPathOf, messageOf, readLock } from "@skillport/host/tooling";
 import semver from "semver";
 import { formatTable } from "../format-table.js";
 import { quietLogger } from "../quiet-logger.js";
@@ -40,7 +40,7 @@ export const COMPAT: Readonly<Record<string, { pattern: RegExp; rule: string }>>
  * tool names a chosen client rejects or that collide once sanitised, spec-lint findings (write and dangerous tools
  * without a brief, inputs without descriptions or bounds), what each skill's own `diagnose` says about its instance's
  * config (the shell skill: running without its sandbox), the size of tools/list, and every change of the tool
- * surface since skills.lock.json with its level. Exit 0 when clean, 1 on any error.
+ * surface since the manifest's lock with its level. Exit 0 when clean, 1 on any error.
  */
 export async function check(options: CheckOptions): Promise<number> {
   const compat = options.compat === undefined ? undefined : COMPAT[options.compat];
@@ -156,12 +156,13 @@ function sizeOf(host: Host) {
 async function checkLock(host: Host, add: Add) {
   const lock: LockFile | undefined = await readLock(host.manifest);
   if (lock === undefined) return [];
+  const lockName = path.basename(lockPathOf(host.manifest));
   const majors = await pendingMajors(host.manifest.dir);
   const all: Array<SurfaceChange & { instance: string }> = [];
   for (const instance of host.registry.instances) {
     const locked = lock.instances.find((i) => i.entry === instance.index && i.package === instance.packageName);
     if (locked === undefined) {
-      add("warning", "lock", instance.source, "is not in skills.lock.json; run skillport lock");
+      add("warning", "lock", instance.source, `is not in ${lockName}; run ${lockCommand(host.manifest)}`);
       continue;
     }
     const changes = classifyChanges(locked.skill.tools, instance.surface.tools);
@@ -185,8 +186,8 @@ async function checkLock(host: Host, add: Add) {
     add(
       "warning",
       "lock",
-      "skills.lock.json",
-      "the tool surface changed since the lock; run skillport lock to record it",
+      lockName,
+      `the tool surface changed since the lock; run ${lockCommand(host.manifest)} to record it`,
     );
   }
   return all;
@@ -229,7 +230,7 @@ function report(
     );
   }
   if (changes.length > 0) {
-    lines.push("Changes since skills.lock.json:");
+    lines.push(`Changes since ${path.basename(lockPathOf(host.manifest))}:`);
     lines.push(
       formatTable(
         ["LEVEL", "TOOL", "CHANGE"],

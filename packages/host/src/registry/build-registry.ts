@@ -17,7 +17,7 @@ import { SKILL_DEFAULTS } from "../manifest/defaults.js";
 import { describeAjvErrors } from "../manifest/format-ajv-errors.js";
 import type { LoadedManifest, SkillEntry } from "../manifest/manifest.js";
 import type { LockedInstance, LockFile } from "./lock.js";
-import { frozenLockError, hashOf, LOCK_FILE, lockProblems } from "./lock.js";
+import { frozenLockError, hashOf, lockCommand, lockPathOf, lockProblems } from "./lock.js";
 import { readSecret } from "./read-secret.js";
 import type { Registry } from "./registry.js";
 import { resolveSkill } from "./resolve-skill.js";
@@ -89,7 +89,7 @@ export async function buildRegistry(manifest: LoadedManifest, options: BuildRegi
     problems,
   );
   // Every entry's problems are reported together: the others are still loaded to find theirs (config, credentials).
-  const lock = problems.length === 0 ? useLock(options, resolutions) : undefined;
+  const lock = problems.length === 0 ? useLock(manifest, options, resolutions) : undefined;
   // Imports (when there is no usable lock) also run side by side; a skill that cannot be imported loses only its tools.
   const settled = await Promise.allSettled(
     resolutions.map((resolution) => instanceOf(manifest, resolution, ajv, lock?.get(resolution.index))),
@@ -237,7 +237,7 @@ async function resolveEntry(
 }
 
 /** The lock's instances by entry, when the lock is used; undefined when every skill is imported now. */
-function useLock(options: BuildRegistryOptions, resolutions: readonly Resolution[]) {
+function useLock(manifest: LoadedManifest, options: BuildRegistryOptions, resolutions: readonly Resolution[]) {
   const lock = options.lock;
   if (lock === undefined) return undefined;
   const problems = lockProblems(
@@ -245,7 +245,7 @@ function useLock(options: BuildRegistryOptions, resolutions: readonly Resolution
     resolutions.map((r) => ({ entry: r.index, source: r.source, package: r.packageName, version: r.version })),
   );
   if (problems.length === 0) return new Map(lock.instances.map((i) => [i.entry, i]));
-  if (options.lockMode === "frozen") throw frozenLockError(problems);
+  if (options.lockMode === "frozen") throw frozenLockError(manifest, problems);
   options.onStaleLock?.(problems);
   return undefined;
 }
@@ -274,7 +274,7 @@ async function instanceOf(
     if (hashOf(surfaceOf(skill)) !== locked?.hash) {
       throw new HostError(
         "LOCK_STALE",
-        `[skillport] ${where} (${packageName}): its tools differ from ${LOCK_FILE}; run skillport lock and review the change`,
+        `[skillport] ${where} (${packageName}): its tools differ from ${path.basename(lockPathOf(manifest))}; run ${lockCommand(manifest)} and review the change`,
       );
     }
     return skill;
