@@ -8,6 +8,8 @@ export { messageOf } from "./errors.js";
 export { escapePointer, resolveRef } from "./json-pointer.js";
 export type { ChangeLevel, ComparableTool, SurfaceChange } from "./registry/classify-changes.js";
 export { classifyChanges, worstLevel } from "./registry/classify-changes.js";
+export type { InstanceConfig, InstanceConfigOptions } from "./registry/instance-config.js";
+export { instanceConfig } from "./registry/instance-config.js";
 export type { LockedInstance, LockFile } from "./registry/lock.js";
 export { hashOf, lockCommand, lockOf, lockPathOf, readLock, stringifyLock, writeLock } from "./registry/lock.js";
 export type { SkillSurface, ToolSurface } from "./registry/surface.js";

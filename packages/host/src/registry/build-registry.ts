@@ -1,6 +1,5 @@
-import os from "node:os";
 import path from "node:path";
-import type { JsonSchema, RegisteredSkill, RegisterSkill } from "@skillport/core";
+import type { RegisteredSkill, RegisterSkill } from "@skillport/core";
 import { envelopeSchema } from "@skillport/core";
 import semver from "semver";
 import { createAjv } from "../ajv.js";
@@ -14,8 +13,8 @@ import { HostError } from "../errors.js";
 import type { Logger } from "../log.js";
 import { createLogger } from "../log.js";
 import { SKILL_DEFAULTS } from "../manifest/defaults.js";
-import { describeAjvErrors } from "../manifest/format-ajv-errors.js";
 import type { LoadedManifest, SkillEntry } from "../manifest/manifest.js";
+import { instanceConfig } from "./instance-config.js";
 import type { LockedInstance, LockFile } from "./lock.js";
 import { frozenLockError, hashOf, lockCommand, lockPathOf, lockProblems } from "./lock.js";
 import { readSecret } from "./read-secret.js";
@@ -281,8 +280,11 @@ async function instanceOf(
   }, live);
   const id = entry.mcp ?? surface.name;
   const source = `${where} (${packageName} as "${id}")`;
-  const configPaths: string[] = [];
-  const config = validateConfig(surface, entry, where, manifest.dir, ajv, configPaths);
+  const { config, paths: configPaths } = instanceConfig(surface, entry.config, {
+    dir: manifest.dir,
+    where: `${where}.config`,
+    ajv,
+  });
   const { credentials, missing } = await resolveCredentials(surface, entry, where, manifest.dir);
   checkAllow(surface, entry, where);
   if ((entry.isolation === "worker" || entry.isolation === "process") && entryUrl === undefined) {
@@ -383,62 +385,6 @@ function checkVersion(entry: SkillEntry, where: string, packageName: string, ver
   }
 }
 
-function validateConfig(
-  skill: SkillSurface,
-  entry: SkillEntry,
-  where: string,
-  manifestDir: string,
-  ajv: ReturnType<typeof createAjv>,
-  paths: string[],
-): unknown {
-  if (skill.configSchema === undefined) {
-    if (entry.config !== undefined && Object.keys(entry.config).length > 0) {
-      throw new HostError(
-        "CONFIG_INVALID",
-        `[skillport] ${where}.config: skill "${skill.name}" takes no config; remove it`,
-      );
-    }
-    return {};
-  }
-  const config = structuredClone(entry.config ?? {});
-  const validate = ajv.compile(skill.configSchema);
-  if (!validate(config)) {
-    const problems = describeAjvErrors(validate.errors ?? [], "path", `${where}.config`).map(
-      (p) => `${p.where}: ${p.message}`,
-    );
-    throw new HostError(
-      "CONFIG_INVALID",
-      `[skillport] ${where}.config is invalid for skill "${skill.name}":`,
-      problems,
-    );
-  }
-  return resolvePaths(config, skill.configSchema, manifestDir, paths);
-}
-
-/**
- * String fields declared `format: "path"` resolve against the manifest's folder; `~` is the home folder. Each
- * resolved path is also pushed to `found`.
- */
-function resolvePaths(value: unknown, schema: JsonSchema, base: string, found: string[]): unknown {
-  if (typeof value === "string" && schema.format === "path") {
-    const home = value === "~" || value.startsWith("~/") ? path.join(os.homedir(), value.slice(1)) : value;
-    const resolved = path.resolve(base, home);
-    found.push(resolved);
-    return resolved;
-  }
-  if (Array.isArray(value) && isSchema(schema.items)) {
-    return value.map((item) => resolvePaths(item, schema.items as JsonSchema, base, found));
-  }
-  if (typeof value === "object" && value !== null && isSchema(schema.properties)) {
-    const properties = schema.properties as Record<string, JsonSchema>;
-    const record = value as Record<string, unknown>;
-    for (const [key, child] of Object.entries(properties)) {
-      if (Object.hasOwn(record, key)) record[key] = resolvePaths(record[key], child, base, found);
-    }
-  }
-  return value;
-}
-
 /** Where the manifest takes operation ids, a dangerous tool advertises the host's confirmation argument. */
 function advertisedInput(tool: ToolSurface, fallback: LoadedManifest["confirmation"]["fallback"]) {
   const schema = tool.inputSchema as ToolListing["inputSchema"];
@@ -457,10 +403,6 @@ function advertisedInput(tool: ToolSurface, fallback: LoadedManifest["confirmati
       },
     },
   };
-}
-
-function isSchema(value: unknown): value is JsonSchema {
-  return typeof value === "object" && value !== null;
 }
 
 function selectTools(instance: SkillInstance, entry: SkillEntry, problems: Problem[]) {
