@@ -1,6 +1,6 @@
 // Each manifest has its own lock, written in the repository's formatting: `skillport lock` on an unchanged
 // workspace leaves the committed lock byte for byte, and no manifest reads, warns about or overwrites another's.
-import { cp, mkdtemp, readFile, rm, symlink, writeFile } from "node:fs/promises";
+import { cp, mkdtemp, readdir, readFile, rm, symlink, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -9,13 +9,15 @@ import { makeWorkspace, notesManifest, REPO, runCli } from "./workspace.js";
 
 describe("the committed skills.lock.json", () => {
   it("is what skillport lock writes for the committed manifest, byte for byte", async () => {
-    // A clean checkout of the default manifest: its own folder, the repository's packages and examples.
+    // The repository as checked out, but for the lock, written afresh in a folder of its own: everything else is
+    // linked (packages, skills, examples, node_modules), so the committed lock is never rewritten while tests read it.
     const dir = await mkdtemp(path.join(os.tmpdir(), "skillport-relock-"));
     try {
-      await cp(path.join(REPO, "skills.manifest.json"), path.join(dir, "skills.manifest.json"));
-      await cp(path.join(REPO, "skills.lock.json"), path.join(dir, "skills.lock.json"));
-      await symlink(path.join(REPO, "node_modules"), path.join(dir, "node_modules"), "dir");
-      await symlink(path.join(REPO, "examples"), path.join(dir, "examples"), "dir");
+      for (const entry of await readdir(REPO)) {
+        if (entry === "skills.lock.json" || entry === ".git") continue;
+        if (entry === "skills.manifest.json") await cp(path.join(REPO, entry), path.join(dir, entry));
+        else await symlink(path.join(REPO, entry), path.join(dir, entry));
+      }
       const locked = await runCli(["lock"], dir);
       expect(locked.stderr).toBe("");
       expect(locked.code).toBe(0);
