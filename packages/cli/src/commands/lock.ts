@@ -1,5 +1,6 @@
 import { createHost } from "@skillport/host";
 import { lockOf, writeLock } from "@skillport/host/tooling";
+import { count } from "../count.js";
 import { quietLogger } from "../quiet-logger.js";
 
 export interface LockOptions {
@@ -21,7 +22,9 @@ export async function lock(options: LockOptions): Promise<number> {
     const lockFile = lockOf(host.manifest, host.registry);
     const file = await writeLock(host.manifest, lockFile);
     const tools = lockFile.instances.reduce((n, i) => n + i.skill.tools.length, 0);
-    process.stdout.write(`✔ locked ${lockFile.instances.length} skill instances (${tools} tools) in ${file}\n`);
+    process.stdout.write(
+      `✔ locked ${count(lockFile.instances.length, "skill instance")} (${count(tools, "tool")}) in ${file}\n`,
+    );
     return 0;
   } finally {
     await host.close();
