@@ -7,6 +7,7 @@ import { createHost } from "@skillport/host";
 import type { LockFile, SurfaceChange } from "@skillport/host/tooling";
 import { classifyChanges, lintSkill, lockCommand, lockPathOf, messageOf, readLock } from "@skillport/host/tooling";
 import semver from "semver";
+import { count } from "../count.js";
 import { formatTable } from "../format-table.js";
 import { quietLogger } from "../quiet-logger.js";
 
@@ -252,7 +253,7 @@ function report(
   const errors = findings.filter((f) => f.severity === "error").length;
   const warnings = findings.length - errors;
   lines.push(
-    `${ok ? "✔" : "✖"} ${host.manifest.file}: ${host.registry.instances.length} skill instances, ${host.registry.tools.size} tools, no conflicts; ${errors} errors, ${warnings} warnings`,
+    `${ok ? "✔" : "✖"} ${host.manifest.file}: ${count(host.registry.instances.length, "skill instance")}, ${count(host.registry.tools.size, "tool")}, no conflicts; ${count(errors, "error")}, ${count(warnings, "warning")}`,
   );
   return `${lines.join("\n")}\n`;
 }

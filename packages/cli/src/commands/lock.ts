@@ -1,5 +1,6 @@
 import { createHost } from "@skillport/host";
 import { lockOf, writeLock } from "@skillport/host/tooling";
+import { count } from "../count.js";
 import { quietLogger } from "../quiet-logger.js";
 
 export interface LockOptions {
@@ -23,10 +24,9 @@ export async function lock(options: LockOptions): Promise<number> {
     }
     const lockFile = lockOf(host.manifest, host.registry);
     const file = await writeLock(host.manifest, lockFile);
-    const instances = lockFile.instances.length;
     const tools = lockFile.instances.reduce((n, i) => n + i.skill.tools.length, 0);
     process.stdout.write(
-      `✔ locked ${instances} skill ${instances === 1 ? "instance" : "instances"} (${tools} ${tools === 1 ? "tool" : "tools"}) in ${file}\n`,
+      `✔ locked ${count(lockFile.instances.length, "skill instance")} (${count(tools, "tool")}) in ${file}\n`,
     );
     return 0;
   } finally {

@@ -54,19 +54,26 @@ function lockMode(options: ServeOptions): "auto" | "frozen" | "off" {
   return options.lock === false ? "off" : "auto";
 }
 
+/** A repeated stop signal this soon after the first is the same Ctrl+C, delivered twice. */
+const SAME_PRESS_MS = 500;
+
 async function serveHttp(options: ServeOptions): Promise<number> {
   // Signals are handled from the start: one that arrives while skills load stops the server as soon as it is up.
   let stop: (signal: NodeJS.Signals) => void = () => undefined;
   const stopped = new Promise<NodeJS.Signals>((resolve) => {
-    let received = false;
+    let first: number | undefined;
     stop = (signal) => {
-      if (received) {
-        // A second Ctrl+C does not wait for the grace period.
-        process.stderr.write(`[skillport] ${signal} again: stopping now, without waiting for in-flight calls\n`);
-        process.exit(1);
+      if (first === undefined) {
+        first = performance.now();
+        resolve(signal);
+        return;
       }
-      received = true;
-      resolve(signal);
+      // One Ctrl+C can arrive twice: the terminal signals every process in the foreground group, and a wrapper that
+      // forwards signals to its child (pnpm, npm, npx) sends it again at once. Only a later one is a second press.
+      if (performance.now() - first < SAME_PRESS_MS) return;
+      // A second Ctrl+C does not wait for the grace period.
+      process.stderr.write(`[skillport] ${signal} again: stopping now, without waiting for in-flight calls\n`);
+      process.exit(1);
     };
   });
   process.on("SIGTERM", stop);

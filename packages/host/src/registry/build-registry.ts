@@ -100,8 +100,9 @@ export async function buildRegistry(manifest: LoadedManifest, options: BuildRegi
       failures.push({ source: result.reason.source, message: result.reason.message });
     } else collect([result], problems);
   }
-  failOn(problems, manifest);
 
+  // The tool table is built from the instances that are fine, so that its problems (unknown tool names, conflicts)
+  // are reported with theirs.
   const tools = new Map<string, ToolEntry>();
   const listings: ToolListing[] = [];
   for (const instance of instances) {
@@ -182,11 +183,14 @@ function collect<T>(results: readonly PromiseSettledResult<T>[], problems: Probl
     }
     const error: unknown = result.reason;
     if (!(error instanceof HostError)) throw error;
-    problems.push(
-      ...(error.problems.length > 0 ? error.problems : [error.message]).map((m) => ({ code: error.code, message: m })),
-    );
+    problems.push(...problemsOf(error).map((message) => ({ code: error.code, message })));
   }
   return values;
+}
+
+/** A HostError's problems, or its message when it lists none; without the "[skillport]" each message starts with. */
+function problemsOf(error: HostError): string[] {
+  return (error.problems.length > 0 ? error.problems : [error.message]).map((m) => m.replace(/^\[skillport\] /, ""));
 }
 
 function failOn(problems: Problem[], manifest: LoadedManifest): void {
@@ -230,7 +234,7 @@ async function resolveEntry(
     checkVersion(entry, where, packageName, version);
     return { index, entry, where, source, packageName, version, entryUrl: undefined, live };
   }
-  const { packageName, version, entryUrl } = await resolveSkill(entry, manifest.dir, where);
+  const { packageName, version, entryUrl } = await resolveSkill(entry, manifest.file, where);
   checkVersion(entry, where, packageName, version);
   return { index, entry, where, source, packageName, version, entryUrl, live: undefined };
 }
@@ -280,19 +284,25 @@ async function instanceOf(
   }, live);
   const id = entry.mcp ?? surface.name;
   const source = `${where} (${packageName} as "${id}")`;
-  const { config, paths: configPaths } = instanceConfig(surface, entry.config, {
-    dir: manifest.dir,
-    where: `${where}.config`,
-    ajv,
-  });
-  const { credentials, missing } = await resolveCredentials(surface, entry, where, manifest.dir);
-  checkAllow(surface, entry, where);
+  // Every problem of the entry at once: its config, its credentials, its allow list and its isolation.
+  const problems: HostError[] = [];
+  const built = attempt(problems, () =>
+    instanceConfig(surface, entry.config, { dir: manifest.dir, where: `${where}.config`, ajv }),
+  );
+  const config = built?.config;
+  const configPaths = built?.paths ?? [];
+  const { credentials, missing } = await resolveCredentials(surface, entry, where, manifest.dir, problems);
+  checkAllow(surface, entry, where, problems);
   if ((entry.isolation === "worker" || entry.isolation === "process") && entryUrl === undefined) {
-    throw new HostError(
-      "CONFIG_INVALID",
-      `[skillport] ${where}.isolation: a skill given in memory cannot run in a ${entry.isolation === "worker" ? "worker" : "child process"}; install it as a package or use "in-process"`,
+    problems.push(
+      new HostError(
+        "CONFIG_INVALID",
+        `${where}.isolation: a skill given in memory cannot run in a ${entry.isolation === "worker" ? "worker" : "child process"}; install it as a package or use "in-process"`,
+      ),
     );
   }
+  const [first] = problems;
+  if (first !== undefined) throw new HostError(first.code, `${where}:`, problems.flatMap(problemsOf));
   return {
     id,
     index: resolution.index,
@@ -323,16 +333,24 @@ async function instanceOf(
  * name, or whose variable or file is empty, is missing; a missing required one makes the instance's tools
  * answer CREDENTIALS_MISSING while the rest of the server works.
  */
-async function resolveCredentials(skill: SkillSurface, entry: SkillEntry, where: string, manifestDir: string) {
+async function resolveCredentials(
+  skill: SkillSurface,
+  entry: SkillEntry,
+  where: string,
+  manifestDir: string,
+  problems: HostError[],
+) {
   const declared = skill.credentials;
   const credentials: Record<string, string | undefined> = {};
   const missing: string[] = [];
   for (const name of Object.keys(entry.credentials ?? {})) {
     if (!Object.hasOwn(declared, name)) {
       const known = Object.keys(declared);
-      throw new HostError(
-        "CONFIG_INVALID",
-        `[skillport] ${where}.credentials.${name}: skill "${skill.name}" declares no credential "${name}"; ${known.length === 0 ? "it needs none, remove it" : `it declares ${known.join(", ")}`}`,
+      problems.push(
+        new HostError(
+          "CONFIG_INVALID",
+          `${where}.credentials.${name}: skill "${skill.name}" declares no credential "${name}"; ${known.length === 0 ? "it needs none, remove it" : `it declares ${known.join(", ")}`}`,
+        ),
       );
     }
   }
@@ -356,14 +374,26 @@ async function resolveCredentials(skill: SkillSurface, entry: SkillEntry, where:
   return { credentials, missing };
 }
 
-function checkAllow(skill: SkillSurface, entry: SkillEntry, where: string): void {
+/** What `check` returns, or undefined when it throws a HostError, which joins `problems`. */
+function attempt<T>(problems: HostError[], check: () => T): T | undefined {
+  try {
+    return check();
+  } catch (error) {
+    if (!(error instanceof HostError)) throw error;
+    problems.push(error);
+    return undefined;
+  }
+}
+
+function checkAllow(skill: SkillSurface, entry: SkillEntry, where: string, problems: HostError[]): void {
+  const dangerous = skill.tools.filter((t) => t.risk === "dangerous").map((t) => t.name);
   for (const name of entry.allow ?? []) {
-    const tool = skill.tools.find((t) => t.name === name);
-    if (tool?.risk !== "dangerous") {
-      const dangerous = skill.tools.filter((t) => t.risk === "dangerous").map((t) => t.name);
-      throw new HostError(
-        "CONFIG_INVALID",
-        `[skillport] ${where}.allow: "${name}" is not a dangerous tool of skill "${skill.name}"; ${dangerous.length === 0 ? "it has none, remove allow" : `its dangerous tools are ${dangerous.join(", ")}`}`,
+    if (!dangerous.includes(name)) {
+      problems.push(
+        new HostError(
+          "CONFIG_INVALID",
+          `${where}.allow: "${name}" is not a dangerous tool of skill "${skill.name}"; ${dangerous.length === 0 ? "it has none, remove allow" : `its dangerous tools are ${dangerous.join(", ")}`}`,
+        ),
       );
     }
   }
