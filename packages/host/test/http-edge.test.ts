@@ -7,7 +7,7 @@ import type { JWK } from "jose";
 import { exportJWK, generateKeyPair, SignJWT } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { TestServer } from "./http-helpers.js";
-import { capturingLogger, connect, ERAS, raw, rpc, messagesOf, startServer } from "./http-helpers.js";
+import { capturingLogger, connect, ERAS, messagesOf, raw, rpc, startServer } from "./http-helpers.js";
 
 const READER = "reader-token-0123456789abcdef";
 const WRITER = "writer-token-0123456789abcdef";

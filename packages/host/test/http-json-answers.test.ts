@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { TestServer } from "./http-helpers.js";
-import { raw, rpc, messagesOf, startServer } from "./http-helpers.js";
+import { messagesOf, raw, rpc, startServer } from "./http-helpers.js";
 
 // `curl … | jq`: a client that accepts JSON and asked for one answer gets one JSON body, not an event stream.
 describe("one answer over HTTP is plain JSON (2025 era, as curl sends it)", () => {

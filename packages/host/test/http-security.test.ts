@@ -7,7 +7,7 @@ import type { JWK } from "jose";
 import { exportJWK, generateKeyPair, SignJWT } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { TestServer } from "./http-helpers.js";
-import { connect, ERAS, raw, rpc, messagesOf, startServer } from "./http-helpers.js";
+import { connect, ERAS, messagesOf, raw, rpc, startServer } from "./http-helpers.js";
 
 type PrivateKey = Awaited<ReturnType<typeof generateKeyPair>>["privateKey"];
 

@@ -2,7 +2,7 @@ import { request as httpRequest } from "node:http";
 import type { Client } from "@modelcontextprotocol/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { TestServer } from "./http-helpers.js";
-import { connect, ERAS, raw, rpc, messagesOf, startServer, until } from "./http-helpers.js";
+import { connect, ERAS, messagesOf, raw, rpc, startServer, until } from "./http-helpers.js";
 
 type Envelope = {
   ok: boolean;

@@ -12,7 +12,7 @@ import type { HttpHandler, ServeState } from "../../src/transports/http/handler.
 import { createMetrics } from "../../src/transports/http/metrics.js";
 import { RESERVED_PATHS } from "../../src/transports/http/routes.js";
 import { manifestOf, silentLogger } from "../helpers.js";
-import { ERAS, PROBE, messagesOf } from "../http-helpers.js";
+import { ERAS, messagesOf, PROBE } from "../http-helpers.js";
 import { contextOf, countingStream, post, rpc, rpcErrorOf, URL_OF_MCP } from "./web-helpers.js";
 
 const TOKEN = "writer-token-0123456789abcdef";
