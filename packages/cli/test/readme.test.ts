@@ -105,6 +105,22 @@ describe("the README's other examples", () => {
     expect(maskVersions(String(audit?.skill))).toBe(maskVersions(String(shown.skill)));
   });
 
+  it("the sentence on .ci/run names what the script runs", async () => {
+    const sentence = /`\.ci\/run` runs the README's test command[^]*?line\./.exec(README)?.[0] ?? "";
+    const script = await readFile(path.join(REPO, ".ci/run"), "utf8");
+    const named = [...sentence.matchAll(/`([^`]+)`/g)].map((m) => m[1] as string).filter((c) => c !== ".ci/run");
+    expect(named).toEqual([
+      "corepack enable",
+      "pnpm install",
+      "--frozen-lockfile",
+      "pnpm test",
+      "apt-get",
+      "N passed, N failed",
+    ]);
+    for (const command of named)
+      expect(script, command).toContain(command.replace("N passed, N failed", "passed, %d failed"));
+  });
+
   it("every client setup is the one pnpm start's banner prints, and the banner prints none the README lacks", () => {
     const shown = blocks.filter((b) => b.lang === "json").flatMap((b) => clientSetups(b.text));
     const printed = [...clientSetups(plain.banner), ...clientSetups(authed.banner)];
