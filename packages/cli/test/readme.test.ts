@@ -106,7 +106,7 @@ describe("the README's other examples", () => {
   });
 
   it("the sentence on .ci/run names what the script runs", async () => {
-    const sentence = /`\.ci\/run` runs the README's test command[^]*?line\./.exec(README)?.[0] ?? "";
+    const sentence = /`\.ci\/run` runs the README's test command[\s\S]*?line\./.exec(README)?.[0] ?? "";
     const script = await readFile(path.join(REPO, ".ci/run"), "utf8");
     const named = [...sentence.matchAll(/`([^`]+)`/g)].map((m) => m[1] as string).filter((c) => c !== ".ci/run");
     expect(named).toEqual([
