@@ -29,9 +29,9 @@ describe("one answer over HTTP is plain JSON (2025 era, as curl sends it)", () =
   });
 
   it("answers a protocol error (an unknown tool) as application/json with the request's id", async () => {
-    const answer = await raw(server.url, { body: rpc("tools/call", { name: "probe.nope", arguments: {} }, "x") });
+    const answer = await raw(server.url, { body: rpc("tools/call", { name: "probe.nope", arguments: {} }, 9) });
     expect(answer.headers["content-type"]).toMatch(/^application\/json\b/);
-    expect(answer.json()).toMatchObject({ id: "x", error: { code: -32602 } });
+    expect(answer.json()).toMatchObject({ id: 9, error: { code: -32602 } });
   });
 
   it("keeps the event stream for a call with a progress token: the progress arrives before the result", async () => {
