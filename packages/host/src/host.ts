@@ -148,7 +148,8 @@ async function registryOf(
   const mode = failures.length > 0 ? "off" : requested;
   return collected(failures, async () => {
     // Each manifest has its own lock beside it (lockPathOf); another manifest's is never read.
-    const lock = mode === "off" ? undefined : mode === "frozen" ? await requireLock(manifest) : await readLock(manifest);
+    const lock =
+      mode === "off" ? undefined : mode === "frozen" ? await requireLock(manifest) : await readLock(manifest);
     return buildRegistry(manifest, {
       modules: options.modules ?? {},
       logger,

@@ -2,7 +2,7 @@ import { request as httpRequest } from "node:http";
 import type { Client } from "@modelcontextprotocol/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { TestServer } from "./http-helpers.js";
-import { connect, ERAS, raw, rpc, sseMessages, startServer, until } from "./http-helpers.js";
+import { connect, ERAS, messagesOf, raw, rpc, startServer, until } from "./http-helpers.js";
 
 type Envelope = {
   ok: boolean;
@@ -162,7 +162,7 @@ describe("graceful shutdown", () => {
     await expect(raw(server.url, { method: "GET", path: "/healthz" })).rejects.toThrow(/ECONNREFUSED/);
     const answer = await slow;
     expect(answer.status).toBe(200);
-    expect(sseMessages(answer.text)[0].result.structuredContent).toMatchObject({ ok: true, data: { slept: 400 } });
+    expect(messagesOf(answer.text)[0].result.structuredContent).toMatchObject({ ok: true, data: { slept: 400 } });
     expect(await closing).toEqual({ drained: true });
     expect(await server.lines()).toEqual(["started slow", "finished slow"]);
     await server.stop();

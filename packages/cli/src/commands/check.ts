@@ -9,6 +9,7 @@ import { classifyChanges, lintSkill, lockCommand, lockPathOf, messageOf, readLoc
 import semver from "semver";
 import { count } from "../count.js";
 import { formatTable } from "../format-table.js";
+import { providerNamesNote, separatorFixes } from "../provider-names.js";
 import { quietLogger } from "../quiet-logger.js";
 
 export interface CheckOptions {
@@ -73,12 +74,20 @@ export async function check(options: CheckOptions): Promise<number> {
     const changes = await checkLock(host, add);
 
     const ok = !findings.some((f) => f.severity === "error");
+    // Not a finding: "." is a valid MCP name, but say plainly which clients need another separator.
+    const note = providerNamesNote(
+      [...host.registry.tools.keys()],
+      host.manifest.separator,
+      path.basename(host.manifest.file),
+    );
+    const notes = note === undefined ? [] : [note];
     if (options.json) {
       process.stdout.write(
-        `${JSON.stringify({ ok, manifest: host.manifest.file, findings, sizes, changes }, null, 2)}\n`,
+        `${JSON.stringify({ ok, manifest: host.manifest.file, findings, sizes, changes, notes }, null, 2)}\n`,
       );
     } else {
       process.stdout.write(report(host, findings, sizes, changes, ok));
+      for (const line of notes) process.stdout.write(`\n${line}\n`);
     }
     return ok ? 0 : 1;
   } finally {
@@ -124,12 +133,10 @@ function checkNames(host: Host, client: string, compat: { pattern: RegExp; rule:
   const sanitised = new Map<string, string>();
   for (const entry of host.registry.tools.values()) {
     if (!compat.pattern.test(entry.fullName)) {
-      add(
-        "error",
-        "compat-name",
-        entry.fullName,
-        `${client} rejects this name (${compat.rule}); set "separator": "_" or "__", or rename the tool in tools.rename`,
-      );
+      const fix = separatorFixes([entry.fullName], host.manifest.separator, compat.pattern)
+        ? 'set "separator": "_" in the manifest'
+        : "rename the tool in tools.rename";
+      add("error", "compat-name", entry.fullName, `${client} rejects this name (${compat.rule}); ${fix}`);
     }
     const safe = entry.fullName.replace(/[^A-Za-z0-9_]/g, "_").slice(0, 64);
     const other = sanitised.get(safe);

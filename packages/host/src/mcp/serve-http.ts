@@ -2,7 +2,7 @@ import type { IncomingMessage, Server as NodeServer, ServerResponse } from "node
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { AuthInfo, McpHttpHandler } from "@modelcontextprotocol/server";
-import { createMcpHandler } from "@modelcontextprotocol/server";
+import { createMcpHandler, isLegacyRequest } from "@modelcontextprotocol/server";
 import { HostError } from "../errors.js";
 import type { Host } from "../host.js";
 import type { Caller } from "../pipeline/check-scopes.js";
@@ -198,7 +198,7 @@ function callerOf(authInfo: AuthInfo | undefined): Caller | undefined {
  * authenticated, from the body they read and parsed.
  */
 function mcpEndpoint(mcp: McpHttpHandler): Endpoint {
-  return (request, context) => {
+  return async (request, context) => {
     const { caller, body } = context;
     // Fail closed: serving without a caller or a checked body would mean a guard was left out.
     if (caller === undefined || body === undefined) throw new Error("the auth and body guards must run first");
@@ -206,11 +206,64 @@ function mcpEndpoint(mcp: McpHttpHandler): Endpoint {
     const authInfo: AuthInfo = { token: "", clientId: caller.id, scopes: [...caller.scopes] };
     // Handed to the SDK as parsed: what was checked is exactly what is served. A body that is not JSON goes to the
     // SDK unparsed, which answers it with its parse error.
-    return mcp.fetch(new Request(request, { body: body.bytes as Uint8Array<ArrayBuffer> }), {
+    const response = await mcp.fetch(new Request(request, { body: body.bytes as Uint8Array<ArrayBuffer> }), {
       authInfo,
       ...(body.json === undefined ? {} : { parsedBody: body.json.value }),
     });
+    return body.json === undefined ? response : oneAnswerAsJson(request, body.json.value, response);
   };
+}
+
+/**
+ * `curl … | jq`: the SDK answers every 2025-era request as an event stream, even one that can only ever have one
+ * message back (its 2026-era answers are already JSON unless something is sent before the result). A 2025-era
+ * JSON-RPC request without a progress token, from a client that accepts JSON, gets that one message as an
+ * `application/json` body instead. A call with a progress token keeps its stream, so the progress arrives while
+ * the call runs; should a stream ever hold more than the answer, it is passed on as it came.
+ */
+async function oneAnswerAsJson(request: Request, message: unknown, response: Response): Promise<Response> {
+  if (!mediaType(response.headers.get("content-type")).includes("text/event-stream")) return response;
+  if (!acceptsJson(request) || !isRequestWithoutProgress(message)) return response;
+  if (!(await isLegacyRequest(request, message))) return response;
+  const text = await response.text();
+  const messages = eventData(text);
+  const headers = new Headers(response.headers);
+  if (messages.length !== 1) return new Response(text, { status: response.status, headers });
+  for (const name of ["cache-control", "connection", "x-accel-buffering"]) headers.delete(name);
+  headers.set("content-type", "application/json");
+  return new Response(messages[0], { status: response.status, headers });
+}
+
+function mediaType(header: string | null): string[] {
+  return (header ?? "").split(",").map((part) => (part.split(";")[0] ?? "").trim().toLowerCase());
+}
+
+function acceptsJson(request: Request): boolean {
+  const accepted = mediaType(request.headers.get("accept"));
+  return accepted.includes("application/json") || accepted.includes("application/*") || accepted.includes("*/*");
+}
+
+/** A single JSON-RPC request (not a notification, not a batch) that asks for no progress. */
+function isRequestWithoutProgress(message: unknown): boolean {
+  if (typeof message !== "object" || message === null || Array.isArray(message)) return false;
+  const { id, method, params } = message as { id?: unknown; method?: unknown; params?: { _meta?: unknown } };
+  if ((typeof id !== "string" && typeof id !== "number") || typeof method !== "string") return false;
+  const meta = typeof params === "object" && params !== null ? params._meta : undefined;
+  return typeof meta !== "object" || meta === null || !("progressToken" in meta);
+}
+
+/** The data of each event in an event stream that carries any (comments and empty events skipped). */
+function eventData(stream: string): string[] {
+  return stream
+    .split(/\r?\n\r?\n/)
+    .map((event) =>
+      event
+        .split(/\r?\n/)
+        .filter((line) => line.startsWith("data:"))
+        .map((line) => line.slice(line.startsWith("data: ") ? 6 : 5))
+        .join("\n"),
+    )
+    .filter((data) => data !== "");
 }
 
 /** How a local client names the bound address: a wildcard bind is reached through loopback. */

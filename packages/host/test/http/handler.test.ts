@@ -12,7 +12,7 @@ import type { HttpHandler, ServeState } from "../../src/transports/http/handler.
 import { createMetrics } from "../../src/transports/http/metrics.js";
 import { RESERVED_PATHS } from "../../src/transports/http/routes.js";
 import { manifestOf, silentLogger } from "../helpers.js";
-import { ERAS, PROBE, sseMessages } from "../http-helpers.js";
+import { ERAS, messagesOf, PROBE } from "../http-helpers.js";
 import { contextOf, countingStream, post, rpc, rpcErrorOf, URL_OF_MCP } from "./web-helpers.js";
 
 const TOKEN = "writer-token-0123456789abcdef";
@@ -197,7 +197,7 @@ describe("the guards, in order, through the composed handler", () => {
   it("serves one message from the body the guards read, and the scopes of the caller they found", async () => {
     const answer = await edge.handle(post(rpc("tools/call", { name: "probe.write_thing", arguments: {} }), bearer));
     expect(answer.status).toBe(200);
-    expect(sseMessages(await answer.text())[0].result.structuredContent).toMatchObject({
+    expect(messagesOf(await answer.text())[0].result.structuredContent).toMatchObject({
       ok: true,
       data: { written: true },
     });
