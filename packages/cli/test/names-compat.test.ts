@@ -17,6 +17,8 @@ describe("provider-safe tool names", () => {
     ws = await makeWorkspace();
     // The default manifest as a user has it, over the repository's own examples.
     const json = JSON.parse(await readFile(path.join(REPO, "skills.manifest.json"), "utf8"));
+    // The packages it ships with: a skill a user scaffolded and enabled (the authoring flow's clone) is not counted.
+    json.skills = json.skills.filter((entry: { package?: string }) => entry.package !== undefined);
     for (const entry of json.skills) {
       if (entry.package !== undefined) entry.package = path.join(REPO, "skills", entry.package.split("/")[1]);
       entry.path = entry.package;

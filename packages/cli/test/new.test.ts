@@ -165,11 +165,12 @@ describe("skillport new keeps the repository green", () => {
   it("adds its entry to the repository's own manifest and changes nothing else in it, byte for byte", async () => {
     const original = await readFile(path.join(REPO, "skills.manifest.json"), "utf8");
     await writeFile(path.join(ws, "skills.manifest.json"), original);
-    const created = await runCli(["new", "weather"], ws);
+    // Not "weather": the authoring flow's clone runs this test with a weather skill already in the manifest.
+    const created = await runCli(["new", "forecast"], ws);
     expect(created.code, created.stderr).toBe(0);
     const updated = await readFile(path.join(ws, "skills.manifest.json"), "utf8");
     const end = original.lastIndexOf("}", original.lastIndexOf("]")) + 1; // after the last entry
-    const entry = '{ "path": "./skills/skill-weather", "mcp": "weather", "enabled": false }';
+    const entry = '{ "path": "./skills/skill-forecast", "mcp": "forecast", "enabled": false }';
     expect(updated).toBe(`${original.slice(0, end)},\n    ${entry}${original.slice(end)}`);
   });
 

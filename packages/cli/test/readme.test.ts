@@ -25,6 +25,7 @@ const NOT_RUN: readonly [RegExp, string][] = [
     "builds and tests the scaffolded skill: the authoring flow's test",
   ],
   [/^pnpm changeset$/, "asks its questions on a terminal"],
+  [/^pnpm exec skillport call weather\./, "calls the scaffolded skill once enabled: the authoring flow's test"],
 ];
 
 /** What the README writes for the machine-specific parts of an output. */
@@ -95,7 +96,10 @@ describe("the README's other examples", () => {
   it("the audit line", async () => {
     const block = blocks.find((b) => b.lang === "json" && b.text.includes('"kind":"audit"'));
     const shown = JSON.parse(block?.text ?? "{}") as Record<string, unknown>;
-    const run = await runCli(["call", "notes.search_notes", JSON.stringify({ keyword: "agent" })], scratch);
+    // `skillport call` prints its audit line at the info level (the README says so beside the log levels).
+    const run = await runCli(["call", "notes.search_notes", JSON.stringify({ keyword: "agent" })], scratch, {
+      SKILLPORT_LOG_LEVEL: "info",
+    });
     expect(run.code).toBe(0);
     const audit = logLines(run.stderr).find((l) => l.kind === "audit");
     expect(Object.keys(audit ?? {}).sort()).toEqual(Object.keys(shown).sort());
