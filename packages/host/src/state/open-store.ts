@@ -20,8 +20,8 @@ export interface OpenStoreOptions {
 
 /**
  * The store the manifest asks for: SKILLPORT_STATE_URL when set, else `state` (memory by default). The Redis URL is
- * read like a credential and registered with the redactor, whole and its password alone, before anything can log
- * it. A missing or malformed URL stops the host, naming where it was looked for.
+ * read like a credential and its password registered with the redactor (as written and decoded) before anything can
+ * log it. A missing or malformed URL stops the host, naming where it was looked for, never the value.
  */
 export async function openStore(manifest: LoadedManifest, options: OpenStoreOptions): Promise<StateStore> {
   const { redactor, env = process.env } = options;
@@ -47,12 +47,21 @@ export async function openStore(manifest: LoadedManifest, options: OpenStoreOpti
     throw new Error("unreachable");
   }
   const parsed = parseRedisUrl(url);
-  // Whatever parsing found, the URL and its password are secrets from here on, even in the error below.
-  redactor.add([url, parsed?.password, parsed === undefined ? undefined : safeDecode(parsed.password)]);
   if (parsed === undefined) {
+    // Not a URL: there is no telling which part is a password, so none of it may be logged.
+    redactor.add([url]);
     throw new HostError(
       "MANIFEST_INVALID",
       `[skillport] state.url: the value of ${where} is not a redis:// or rediss:// URL; write it as redis://[user:password@]host:port[/db]`,
+    );
+  }
+  // The password is the secret (not the host and port, which the redactor would otherwise hide wherever 12 of
+  // their characters appear, in the server's own URL too), as written and decoded.
+  const password = safeDecode(parsed.password);
+  redactor.add([parsed.password, password]);
+  if (password !== "" && password.length < SHORT_SECRET) {
+    options.logger.warn(
+      `the Redis password in ${where} has fewer than ${SHORT_SECRET} characters, so redaction finds it only whole and unencoded; use a longer one`,
     );
   }
   const prefix = state.store === "redis" && state.prefix !== undefined ? state.prefix : `skillport:${manifest.name}:`;
@@ -61,6 +70,9 @@ export async function openStore(manifest: LoadedManifest, options: OpenStoreOpti
 }
 
 // --- internal ---
+
+/** Below this length the redactor matches a secret only whole and plain (see pipeline/redact.ts). */
+const SHORT_SECRET = 8;
 
 function parseRedisUrl(text: string): URL | undefined {
   try {
