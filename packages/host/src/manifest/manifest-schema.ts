@@ -380,7 +380,7 @@ export const HttpSettingsSchema = z
           .optional(),
       })
       .describe(
-        "A token bucket per caller (token:<name>, jwt:<subject>, or the remote address when unauthenticated), kept in this process: with N replicas a caller may get up to N times the limit. Each request carries one JSON-RPC message (batches are refused), so the limit counts calls.",
+        "A token bucket per caller (token:<name>, jwt:<subject>, or the remote address when unauthenticated), kept in the state store (see `state`): with the default memory store each replica counts on its own, so behind N replicas a caller may get up to N times the limit; with Redis the budget is shared by every replica. Each request carries one JSON-RPC message (batches are refused), so the limit counts calls.",
       )
       .optional(),
     timeouts: z
