@@ -4,7 +4,7 @@
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
-import type { Client } from "@modelcontextprotocol/client";
+import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Host } from "../../src/host.js";
 import { createHost } from "../../src/host.js";
@@ -163,6 +163,42 @@ describe.skipIf(SKIP_REDIS)("two replicas sharing one Redis", () => {
     const onB = await b.host.pipeline.call("echo.wipe", { target: "disk-3" }, { caller, confirmation: { answer } });
     expect(onB.envelope).toMatchObject({ ok: false, error: { code: "PERMISSION_DENIED" } });
   });
+
+  it.each(ERAS)(
+    "serves a client whose requests alternate between the replicas, with no session to stick to ($era)",
+    async ({ options }) => {
+      const sessions: (string | null)[] = [];
+      let turn = 0;
+      // A round-robin load balancer in front of both: each request goes to the other replica.
+      const balanced = async (input: string | URL | Request, init?: RequestInit) => {
+        const target = new URL(String(input instanceof Request ? input.url : input));
+        target.port = new URL(turn++ % 2 === 0 ? a.url : b.url).port;
+        const response = await fetch(target, init);
+        sessions.push(response.headers.get("mcp-session-id"));
+        return response;
+      };
+      const client = new Client({ name: "balanced", version: "0.0.0" }, options as never);
+      await client.connect(
+        new StreamableHTTPClientTransport(new URL(a.url), {
+          fetch: balanced,
+          requestInit: { headers: { authorization: `Bearer ${TOKENS.alice}` } },
+        }),
+      );
+      try {
+        expect((await client.listTools()).tools.map((t) => t.name)).toContain("echo.wipe");
+        const target = `disk-balanced-${turn}`;
+        const asked = (await client.callTool({ name: "echo.wipe", arguments: { target } }))
+          .structuredContent as Envelope;
+        const id = asked.error?.operationId;
+        const ran = await client.callTool({ name: "echo.wipe", arguments: { target, _confirm: id } });
+        expect(ran.structuredContent).toMatchObject({ ok: true, data: { wiped: target } });
+        expect(sessions.length).toBeGreaterThan(2);
+        expect(sessions.every((id) => id === null)).toBe(true);
+      } finally {
+        await client.close();
+      }
+    },
+  );
 
   it("shares a caller's budget across both replicas: BURST in all, not BURST each", async () => {
     const alternating = Array.from({ length: BURST + 2 }, (_, i) => (i % 2 === 0 ? a.url : b.url));
