@@ -14,5 +14,6 @@ export type {
 export { isLoopback, resolveHttpConfig } from "./transports/http/config.js";
 export type { HttpMetrics, MetricsOptions } from "./transports/http/metrics.js";
 export { createMetrics } from "./transports/http/metrics.js";
+export type { RateDecision } from "./state/store.js";
 export type { LocalRateLimiter, RateLimiter, RateLimiterOptions } from "./transports/http/rate-limit.js";
 export { createRateLimiter } from "./transports/http/rate-limit.js";

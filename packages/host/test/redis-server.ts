@@ -8,7 +8,7 @@ import { createServer } from "node:net";
 const CI = process.env.CI !== undefined && process.env.CI !== "" && process.env.CI !== "false";
 
 /** Whether redis-server can run here. */
-export const HAS_REDIS = spawnSync("redis-server", ["--version"], { stdio: "ignore" }).status === 0;
+const HAS_REDIS = spawnSync("redis-server", ["--version"], { stdio: "ignore" }).status === 0;
 
 /** True when Redis tests should be skipped: no redis-server, and not in CI (where its absence fails them). */
 export const SKIP_REDIS = !HAS_REDIS && !CI;

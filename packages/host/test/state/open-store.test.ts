@@ -48,7 +48,10 @@ describe("choosing the state store", () => {
     );
     const bad = `http://user:${PASSWORD}@example.com`;
     const { redactor, opening } = open({ store: "redis", url: { env: "REDIS_URL" } }, { REDIS_URL: bad });
-    const error = await opening.catch((e: unknown) => e as Error);
+    const error = (await opening.then(
+      () => undefined,
+      (e: unknown) => e,
+    )) as Error;
     expect(error).toBeInstanceOf(HostError);
     expect(error.message).toContain("state.url: the value of the environment variable REDIS_URL is not a redis://");
     expect(error.message).not.toContain(PASSWORD);

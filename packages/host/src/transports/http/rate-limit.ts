@@ -2,8 +2,6 @@ import type { TokenBuckets } from "../../state/memory-store.js";
 import { createTokenBuckets } from "../../state/memory-store.js";
 import type { RateDecision } from "../../state/store.js";
 
-export type { RateDecision };
-
 /** Options for {@link createRateLimiter}. */
 export interface RateLimiterOptions {
   /** Sustained rate per key; 0 turns limiting off. @default 600 */
