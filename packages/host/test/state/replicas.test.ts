@@ -200,6 +200,62 @@ describe.skipIf(SKIP_REDIS)("two replicas sharing one Redis", () => {
     },
   );
 
+  it("asks the user once and runs once when the answer's retry lands on the other replica, and refuses the answer replayed to the first (2026-07-28)", async () => {
+    const asked: string[] = [];
+    const sent: { port: string; body: string }[] = [];
+    let turn = 0;
+    const balanced = async (input: string | URL | Request, init?: RequestInit) => {
+      const target = new URL(String(input instanceof Request ? input.url : input));
+      target.port = new URL(turn++ % 2 === 0 ? a.url : b.url).port;
+      if (typeof init?.body === "string") sent.push({ port: target.port, body: init.body });
+      return fetch(target, init);
+    };
+    const client = new Client({ name: "balanced-eliciting", version: "0.0.0" }, {
+      ...MODERN,
+      capabilities: { elicitation: { form: {} } },
+    } as never);
+    client.setRequestHandler("elicitation/create", async (request) => {
+      asked.push(String((request.params as { message?: string }).message));
+      return { action: "accept", content: { confirm: true } };
+    });
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(a.url), {
+        fetch: balanced,
+        requestInit: { headers: { authorization: `Bearer ${TOKENS.alice}` } },
+      }),
+    );
+    try {
+      const ran = await client.callTool({ name: "echo.wipe", arguments: { target: "disk-elicited" } });
+      expect(ran.structuredContent).toMatchObject({ ok: true, data: { wiped: "disk-elicited" } });
+      expect(asked).toEqual(["echo.wipe wants to: Wipe disk-elicited. Allow it?"]);
+      // The retry carrying the user's answer, replayed by hand to the replica that did not take it.
+      const calls = sent.filter((r) => r.body.includes('"tools/call"'));
+      const retry = calls.at(-1);
+      expect(retry?.body).toContain("requestState");
+      // The question came from one replica, the answer went to the other.
+      expect(calls.at(-2)?.port).not.toBe(retry?.port);
+      const other = retry?.port === new URL(a.url).port ? b.url : a.url;
+      const replayed = await fetch(other, {
+        method: "POST",
+        headers: {
+          "content-type": "application/json",
+          accept: "application/json, text/event-stream",
+          authorization: `Bearer ${TOKENS.alice}`,
+          "mcp-protocol-version": "2026-07-28",
+          "mcp-method": "tools/call",
+          "mcp-name": "echo.wipe",
+        },
+        body: retry?.body,
+      });
+      const text = await replayed.text();
+      // Not run again: the answer was already used, on the other replica.
+      expect(text).not.toContain('"wiped"');
+      expect(text).toContain("this confirmation was already used");
+    } finally {
+      await client.close();
+    }
+  });
+
   it("shares a caller's budget across both replicas: BURST in all, not BURST each", async () => {
     const alternating = Array.from({ length: BURST + 2 }, (_, i) => (i % 2 === 0 ? a.url : b.url));
     const answered = await statuses(alternating, TOKENS.bob);
