@@ -130,6 +130,20 @@ describe.skipIf(SKIP_REDIS)("the redis store", () => {
     }
   });
 
+  it("starts while Redis is down, and connects by itself once it is up", async () => {
+    await redis.stop();
+    const store = await createRedisStore({ url: redis.url, prefix: "late:" });
+    try {
+      await expect(store.heartbeat("r", 1000)).rejects.toBeInstanceOf(StoreUnavailableError);
+      expect(store.health().ok).toBe(false);
+      await redis.start();
+      await until(async () => (await store.heartbeat("r", 1000).catch(() => [])).length === 1, 20_000);
+      expect(store.health()).toEqual({ ok: true });
+    } finally {
+      await store.close();
+    }
+  });
+
   it("stops connecting once closed, and never connects when no command is sent", async () => {
     const idle = await createRedisStore({ url: "redis://127.0.0.1:1", prefix: "idle:" });
     expect(idle.health()).toMatchObject({ ok: false, reason: "not connected yet" });
