@@ -16,6 +16,10 @@ import { buildRegistry } from "./registry/build-registry.js";
 import { lockCommand, lockPathOf, readLock, requireLock } from "./registry/lock.js";
 import { readSecret } from "./registry/read-secret.js";
 import type { Registry } from "./registry/registry.js";
+import { openStore } from "./state/open-store.js";
+import type { SharedState } from "./state/shared-state.js";
+import { createSharedState } from "./state/shared-state.js";
+import type { StateStore } from "./state/store.js";
 
 /** Options for {@link createHost}. */
 export interface HostOptions {
@@ -44,6 +48,11 @@ export interface HostOptions {
    * @default "off"
    */
   lock?: "auto" | "frozen" | "off";
+  /**
+   * Where replicas share rate limits, one-time confirmations and readiness. The host closes it on `close()`.
+   * @default the manifest's `state` (or SKILLPORT_STATE_URL): a store in this process unless Redis is configured
+   */
+  state?: StateStore;
 }
 
 /** A manifest turned into a tool table and a call pipeline; transports serve it. */
@@ -57,7 +66,12 @@ export interface Host {
    * included. Add a secret the host should hide but did not read itself (e.g. an HTTP token) with `add`.
    */
   redactor: Redactor;
-  /** Stops isolation workers; serving transports call it on shutdown. */
+  /**
+   * What replicas share (rate limits, one-time confirmations, the ready replicas), with the host's failure
+   * behaviour: while the store cannot be reached, dangerous tools refuse and rate limits count per replica.
+   */
+  state: SharedState;
+  /** Stops isolation workers and lets go of the state store; serving transports call it on shutdown. */
   close(): Promise<void>;
 }
 
@@ -112,14 +126,19 @@ export async function createHost(options: HostOptions = {}): Promise<Host> {
     manifest.audit.file === undefined && !logger.isLevelEnabled("info")
       ? () => undefined
       : createAudit(manifest.audit, redactor);
+  const store = options.state ?? (await openStore(manifest, { redactor, logger }));
+  const state = createSharedState({ store, logger });
   const pipeline = createPipeline(registry, {
     logger,
     redactor,
     audit,
-    confirmations: createConfirmations({ secret, ttlSeconds: manifest.confirmation.ttlSeconds }),
+    confirmations: createConfirmations({ secret, ttlSeconds: manifest.confirmation.ttlSeconds, store: state }),
     confirmationFallback: manifest.confirmation.fallback,
   });
-  return { manifest, registry, pipeline, logger, redactor, close: () => registry.close() };
+  const close = async () => {
+    await Promise.all([registry.close(), state.close()]);
+  };
+  return { manifest, registry, pipeline, logger, redactor, state, close };
 }
 
 // --- internal ---

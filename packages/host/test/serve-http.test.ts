@@ -126,7 +126,14 @@ describe("health, readiness and metrics", () => {
     expect((await at("/healthz")).json()).toEqual({ status: "ok" });
     const ready = await at("/readyz");
     expect(ready.status).toBe(200);
-    expect(ready.json()).toEqual({ status: "ready", skills: 1, tools: 5 });
+    // A serving replica lists itself among the ready replicas of its state store (here: this process's memory).
+    const body = ready.json() as { state: { replica: string; replicas: string[] } };
+    expect(body).toEqual({
+      status: "ready",
+      skills: 1,
+      tools: 5,
+      state: { store: "memory", reachable: true, replica: expect.any(String), replicas: [body.state.replica] },
+    });
     expect((await at("/nowhere")).status).toBe(404);
     expect((await raw(server.url, { path: "/healthz" })).status).toBe(405);
   });

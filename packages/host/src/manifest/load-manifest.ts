@@ -4,7 +4,7 @@ import type { ErrorObject, ValidateFunction } from "ajv";
 import manifestSchema from "../../manifest.schema.json" with { type: "json" };
 import { createAjv } from "../ajv.js";
 import { HostError, messageOf } from "../errors.js";
-import { DEFAULT_MANIFEST, HTTP_DEFAULTS, MANIFEST_DEFAULTS, STDIO_DEFAULTS } from "./defaults.js";
+import { DEFAULT_MANIFEST, HTTP_DEFAULTS, MANIFEST_DEFAULTS, STATE_DEFAULTS, STDIO_DEFAULTS } from "./defaults.js";
 import { describeAjvErrors } from "./format-ajv-errors.js";
 import type { HttpSettings, LoadedHttpSettings, LoadedManifest, Manifest, SkillEntry } from "./manifest.js";
 
@@ -186,6 +186,7 @@ function loaded(json: Manifest, file: string): LoadedManifest {
     skills: json.skills,
     http: httpDefaults(json.http),
     stdio: { maxMessageBytes: json.stdio?.maxMessageBytes ?? STDIO_DEFAULTS.maxMessageBytes },
+    state: json.state ?? { store: STATE_DEFAULTS.store },
   };
 }
 

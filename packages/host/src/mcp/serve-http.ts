@@ -15,7 +15,6 @@ import { createHttpHandler } from "../transports/http/handler.js";
 import type { HttpMetrics } from "../transports/http/metrics.js";
 import { createMetrics } from "../transports/http/metrics.js";
 import { pathOf, sendWebResponse, toWebRequest } from "../transports/http/node-adapter.js";
-import { createRateLimiter } from "../transports/http/rate-limit.js";
 import { rpcError } from "../transports/http/responses.js";
 import { notFound } from "../transports/http/routes.js";
 import { createServerFactory } from "./server.js";
@@ -50,7 +49,8 @@ export interface HttpServing {
 /**
  * Serves a host over Streamable HTTP with the MCP SDK's `createMcpHandler`: the stateless 2026-07-28 era and the
  * 2025-11-25 `initialize` era on one endpoint, with no per-client state kept between requests, so replicas
- * behind any load balancer need no sticky sessions. In front of the SDK: a strict Host check (400/403), an exact
+ * behind any load balancer need no sticky sessions; what replicas must agree on (rate limits, one-time
+ * confirmations, who is ready) lives in the host's state store. In front of the SDK: a strict Host check (400/403), an exact
  * Origin allowlist (403; CORS for listed origins), POST only (405 with `Allow`), bearer authentication with static
  * tokens or JWTs (401 pointing at RFC 9728 metadata), a per-caller rate limit (429), a body limit (413), one
  * JSON-RPC message per request (a batch answers 400, so the rate limit counts calls) and socket timeouts. Beside it:
@@ -81,6 +81,8 @@ export async function serveHostHttp(host: Host, options: HttpServeOptions = {}):
   server.timeout = 0; // a tool may run long on an otherwise quiet connection; requestMs bounds slow uploads
 
   await listen(server, config.port, config.host);
+  // Listed among the ready replicas (in /readyz, through the state store) until shutdown starts.
+  host.state.join();
   const port = (server.address() as AddressInfo).port;
   const url = `http://${localName(config.host)}:${port}${config.path}`;
   // The public URL comes from configuration, never from a request's Host or X-Forwarded-Proto.
@@ -164,11 +166,16 @@ export function createHostHttpHandler(
   const handle = createHttpHandler({
     config,
     authenticator: createAuthenticator(config.auth),
-    limiter: createRateLimiter(config.rateLimit),
+    // Counted in the host's state store: shared by every replica when it is Redis.
+    limiter: host.state.limiter(config.rateLimit),
     logger: host.logger,
     state,
     metrics,
-    readiness: () => ({ skills: host.registry.instances.length, tools: host.registry.tools.size }),
+    readiness: () => ({
+      skills: host.registry.instances.length,
+      tools: host.registry.tools.size,
+      state: host.state.readiness(),
+    }),
     metadata: { name: host.manifest.name, scopes },
     endpoint: mcpEndpoint(mcp),
   });
@@ -372,6 +379,7 @@ async function shutdown(
 ): Promise<{ drained: boolean }> {
   state.draining = true;
   host.logger.info({ inFlight: state.inFlight, graceMs }, "shutting down: no new connections");
+  await host.state.leave();
   const closed = new Promise<void>((resolve) => server.close(() => resolve()));
   server.closeIdleConnections();
   const idle = new Promise<boolean>((resolve) => {

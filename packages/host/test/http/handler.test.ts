@@ -237,7 +237,13 @@ describe("the server's own routes", () => {
 
   it("answers /healthz, /readyz and /metrics without Host check or token", async () => {
     expect(await (await get("/healthz", { host: "evil.example" })).json()).toEqual({ status: "ok" });
-    expect(await (await get("/readyz")).json()).toEqual({ status: "ready", skills: 1, tools: 5 });
+    expect(await (await get("/readyz")).json()).toEqual({
+      status: "ready",
+      skills: 1,
+      tools: 5,
+      // Not served over a socket, so not among the ready replicas.
+      state: { store: "memory", reachable: true, replicas: [] },
+    });
     const metrics = await get("/metrics");
     expect(metrics.headers.get("content-type")).toMatch(/^text\/plain; version=0\.0\.4/);
     expect(await metrics.text()).toContain("# TYPE skillport_tool_calls_total counter");
