@@ -35,7 +35,8 @@ export async function loadHost(): Promise<HostRuntime | HostLoadFailure> {
   } catch (cause) {
     const code = (cause as { code?: unknown }).code;
     const text = cause instanceof Error ? cause.message : String(cause);
-    if ((code === "ERR_MODULE_NOT_FOUND" || code === "MODULE_NOT_FOUND") && text.includes("@skillport/host")) {
+    // Node names a missing package in quotes ('@skillport/host'); a missing file inside it is a broken install.
+    if ((code === "ERR_MODULE_NOT_FOUND" || code === "MODULE_NOT_FOUND") && /['"]@skillport\/host['"/]/.test(text)) {
       return {
         missing: true,
         message:

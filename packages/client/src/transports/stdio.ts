@@ -12,7 +12,7 @@ import type { StdioSpec } from "../types.js";
  * undefined, which Node's spawn leaves out, so the child gets nothing it was not given.
  */
 export function stdioConnector(spec: StdioSpec): Connector {
-  const source = spec.name ?? path.basename(spec.command);
+  const source = spec.name ?? [spec.command, ...(spec.args ?? []).slice(0, 1)].map((p) => path.basename(p)).join(" ");
   return {
     transport: "stdio",
     source,
