@@ -1,3 +1,4 @@
+import { spawn } from "node:child_process";
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
@@ -90,4 +91,40 @@ export function alive(pid: number): boolean {
   } catch {
     return false;
   }
+}
+
+/** `skillport serve --http --port 0` in a child process; `url` resolves from its {"msg":"listening"} log line. */
+export interface ServedHttp {
+  url: Promise<string>;
+  stderr(): string;
+  stop(): Promise<void>;
+}
+
+export function serveHttp(manifest: string, env: Record<string, string> = {}): ServedHttp {
+  const child = spawn(process.execPath, [CLI, "serve", "--http", "--port", "0", "--manifest", manifest], {
+    env: { PATH: process.env.PATH ?? "", SKILLPORT_LOG_LEVEL: "info", ...env },
+    stdio: ["ignore", "ignore", "pipe"],
+  });
+  let stderr = "";
+  const url = new Promise<string>((resolve, reject) => {
+    child.stderr.on("data", (d: Buffer) => {
+      stderr += d.toString();
+      for (const line of stderr.split("\n").slice(0, -1)) {
+        if (!line.startsWith('{"level"')) continue;
+        const entry = JSON.parse(line) as { msg?: string; url?: string };
+        if (entry.msg === "listening" && entry.url !== undefined) resolve(entry.url);
+      }
+    });
+    child.on("exit", (code) => reject(new Error(`serve exited with ${code} before listening:\n${stderr}`)));
+  });
+  url.catch(() => undefined);
+  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+  return {
+    url,
+    stderr: () => stderr,
+    stop: async () => {
+      if (child.exitCode === null) child.kill("SIGTERM");
+      await exited;
+    },
+  };
 }
