@@ -15,7 +15,7 @@ import type { HttpSpec, McpHandle } from "./types.js";
 export function connect(spec: HttpSpec): McpHandle {
   if (spec?.transport !== "http") {
     throw new TypeError(
-      `[skillport-client] connect() from "@skillport/client" takes { transport: "http", url }; for ${JSON.stringify(spec?.transport)} import connect from "@skillport/client/node"`,
+      `[skillport-client] connect() from "@skillport/client" takes { transport: "http", url }; for ${JSON.stringify(spec?.transport)} use connect() of "@skillport/client/node"`,
     );
   }
   return createHandle(httpConnector(spec), spec);

@@ -18,7 +18,7 @@ import type {
 } from "./types.js";
 
 /** What a connector opened for one start: an SDK transport not started yet, and what to free after it closes. */
-export interface Opened {
+interface Opened {
   transport: Transport;
   /** Frees what closing the client does not (a host, a worker). */
   dispose?: () => Promise<void>;

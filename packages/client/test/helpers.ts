@@ -6,9 +6,9 @@ import { fileURLToPath } from "node:url";
 import type { StdioSpec } from "@skillport/client/node";
 
 export const REPO = fileURLToPath(new URL("../../../", import.meta.url));
-export const CLI = path.join(REPO, "packages/cli/bin/skillport.js");
-export const NOTES_SKILL = path.join(REPO, "skills/skill-notes");
-export const FIXTURE_SERVER = fileURLToPath(new URL("./fixtures/fixture-server.mjs", import.meta.url));
+const CLI = path.join(REPO, "packages/cli/bin/skillport.js");
+const NOTES_SKILL = path.join(REPO, "skills/skill-notes");
+const FIXTURE_SERVER = fileURLToPath(new URL("./fixtures/fixture-server.mjs", import.meta.url));
 const here = fileURLToPath(new URL("../node_modules/@modelcontextprotocol/", import.meta.url));
 export const EVERYTHING = path.join(here, "server-everything/dist/index.js");
 export const FILESYSTEM = path.join(here, "server-filesystem/dist/index.js");
