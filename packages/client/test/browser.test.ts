@@ -117,10 +117,10 @@ document.title = "ready";
       try {
         const tab = await context.newPage();
         await tab.goto(`${origin}/`);
-        await tab.waitForFunction(() => document.title === "ready");
+        await tab.waitForFunction(() => (globalThis as unknown as PageGlobals).document.title === "ready");
         const results = await tab.evaluate(async (url) => {
           // biome-ignore lint/suspicious/noExplicitAny: the bundle's module, set on window by the page
-          const { connect, McpHub } = (window as any).client;
+          const { connect, McpHub } = (globalThis as any).client;
           const out: Record<string, unknown> = {};
           for (const protocol of ["auto", "2025-11-25"]) {
             const handle = connect({ transport: "http", url, protocol });
@@ -162,10 +162,10 @@ document.title = "ready";
         // A page whose origin the server does not list: the browser blocks it, and the handle says so as a value.
         const other = await context.newPage();
         await other.goto(`${otherOrigin}/`);
-        await other.waitForFunction(() => document.title === "ready");
+        await other.waitForFunction(() => (globalThis as unknown as PageGlobals).document.title === "ready");
         const refused = await other.evaluate(async (url) => {
           // biome-ignore lint/suspicious/noExplicitAny: as above
-          const handle = (window as any).client.connect({ transport: "http", url, protocol: "2025-11-25" });
+          const handle = (globalThis as any).client.connect({ transport: "http", url, protocol: "2025-11-25" });
           return handle.start();
         }, mcpUrl);
         expect(refused).toMatchObject({ ok: false });
@@ -176,3 +176,8 @@ document.title = "ready";
     });
   });
 });
+
+/** What the page has that this file uses (the tests compile without the DOM library). */
+interface PageGlobals {
+  document: { title: string };
+}

@@ -79,7 +79,7 @@ describe("a handle's life, against a real server process", () => {
       );
       const called = await handle.callTool("env");
       expect(called.ok).toBe(true);
-      const env = JSON.parse((called.ok ? called.result.content[0] : { text: "{}" }).text as string);
+      const env = JSON.parse(((called.ok ? called.result.content[0] : undefined) as { text?: string })?.text ?? "{}");
       // Node may add nothing but what it was given; a few platform variables are allowed to appear.
       const own = Object.keys(env).filter((k) => !["FIXTURE_LOG"].includes(k));
       expect(own.sort()).toEqual(["API_TOKEN", "GREETING"]);
