@@ -101,6 +101,19 @@ describe("the official reference servers through the client", () => {
     ]);
     expect(text(sum)).toContain("42");
     expect(text(read)).toContain("# Hello");
+    const outside = await hub.callTool("fs.read_text_file", { path: "/etc/hostname" });
+    expect(outside).toMatchObject({ ok: false, error: { code: "TOOL_ERROR" } });
+    const controller = new AbortController();
+    const long = hub.callTool(
+      "every.trigger-long-running-operation",
+      { duration: 30, steps: 30 },
+      {
+        signal: controller.signal,
+      },
+    );
+    setTimeout(() => controller.abort(), 300);
+    expect(await long).toMatchObject({ ok: false, error: { code: "CANCELLED" } });
+    expect(text(await hub.callTool("every.echo", { message: "still here" }))).toContain("still here");
     await hub.stop();
   });
 });
