@@ -160,6 +160,19 @@ describe("a handle's life, against a real server process", () => {
     await handle.stop();
   });
 
+  it("stop() while starting: the start answers UNAVAILABLE, the state is idle, and no process is left", async () => {
+    const log = where.file("stop-starting.log");
+    const handle = connect(fixtureSpec(log));
+    const starting = handle.start();
+    await handle.stop();
+    expect(await starting).toMatchObject({ ok: false, error: { code: "UNAVAILABLE" } });
+    expect(handle.state.value).toBe("idle");
+    for (const pid of await startedPids(log)) await until(() => !alive(pid), `process ${pid} to end`);
+    // And the next start opens a new connection.
+    expect((await handle.start()).ok).toBe(true);
+    await handle.stop();
+  });
+
   it("a command that does not exist answers UNAVAILABLE at start, naming it", async () => {
     const handle = connect({ transport: "stdio", command: "/nonexistent/skillport-client-test" });
     const started = await handle.start();
