@@ -10,6 +10,7 @@ export const RESULTS = path.join(HERE, "RESULTS.md");
 
 /** The benchmarks' sections, in the order the file keeps them. */
 const ORDER = [
+  "# Side by side over stdio: the floor, the raw SDK, tmcp, FastMCP, Skillport",
   "# HTTP benchmark: Skillport vs the raw SDK",
   "# Shared state: the Redis store vs the memory store (HTTP)",
   "# Cold start to first tools/list (stdio)",

@@ -1,0 +1,297 @@
+// Side by side over stdio, in one run: the floor (a bare JSON-RPC responder), a hand-written server on the official
+// SDK's McpServer, tmcp, FastMCP, and Skillport with 1 and 500 tools (full default pipeline, the audit line on).
+// Each server is spawned by the official SDK client, which lists its tools and then makes sequential echo calls.
+// Per server: start → first tools/list, RSS after start and after the calls, per-call p50, calls/s and the server's
+// CPU per call; then, at 2,000 tools, start, RSS and the size of the tools/list answer. Rounds interleave the
+// servers (order rotated each round); medians are reported, as ratios to the raw SDK of the same run.
+// Writes its section of bench/RESULTS.md. `pnpm bench` runs it in full; `pnpm bench:quick` (`--quick`) in < 3 min.
+import { execFileSync } from "node:child_process";
+import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { Client } from "@modelcontextprotocol/client";
+import { getDefaultEnvironment, StdioClientTransport } from "@modelcontextprotocol/client/stdio";
+import { fillerInputJson, fillerName } from "./compare/tools.mjs";
+import { writeSection } from "./results-file.mjs";
+
+const HERE = path.dirname(fileURLToPath(import.meta.url));
+const ROOT = path.join(HERE, "..");
+const CLI = path.join(ROOT, "packages/cli/bin/skillport.js");
+const FIXTURES = path.join(HERE, "compare");
+const QUICK = process.argv.includes("--quick");
+const flag = (name, fallback) => {
+  const at = process.argv.indexOf(name);
+  return at === -1 ? fallback : Number(process.argv[at + 1]);
+};
+const ROUNDS = flag("--rounds", QUICK ? 3 : 7);
+const CALLS = flag("--calls", QUICK ? 400 : 2000);
+const WARMUP = flag("--warmup", QUICK ? 100 : 300);
+const BIG = 2000;
+const BIG_ROUNDS = flag("--big-rounds", QUICK ? 1 : 3);
+const WRITE = !process.argv.includes("--no-write");
+const ONLY = process.argv.includes("--only") ? process.argv[process.argv.indexOf("--only") + 1].split(",") : undefined;
+const ENV = getDefaultEnvironment();
+const started = performance.now();
+
+// --- the servers ---------------------------------------------------------------------------------------------------
+
+const dir = realpathSync(mkdtempSync(path.join(os.tmpdir(), "skillport-compare-")));
+process.on("exit", () => rmSync(dir, { recursive: true, force: true }));
+const skillport = (n) => {
+  const folder = path.join(dir, `skillport-${n}`);
+  return {
+    manifest: path.join(folder, "skills.manifest.json"),
+    audit: path.join(folder, "audit.log"),
+    args: [CLI, "serve", "--stdio", "--frozen-lock", "--manifest", path.join(folder, "skills.manifest.json")],
+  };
+};
+const fixture = (file, n) => ({ args: [path.join(FIXTURES, file), String(n)] });
+
+const SERVERS = [
+  { id: "floor", label: "bare JSON-RPC responder (the floor)", ...fixture("floor-server.mjs", 1), tool: "bench.echo" },
+  { id: "raw", label: "raw SDK v2 McpServer", ...fixture("raw-sdk-server.mjs", 1), tool: "bench.echo" },
+  { id: "tmcp", label: "tmcp 1.20 + @tmcp/transport-stdio", ...fixture("tmcp-server.mjs", 1), tool: "bench.echo" },
+  { id: "fastmcp", label: "FastMCP 4.20", ...fixture("fastmcp-server.mjs", 1), tool: "bench.echo" },
+  { id: "sp1", label: "**Skillport, 1 tool**", ...skillport(1), tool: "bench.echo" },
+  { id: "sp500", label: "**Skillport, 500 tools**", ...skillport(500), tool: "bench.echo" },
+].filter((s) => ONLY === undefined || ONLY.includes(s.id));
+const BIG_SERVERS = [
+  { id: "raw", label: "raw SDK v2 McpServer", ...fixture("raw-sdk-server.mjs", BIG) },
+  { id: "tmcp", label: "tmcp 1.20", ...fixture("tmcp-server.mjs", BIG) },
+  { id: "sp", label: "**Skillport**", ...skillport(BIG) },
+];
+
+/** One skill package of n tools (echo and n-1 fillers), its manifest with an audit file, and its lock. */
+function generateSkillport(n) {
+  const folder = path.join(dir, `skillport-${n}`);
+  const skill = path.join(folder, "skill");
+  mkdirSync(path.join(skill, "node_modules/@skillport"), { recursive: true });
+  symlinkSync(realpathSync(path.join(ROOT, "packages/core")), path.join(skill, "node_modules/@skillport/core"), "dir");
+  const pkg = { name: "bench-skill", version: "1.0.0", private: true, type: "module", exports: { ".": "./index.js" } };
+  writeFileSync(path.join(skill, "package.json"), JSON.stringify(pkg));
+  const fillers = Array.from({ length: n - 1 }, (_, k) => ({
+    name: fillerName(k + 1),
+    title: "Lookup",
+    description: `Search collection ${k + 1}.`,
+    input: fillerInputJson(k + 1),
+    risk: "read_only",
+  }));
+  writeFileSync(
+    path.join(skill, "index.js"),
+    `import { defineSkill, defineTool } from "@skillport/core";
+const fillers = ${JSON.stringify(fillers)};
+export const register = defineSkill({
+  name: "bench",
+  tools: [
+    defineTool({
+      name: "echo",
+      title: "Echo",
+      description: "Echo the text back.",
+      input: { type: "object", properties: { text: { type: "string", maxLength: 1000, description: "what to echo" } }, required: ["text"], additionalProperties: false },
+      output: { type: "object", properties: { text: { type: "string" } }, required: ["text"] },
+      risk: "read_only",
+      run: (p) => ({ text: p.text }),
+    }),
+    ...fillers.map((f) => defineTool({ ...f, run: () => [] })),
+  ],
+});
+`,
+  );
+  const { manifest } = skillport(n);
+  const content = {
+    name: `compare-${n}`,
+    version: "1.0.0",
+    skills: [{ path: "./skill", mcp: "bench" }],
+    audit: { file: "./audit.log" },
+  };
+  writeFileSync(manifest, JSON.stringify(content, null, 2));
+  execFileSync(process.execPath, [CLI, "lock", "--manifest", manifest], { stdio: "ignore" });
+}
+
+// --- measuring -----------------------------------------------------------------------------------------------------
+
+const median = (values) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 === 1 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+};
+const rssKiB = (pid) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1] ?? Number.NaN);
+const TICK_MS = 1000 / 100; // USER_HZ
+const cpuMs = (pid) => {
+  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ");
+  return (Number(fields[11]) + Number(fields[12])) * TICK_MS;
+};
+const alive = (pid) => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
+const lines = (file) => {
+  try {
+    return readFileSync(file, "utf8").split("\n").filter(Boolean).length;
+  } catch {
+    return 0;
+  }
+};
+
+/** Spawns a server with the SDK client, lists its tools, then (when calls > 0) calls echo sequentially. */
+async function measure(server, calls) {
+  const auditBefore = server.audit === undefined ? 0 : lines(server.audit);
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: server.args,
+    env: ENV,
+    stderr: "pipe",
+  });
+  let stderr = "";
+  transport.stderr?.on("data", (chunk) => {
+    if (stderr.length < 20_000) stderr += chunk;
+  });
+  const client = new Client({ name: "compare-bench", version: "1.0.0" });
+  const t0 = performance.now();
+  let listed;
+  try {
+    await client.connect(transport);
+    listed = await client.listTools();
+  } catch (error) {
+    throw new Error(`${server.id} did not start: ${error.message}\n${stderr}`);
+  }
+  const startMs = performance.now() - t0;
+  const pid = transport.pid;
+  const rssStart = rssKiB(pid);
+  const listBytes = Buffer.byteLength(JSON.stringify(listed));
+  const result = { startMs, rssStart, listBytes, tools: listed.tools.length };
+  if (calls > 0) {
+    const call = () => client.callTool({ name: server.tool, arguments: { text: "hello, world" } });
+    const first = await call();
+    if (first.isError || JSON.stringify(first).indexOf("hello, world") === -1) {
+      throw new Error(`${server.id}: unexpected echo answer ${JSON.stringify(first)}\n${stderr}`);
+    }
+    for (let i = 1; i < WARMUP; i++) await call();
+    const times = new Array(calls);
+    const cpu0 = cpuMs(pid);
+    const c0 = performance.now();
+    for (let i = 0; i < calls; i++) {
+      const s = performance.now();
+      await call();
+      times[i] = performance.now() - s;
+    }
+    const totalMs = performance.now() - c0;
+    result.cpuPerCallUs = ((cpuMs(pid) - cpu0) * 1000) / calls;
+    result.p50 = median(times);
+    result.perSecond = calls / (totalMs / 1000);
+    result.rssAfter = rssKiB(pid);
+  }
+  await client.close();
+  for (let i = 0; i < 200 && alive(pid); i++) await new Promise((r) => setTimeout(r, 10));
+  if (server.audit !== undefined && calls > 0) {
+    const written = lines(server.audit) - auditBefore;
+    if (written !== WARMUP + calls) {
+      throw new Error(`${server.id}: ${written} audit lines for ${WARMUP + calls} calls\n${stderr}`);
+    }
+  }
+  return result;
+}
+
+// --- the run -------------------------------------------------------------------------------------------------------
+
+execFileSync(process.execPath, [CLI, "--version"], { stdio: "ignore" });
+for (const n of [1, 500, BIG]) generateSkillport(n);
+
+const samples = new Map(SERVERS.map((s) => [s.id, []]));
+for (let round = 0; round < ROUNDS; round++) {
+  const order = SERVERS.map((_, i) => SERVERS[(i + round) % SERVERS.length]);
+  // one discarded start per server before the first round, so no server pays for a cold disk cache
+  if (round === 0) for (const server of order) await measure(server, 0);
+  for (const server of order) samples.get(server.id).push(await measure(server, CALLS));
+  process.stderr.write(`round ${round + 1}/${ROUNDS} done (${Math.round((performance.now() - started) / 1000)} s)\n`);
+}
+const bigSamples = new Map(BIG_SERVERS.map((s) => [s.id, []]));
+for (let round = 0; round < BIG_ROUNDS; round++) {
+  for (const server of BIG_SERVERS) bigSamples.get(server.id).push(await measure(server, 0));
+}
+
+const med = (id, key, from = samples) => median(from.get(id).map((s) => s[key]));
+const rows = SERVERS.map((s) => ({
+  ...s,
+  p50: med(s.id, "p50"),
+  perSecond: med(s.id, "perSecond"),
+  startMs: med(s.id, "startMs"),
+  rssStart: med(s.id, "rssStart"),
+  rssAfter: med(s.id, "rssAfter"),
+  cpuPerCallUs: med(s.id, "cpuPerCallUs"),
+}));
+const raw = rows.find((r) => r.id === "raw");
+const tmcp = rows.find((r) => r.id === "tmcp");
+const x = (value, base) => (base === undefined ? "–" : `${(value / base).toFixed(2)}×`);
+const ms = (value) => value.toFixed(3);
+const int = (value) => Math.round(value).toLocaleString("en-US");
+const mib = (kib) => (kib / 1024).toFixed(1);
+
+const table = [
+  "| server | call p50 ms | calls/s | start → tools/list ms | RSS after start MiB | RSS after calls MiB | server CPU µs/call | p50 ÷ raw | calls/s ÷ raw | start ÷ raw | RSS ÷ raw | p50 ÷ tmcp | calls/s ÷ tmcp |",
+  "| --- | --: | --: | --: | --: | --: | --: | --: | --: | --: | --: | --: | --: |",
+  ...rows.map(
+    (r) =>
+      `| ${r.label} | ${ms(r.p50)} | ${int(r.perSecond)} | ${int(r.startMs)} | ${mib(r.rssStart)} | ${mib(r.rssAfter)} | ${int(r.cpuPerCallUs)} | ${x(r.p50, raw?.p50)} | ${x(r.perSecond, raw?.perSecond)} | ${x(r.startMs, raw?.startMs)} | ${x(r.rssAfter, raw?.rssAfter)} | ${x(r.p50, tmcp?.p50)} | ${x(r.perSecond, tmcp?.perSecond)} |`,
+  ),
+].join("\n");
+const bigRows = BIG_SERVERS.map((s) => ({
+  ...s,
+  startMs: med(s.id, "startMs", bigSamples),
+  rssStart: med(s.id, "rssStart", bigSamples),
+  listBytes: med(s.id, "listBytes", bigSamples),
+}));
+const bigRaw = bigRows.find((r) => r.id === "raw");
+const bigTable = [
+  "| server | start → tools/list ms | RSS after start MiB | tools/list answer KiB | start ÷ raw | RSS ÷ raw | bytes ÷ raw |",
+  "| --- | --: | --: | --: | --: | --: | --: |",
+  ...bigRows.map(
+    (r) =>
+      `| ${r.label} | ${int(r.startMs)} | ${mib(r.rssStart)} | ${int(r.listBytes / 1024)} | ${x(r.startMs, bigRaw.startMs)} | ${x(r.rssStart, bigRaw.rssStart)} | ${x(r.listBytes, bigRaw.listBytes)} |`,
+  ),
+].join("\n");
+
+const cpus = os.cpus();
+const load = os
+  .loadavg()
+  .map((l) => l.toFixed(1))
+  .join(", ");
+const seconds = Math.round((performance.now() - started) / 1000);
+const text = `# Side by side over stdio: the floor, the raw SDK, tmcp, FastMCP, Skillport
+
+\`pnpm bench\` (bench/compare.mjs${QUICK ? " --quick" : ""}; \`pnpm bench:quick\` for a run under 3 minutes) — every server
+spawned by the official SDK client (\`@modelcontextprotocol/client\`, \`StdioClientTransport\`), which connects, lists
+the tools, makes ${WARMUP} warm-up echo calls and then ${CALLS} sequential ones, timed one by one. ${ROUNDS} rounds, the
+servers interleaved (order rotated each round, one discarded start each first); each cell is the median over rounds.
+The whole run took ${seconds} s.
+
+- **floor** (bench/compare/floor-server.mjs): readline + JSON.parse + JSON.stringify, no library, no checks.
+- **raw SDK** (bench/compare/raw-sdk-server.mjs): \`McpServer\` + \`registerTool\` (zod input and output) + \`serveStdio\`.
+- **tmcp** (bench/compare/tmcp-server.mjs): tmcp's \`McpServer\` with \`@tmcp/adapter-zod\`, \`@tmcp/transport-stdio\`.
+- **FastMCP** (bench/compare/fastmcp-server.mjs): \`FastMCP\` + \`addTool\` (zod input), \`start({ transportType: "stdio" })\`.
+- **Skillport**: \`skillport serve --stdio --frozen-lock\` over a generated skill (echo plus filler tools with four-field
+  inputs), the full default pipeline: input validation (ajv), limits (concurrency slot, timeout), the envelope with
+  its \`data\` checked against the output schema, redaction, and the audit line, here to an \`audit.file\` (the run
+  checks that every call's line is in it once the server has exited).
+
+Machine: ${cpus[0]?.model ?? "unknown CPU"}, ${cpus.length} cores, ${(os.totalmem() / 2 ** 30).toFixed(1)} GiB,
+${os.type()} ${os.release()}, Node ${process.version}. Date: ${new Date().toISOString().slice(0, 10)}.
+Load average when the run ended: ${load}; servers and client share the machine.
+
+${table}
+
+"server CPU µs/call" is the server process's user + system time over the timed calls, divided by their number (from
+/proc): on a shared machine it moves less than the wall-clock cells.
+
+**At ${BIG.toLocaleString("en-US")} tools** (${BIG_ROUNDS} start${BIG_ROUNDS === 1 ? "" : "s"} each, median; Skillport with the lock; the answer's size is
+the JSON of the tools/list result):
+
+${bigTable}
+`;
+process.stdout.write(`${table}\n\n${bigTable}\n`);
+if (WRITE) writeSection("# Side by side over stdio: the floor, the raw SDK, tmcp, FastMCP, Skillport", text);
