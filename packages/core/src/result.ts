@@ -1,6 +1,5 @@
 import type { JsonSchema } from "./schema.js";
 import type { ErrorCode } from "./skill-error.js";
-import { ERROR_CODES } from "./skill-error.js";
 
 const RESULT_BRAND = Symbol.for("skillport.result");
 
@@ -85,46 +84,30 @@ export interface FailureEnvelope {
   meta: EnvelopeMeta;
 }
 
-/** The `outputSchema` a tool advertises: the envelope, with `data` described by the tool's own output schema. */
+/**
+ * The `outputSchema` a tool advertises: the envelope, compact, with `data` described by the tool's own output schema.
+ * Every tool repeats the same few hundred bytes of envelope (the types a client acts on and what a failure must
+ * carry, no prose: the envelope is documented once, in the server's instructions and the README), so a large
+ * composition's tools/list stays small while a client can still validate every answer, `data` included.
+ */
 export function envelopeSchema(dataSchema: JsonSchema | undefined): JsonSchema {
   const { $schema: _dialect, ...data } = dataSchema ?? {};
   return {
     $schema: "https://json-schema.org/draft/2020-12/schema",
     type: "object",
     properties: {
-      ok: { type: "boolean", description: "false when the call failed; then `error` says why" },
-      message: { type: "string", description: "one line for a person or a model" },
-      data: dataSchema === undefined ? { description: "the tool's result" } : data,
-      evidencePaths: { type: "array", items: { type: "string" }, description: "what the data was drawn from" },
-      warnings: { type: "array", items: { type: "string" } },
-      partial: { type: "boolean", description: "true when only part of the work succeeded" },
-      error: {
-        type: "object",
-        properties: {
-          code: { type: "string", enum: [...ERROR_CODES] },
-          field: { type: "string", description: "JSON pointer of the argument at fault" },
-          retryable: { type: "boolean" },
-          traceId: { type: "string" },
-          status: { type: "integer", description: "the upstream HTTP status, when an upstream answered" },
-          operationId: {
-            type: "string",
-            description: 'with CONFIRMATION_REQUIRED: repeat the call with "_confirm" set to it',
-          },
-          expiresAt: { type: "string", description: "with CONFIRMATION_REQUIRED: when the operation id expires" },
-        },
-        required: ["code", "retryable", "traceId"],
-      },
-      meta: {
-        type: "object",
-        properties: {
-          traceId: { type: "string" },
-          durationMs: { type: "number" },
-          tool: { type: "string" },
-          toolVersion: { type: "string" },
-        },
-        required: ["traceId", "durationMs", "tool", "toolVersion"],
-      },
+      ok: BOOLEAN,
+      message: STRING,
+      data,
+      evidencePaths: STRINGS,
+      warnings: STRINGS,
+      error: { type: "object", required: ["code", "retryable", "traceId"] },
+      meta: { type: "object" },
     },
     required: ["ok", "message", "meta"],
   };
 }
+
+const BOOLEAN = { type: "boolean" };
+const STRING = { type: "string" };
+const STRINGS = { type: "array", items: STRING };
