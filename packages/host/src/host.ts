@@ -124,19 +124,21 @@ export async function createHost(options: HostOptions = {}): Promise<Host> {
   // logger) drops them. An audit.file is always written: whoever names one asked for every line.
   const audit =
     manifest.audit.file === undefined && !logger.isLevelEnabled("info")
-      ? () => undefined
+      ? undefined
       : createAudit(manifest.audit, redactor);
   const store = options.state ?? (await openStore(manifest, { redactor, logger }));
   const state = createSharedState({ store, logger });
   const pipeline = createPipeline(registry, {
     logger,
     redactor,
-    audit,
+    audit: audit ?? (() => undefined),
     confirmations: createConfirmations({ secret, ttlSeconds: manifest.confirmation.ttlSeconds, store: state }),
     confirmationFallback: manifest.confirmation.fallback,
   });
   const close = async () => {
     await Promise.all([registry.close(), state.close()]);
+    // Every audit line is on disk (or stderr) before close resolves: a caller may exit right after.
+    audit?.close();
   };
   return { manifest, registry, pipeline, logger, redactor, state, close };
 }

@@ -161,6 +161,7 @@ describe("redaction", () => {
       durationMs: 1,
       arguments: { text: CANARY },
     });
+    audit.close(); // lines are batched until the turn ends or the host closes
     const line = JSON.parse(await readFile(file, "utf8"));
     expect(line).toMatchObject({ kind: "audit", tool: "echo.echo", outcome: "OK", arguments: { text: REDACTED } });
     expect(line.time).toMatch(/^\d{4}-\d{2}-\d{2}T/);

@@ -170,6 +170,7 @@ describe("the audit", () => {
       durationMs: 1,
       arguments: { deep },
     });
+    audit.close(); // lines are batched until the turn ends or the host closes
     const text = await readFile(file, "utf8");
     await rm(file, { force: true });
     expect(leaked([text])).toEqual([]);

@@ -41,8 +41,18 @@ export async function serve(options: ServeOptions): Promise<number> {
   if (options.banner) process.stderr.write(stdioBanner(host, options.manifest, toolRows(host)));
   const serving = serveHostStdio(host);
   host.logger.info({ manifest: host.manifest.file, tools: host.registry.tools.size }, "serving over stdio");
-  // Served while stdin is open; when the client closes it, workers stop and the process exits 0.
-  await serving.closed;
+  // Served while stdin is open; when the client closes it, workers stop and the process exits 0. SIGTERM or SIGINT
+  // (how a client stops a server that does not exit on its own) end it the same way, so the host closes and every
+  // audit line is written; a second one stops the process at once.
+  const stop = () => void serving.close();
+  process.once("SIGTERM", stop);
+  process.once("SIGINT", stop);
+  try {
+    await serving.closed;
+  } finally {
+    process.off("SIGTERM", stop);
+    process.off("SIGINT", stop);
+  }
   await host.close();
   return 0;
 }

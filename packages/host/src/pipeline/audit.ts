@@ -1,6 +1,6 @@
-import path from "node:path";
 import pino from "pino";
 import { hostLoggerOptions } from "../log.js";
+import { createAuditDestination } from "./audit-destination.js";
 import type { Redactor } from "./redact.js";
 
 /** One audit line: what was called, by whom, and how it ended. Arguments only when the manifest asks. */
@@ -27,11 +27,16 @@ export interface AuditOptions {
 /** Writes one JSON line per call, every known secret redacted (the audit's logger redacts every line). */
 export type Audit = (record: AuditRecord) => void;
 
-export function createAudit(options: AuditOptions, redactor: Redactor): Audit {
-  const destination =
-    options.file === undefined
-      ? pino.destination({ dest: 2, sync: true })
-      : pino.destination({ dest: path.resolve(options.file), sync: true, mkdir: true, append: true });
+/** The host's audit: lines are batched per turn of the event loop (see createAuditDestination). */
+export interface AuditSink extends Audit {
+  /** Writes every line taken so far, synchronously. */
+  flush(): void;
+  /** Flushes and closes the audit file; the host calls it when it closes. */
+  close(): void;
+}
+
+export function createAudit(options: AuditOptions, redactor: Redactor): AuditSink {
+  const destination = createAuditDestination(options.file);
   const logger = pino(
     {
       base: { kind: "audit" },
@@ -41,7 +46,8 @@ export function createAudit(options: AuditOptions, redactor: Redactor): Audit {
     },
     destination,
   );
-  return (record) => {
+  const audit = (record: AuditRecord) => {
     logger.info(options.arguments ? record : { ...record, arguments: undefined }, "tool call");
   };
+  return Object.assign(audit, { flush: () => destination.flushSync(), close: () => destination.end() });
 }
