@@ -34,8 +34,8 @@ export function createExecute({ logger, redactor }: ExecuteOptions) {
 
   return async function execute(call: ValidatedCall): Promise<ExecutedCall | Answered> {
     const { entry, options } = call;
-    const timeout = AbortSignal.timeout(entry.timeoutMs);
-    const signal = options.signal === undefined ? timeout : AbortSignal.any([options.signal, timeout]);
+    const bounds = callSignal(options.signal, entry.timeoutMs);
+    const { signal } = bounds;
     const progress = options.onProgress === undefined ? undefined : throttleProgress(options.onProgress);
     let release: (() => void) | undefined;
     try {
@@ -52,14 +52,15 @@ export function createExecute({ logger, redactor }: ExecuteOptions) {
       running.catch(() => undefined); // answered below; a late rejection after an abort is expected
       return { ...call, value: await untilAborted(running, signal) };
     } catch (error) {
-      return answer(call, "execute", failed(call, error, signal, timeout));
+      return answer(call, "execute", failed(call, error, signal, bounds.timedOut));
     } finally {
+      bounds.dispose();
       release?.();
       progress?.close();
     }
   };
 
-  function failed(call: ValidatedCall, error: unknown, signal: AbortSignal, timeout: AbortSignal): Outcome {
+  function failed(call: ValidatedCall, error: unknown, signal: AbortSignal, timedOut: boolean): Outcome {
     const { entry } = call;
     const place = `skills[${entry.instance.index}]`;
     if (error instanceof QueueFullError) {
@@ -70,7 +71,7 @@ export function createExecute({ logger, redactor }: ExecuteOptions) {
         { retryable: true },
       );
     }
-    if (timeout.aborted) {
+    if (timedOut) {
       return failureOutcome(
         call,
         "TIMEOUT",
@@ -87,6 +88,34 @@ export function createExecute({ logger, redactor }: ExecuteOptions) {
 }
 
 // --- internal ---
+
+/**
+ * The one signal a call runs under: aborted by the client's cancel (with its reason) or at the tool's timeout (a
+ * TimeoutError, as AbortSignal.timeout gives). One controller and one timer per call, both released when it ends:
+ * cheaper than AbortSignal.timeout + AbortSignal.any, whose signals Node tracks until they are collected.
+ */
+function callSignal(client: AbortSignal | undefined, timeoutMs: number) {
+  const controller = new AbortController();
+  let timedOut = false;
+  const onClientAbort = () => controller.abort(client?.reason);
+  const timer = setTimeout(() => {
+    timedOut = true;
+    controller.abort(new DOMException("The operation was aborted due to timeout", "TimeoutError"));
+  }, timeoutMs);
+  timer.unref();
+  if (client?.aborted) controller.abort(client.reason);
+  else client?.addEventListener("abort", onClientAbort, { once: true });
+  return {
+    signal: controller.signal,
+    get timedOut() {
+      return timedOut;
+    },
+    dispose() {
+      clearTimeout(timer);
+      client?.removeEventListener("abort", onClientAbort);
+    },
+  };
+}
 
 /** A capability's log lines, bound to the call (the host's logger redacts every line). */
 function skillLogger(logger: Logger, call: ValidatedCall): SkillLogger {
