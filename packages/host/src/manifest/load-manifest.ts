@@ -1,4 +1,5 @@
 import { readFile } from "node:fs/promises";
+import { createRequire } from "node:module";
 import path from "node:path";
 import type { ErrorObject, ValidateFunction } from "ajv";
 import manifestSchema from "../../manifest.schema.json" with { type: "json" };
@@ -77,12 +78,26 @@ export async function readManifest(file: string = DEFAULT_MANIFEST): Promise<Man
 /** Compiled once per process, on first use, from manifest.schema.json (generated from manifest-schema.ts). */
 let validateManifest: ValidateFunction<Manifest> | undefined;
 
+/**
+ * The manifest's validator: the one the build compiled ahead of time (dist/manifest-validator.cjs, ajv standalone
+ * code from manifest.schema.json, see scripts/generate-manifest-validator.mjs), else compiled now (the TypeScript
+ * source under test has no build output beside it).
+ */
+function manifestValidator(): ValidateFunction<Manifest> {
+  try {
+    return createRequire(import.meta.url)("./manifest-validator.cjs") as ValidateFunction<Manifest>;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "MODULE_NOT_FOUND") throw error;
+    return createAjv({ trustedSchemas: true }).compile<Manifest>(manifestSchema);
+  }
+}
+
 /** Stands in for a skill entry with problems of its own: disabled, so the rest of the manifest can be built. */
 const setAsideEntry = (): SkillEntry => ({ enabled: false });
 
 /** Every problem of a parsed manifest: its schema's, then what the schema cannot say. */
 function inspectManifest(json: unknown, file: string): ManifestReading {
-  validateManifest ??= createAjv({ trustedSchemas: true }).compile<Manifest>(manifestSchema);
+  validateManifest ??= manifestValidator();
   const validate = validateManifest;
   const problems: string[] = [];
   const setAside = new Set<number>();
