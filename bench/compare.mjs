@@ -37,7 +37,9 @@ const started = performance.now();
 // --- the servers ---------------------------------------------------------------------------------------------------
 
 const dir = realpathSync(mkdtempSync(path.join(os.tmpdir(), "skillport-compare-")));
-process.on("exit", () => rmSync(dir, { recursive: true, force: true }));
+// `--keep` leaves the generated folder in place (and prints it), to profile one server by hand.
+if (process.argv.includes("--keep")) process.stderr.write(`generated in ${dir}\n`);
+else process.on("exit", () => rmSync(dir, { recursive: true, force: true }));
 const skillport = (n) => {
   const folder = path.join(dir, `skillport-${n}`);
   return {

@@ -1,7 +1,6 @@
 import path from "node:path";
 import type { RegisteredSkill, RegisterSkill } from "@skillport/core";
 import { envelopeSchema } from "@skillport/core";
-import semver from "semver";
 import { createAjv } from "../ajv.js";
 import { importSkill, registerOf } from "../entries/register-of.js";
 import type { SkillInstance } from "../entries/skill-instance.js";
@@ -231,11 +230,11 @@ async function resolveEntry(
     const packageName = entry.package as string;
     const live = registerOf(preloaded, `${where} (${packageName})`);
     const version = preloaded.version ?? live.version ?? "0.0.0";
-    checkVersion(entry, where, packageName, version);
+    await checkVersion(entry, where, packageName, version);
     return { index, entry, where, source, packageName, version, entryUrl: undefined, live };
   }
   const { packageName, version, entryUrl } = await resolveSkill(entry, manifest.file, where);
-  checkVersion(entry, where, packageName, version);
+  await checkVersion(entry, where, packageName, version);
   return { index, entry, where, source, packageName, version, entryUrl, live: undefined };
 }
 
@@ -399,8 +398,10 @@ function checkAllow(skill: SkillSurface, entry: SkillEntry, where: string, probl
   }
 }
 
-function checkVersion(entry: SkillEntry, where: string, packageName: string, version: string): void {
+/** The entry's version range against the installed version; semver loads only for a manifest that uses one. */
+async function checkVersion(entry: SkillEntry, where: string, packageName: string, version: string): Promise<void> {
   if (entry.version === undefined) return;
+  const { default: semver } = await import("semver");
   if (semver.validRange(entry.version) === null) {
     throw new HostError(
       "MANIFEST_INVALID",

@@ -1,0 +1,12 @@
+import { Client } from "@modelcontextprotocol/client";
+import { StdioClientTransport, getDefaultEnvironment } from "@modelcontextprotocol/client/stdio";
+const args = process.argv.slice(2);
+const t = new StdioClientTransport({ command: process.execPath, args, env: getDefaultEnvironment(), stderr: "inherit" });
+const c = new Client({ name: "p", version: "1" });
+await c.connect(t);
+await c.listTools();
+const n = Number(process.env.N ?? 5000);
+const s = performance.now();
+for (let i = 0; i < n; i++) await c.callTool({ name: "bench.echo", arguments: { text: "hello, world" } });
+console.log(((performance.now() - s) / n).toFixed(3), "ms/call");
+await c.close();
