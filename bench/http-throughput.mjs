@@ -118,8 +118,8 @@ ${DURATION_S} s, the two servers interleaved round by round (after a ${WARMUP_S}
 
 - **Skillport**: \`skillport serve --http\` over bench/bench.manifest.json — bearer-token authentication (constant-time
   compare), a scope check, Host/Origin checks, the per-caller rate limiter (set high enough not to refuse), server-side
-  argument validation (ajv), the result envelope, Prometheus metrics, and one JSON log line per request written to a
-  file (the pipeline's own audit line is not in this branch yet; this access line stands in for it).
+  argument validation (ajv), the result envelope with its data checked, redaction, Prometheus metrics, and the audit
+  line of every call (on stderr at the info level, which the benchmark sends to a file), beside the request's log line.
 - **Raw SDK**: bench/raw-sdk-server.mjs — \`createMcpHandler\` with an \`McpServer\` and the same tool (zod input and
   output schemas), bridged to node:http in the simplest way, no checks at all.
 
