@@ -24,21 +24,17 @@ const ROOT = path.join(path.dirname(fileURLToPath(import.meta.url)), "..");
 const load = (file) => import(pathToFileURL(path.join(ROOT, file)).href);
 
 await load("packages/cli/dist/cli.js");
-mark("import the CLI: commander, @skillport/host (ajv, ajv-formats, semver, pino, import-meta-resolve, core + zod)");
+mark("import the CLI: commander, @skillport/host (ajv, ajv-formats, pino, import-meta-resolve, core + zod)");
 const { serveHostStdio, createServerFactory } = await load("packages/host/dist/stdio.js");
 mark("import @skillport/host/stdio: the MCP SDK server");
-await load("packages/host/dist/http.js");
-mark("import @skillport/host/http (serve.ts imports it for --stdio too): jose, prom-client");
 const host = await load("packages/host/dist/index.js");
+const tooling = await load("packages/host/dist/tooling.js");
 const manifest = await host.loadManifest(process.argv[2]);
-mark("loadManifest: read, compile the manifest's JSON Schema with ajv, validate");
-const lock = await host.readLock(manifest);
+mark("loadManifest: read and validate (the schema's validator is compiled at build time)");
+const lock = await tooling.readLock(manifest);
 mark("readLock: read and JSON.parse skills.lock.json");
-const problems = host.lockProblems(lock, await host.resolveEnabled(manifest));
-if (problems.length > 0) throw new Error(problems.join("\n"));
-mark("resolveEnabled + lockProblems: find each skill's package.json, compare with the lock");
-const registry = await host.buildRegistry(manifest, { lock });
-mark("buildRegistry from the lock: resolve each skill again, placeholder skills, the tool table");
+const registry = await host.buildRegistry(manifest, { lock, lockMode: "frozen" });
+mark("buildRegistry from the lock: resolve each skill, compare it and its hash with the lock, the tool table");
 createServerFactory({
   manifest,
   registry,
