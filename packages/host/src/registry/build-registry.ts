@@ -8,6 +8,9 @@ import type { SkillInstance } from "../entries/skill-instance.js";
 import { memoizedLoad } from "../entries/skill-instance.js";
 import { createIsolates, skillToolEntry } from "../entries/skill-tool.js";
 import type { ToolEntry, ToolListing } from "../entries/tool-entry.js";
+import type { UpstreamClient, UpstreamServer } from "../entries/upstream-server.js";
+import { upstreamRisk } from "../entries/upstream-server.js";
+import { upstreamToolEntry } from "../entries/upstream-tool.js";
 import type { HostErrorCode } from "../errors.js";
 import { HostError } from "../errors.js";
 import type { Logger } from "../log.js";
@@ -22,6 +25,7 @@ import type { Registry } from "./registry.js";
 import { resolveSkill } from "./resolve-skill.js";
 import type { SkillSurface, ToolSurface } from "./surface.js";
 import { surfaceOf } from "./surface.js";
+import { openServers, selectServerTools } from "./upstream-servers.js";
 
 const FULL_NAME = /^[A-Za-z0-9._-]{1,128}$/;
 
@@ -62,6 +66,16 @@ export interface BuildRegistryOptions {
   lockMode?: "auto" | "frozen";
   /** Told why the lock does not match, in "auto" mode. */
   onStaleLock?: (problems: readonly string[]) => void;
+  /**
+   * How to reach the manifest's upstream MCP servers (`servers`): imports `@skillport/client/node`, called only when
+   * the manifest has enabled servers, which cannot be built without it.
+   */
+  client?: UpstreamClient;
+  /**
+   * Where `${NAME}` in a `servers` entry is read from.
+   * @default process.env
+   */
+  env?: Readonly<Record<string, string | undefined>>;
   /**
    * Where the instances' isolates (worker threads, child processes) log what goes wrong in them.
    * @default a silent logger
@@ -147,12 +161,77 @@ export async function buildRegistry(manifest: LoadedManifest, options: BuildRegi
       listings.push(listing);
     }
   }
+  // Upstream servers' tools come after the skills': a name both offer is a conflict, reported with the others.
+  const opened = await openServers(manifest, {
+    client: options.client,
+    lock: problems.length === 0 ? options.lock : undefined,
+    lockMode: options.lockMode,
+    env: options.env ?? process.env,
+  });
+  problems.push(...opened.problems);
+  failures.push(...opened.failures);
+  const servers = opened.servers;
+  for (const server of servers) {
+    for (const tool of selectServerTools(server, problems)) {
+      const name = ownValue(server.entry.tools?.rename, tool.name) ?? tool.name;
+      const fullName = `${server.id}${manifest.separator}${name}`;
+      if (!FULL_NAME.test(fullName)) {
+        problems.push({
+          code: "SKILL_INVALID",
+          message: `${server.source}: the full tool name "${fullName}" is invalid for MCP (letters, digits, ".", "_", "-", at most 128); rename it in tools.rename`,
+        });
+        continue;
+      }
+      const taken = tools.get(fullName);
+      if (taken !== undefined) {
+        problems.push({
+          code: "TOOL_CONFLICT",
+          message: `tool "${fullName}" is defined by both ${describeTool(taken.instance, taken.toolName)} and ${describeTool(server, tool.name)}; give one of them another "mcp" id, or rename one in tools.rename`,
+        });
+        continue;
+      }
+      const override = ownValue(server.entry.tools?.override, tool.name) ?? {};
+      const title = override.title ?? tool.title ?? (tool.annotations?.title as string | undefined) ?? tool.name;
+      const risk = upstreamRisk(tool);
+      const { $schema: _dialect, ...inputSchema } = tool.inputSchema;
+      const listing: ToolListing = {
+        name: fullName,
+        title,
+        description: override.description ?? tool.description ?? "",
+        inputSchema: advertisedInput(
+          { risk, inputSchema: { type: "object", ...inputSchema } },
+          manifest.confirmation.fallback,
+        ),
+        outputSchema: envelopeSchema(undefined) as ToolListing["outputSchema"],
+        annotations: { ...tool.annotations, title, ...override.annotations },
+      };
+      const scopes = toolScopes(server.entry, tool.name);
+      tools.set(fullName, upstreamToolEntry(server, { fullName, tool, listing, scopes }));
+      listings.push(listing);
+    }
+  }
+  if (problems.length > 0) await stopServers(servers);
   failOn(problems, manifest);
-  return { instances, tools, listings, failures, fromLock: lock !== undefined, close: () => isolates.close() };
+  return {
+    instances,
+    servers,
+    tools,
+    listings,
+    failures,
+    fromLock: lock !== undefined,
+    close: async () => {
+      await Promise.all([isolates.close(), stopServers(servers)]);
+    },
+  };
+}
+
+/** Stops every upstream server (a stdio server's process ends). */
+async function stopServers(servers: readonly UpstreamServer[]): Promise<void> {
+  await Promise.all(servers.map((server) => server.handle?.stop()));
 }
 
 /** Names a tool and where it comes from: `skills[0] (@skillport/skill-notes as "notes")` or with its own name. */
-function describeTool(instance: SkillInstance, tool: string): string {
+function describeTool(instance: { source: string }, tool: string): string {
   return `${instance.source.replace(/\)$/, "")}, tool ${tool})`;
 }
 
@@ -306,6 +385,7 @@ async function instanceOf(
   return {
     id,
     index: resolution.index,
+    where,
     source,
     packageName,
     version,
@@ -416,7 +496,7 @@ function checkVersion(entry: SkillEntry, where: string, packageName: string, ver
 }
 
 /** Where the manifest takes operation ids, a dangerous tool advertises the host's confirmation argument. */
-function advertisedInput(tool: ToolSurface, fallback: LoadedManifest["confirmation"]["fallback"]) {
+function advertisedInput(tool: Pick<ToolSurface, "risk" | "inputSchema">, fallback: LoadedManifest["confirmation"]["fallback"]) {
   const schema = tool.inputSchema as ToolListing["inputSchema"];
   if (tool.risk !== "dangerous" || fallback !== "operation-id") return schema;
   const properties = (schema.properties ?? {}) as Record<string, unknown>;
@@ -461,7 +541,7 @@ function selectTools(instance: SkillInstance, entry: SkillEntry, problems: Probl
 }
 
 /** The scopes a tool requires: those given for every tool ("*") and those given for it by name. */
-function toolScopes(entry: SkillEntry, tool: string): readonly string[] {
+function toolScopes(entry: Pick<SkillEntry, "scopes">, tool: string): readonly string[] {
   const scopes = entry.scopes;
   if (scopes === undefined) return [];
   return [...new Set([...(ownValue(scopes, "*") ?? []), ...(ownValue(scopes, tool) ?? [])])];
