@@ -184,3 +184,45 @@ describe("names an upstream server shares with a skill", () => {
     expect(listed.stderr).toContain("skills[0]");
   }, 60_000);
 });
+
+describe("an upstream server whose tools change at run time", () => {
+  it("is announced to the client (list_changed) and served; a name that collides keeps its first owner, with a warning", async () => {
+    const manifest = await ws.writeManifest(
+      {
+        skills: [{ path: NOTES_SKILL, mcp: "notes", config: { vault: "./vault" } }],
+        servers: [{ mcp: "notes", command: process.execPath, args: [FIXTURE], env: { FIXTURE_LOG: log } }],
+      },
+      "changes.manifest.json",
+    );
+    const connected = await connectStdio(manifest, ws.dir, { env: { SKILLPORT_LOG_LEVEL: "warn" } });
+    clients.push(connected.client);
+    let announced = 0;
+    connected.client.setNotificationHandler("notifications/tools/list_changed", () => {
+      announced++;
+    });
+    await connected.ready;
+    const call = async (name: string, args: Record<string, unknown>) =>
+      (await connected.client.callTool({ name, arguments: args })).structuredContent as Envelope;
+    const names = async () => (await connected.client.listTools()).tools.map((t) => t.name);
+    expect(await names()).not.toContain("notes.fresh");
+
+    expect(await call("notes.add_tool", { name: "fresh" })).toMatchObject({ ok: true });
+    await until(() => announced >= 1, "the list change to be announced");
+    expect(await names()).toContain("notes.fresh");
+    expect(JSON.stringify((await call("notes.fresh", { text: "new" })).data)).toContain("fresh: new");
+
+    // The server now offers search_notes too, which the notes skill already serves as notes.search_notes.
+    expect(await call("notes.add_tool", { name: "search_notes" })).toMatchObject({ ok: true });
+    await until(() => announced >= 2, "the second list change to be announced");
+    await until(
+      () => connected.stderr().includes('tool \\"notes.search_notes\\" of servers[0]'),
+      "the warning naming both",
+    );
+    expect(connected.stderr()).toContain("skills[0]");
+    // The skill keeps the name: the call reaches it, with its own schema.
+    const searched = await call("notes.search_notes", { keyword: "agent" });
+    expect(searched.ok).toBe(true);
+    expect(JSON.stringify(searched.data)).not.toContain("search_notes: ");
+    expect((await names()).filter((n) => n === "notes.search_notes")).toHaveLength(1);
+  }, 60_000);
+});

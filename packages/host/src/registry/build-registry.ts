@@ -9,8 +9,6 @@ import { memoizedLoad } from "../entries/skill-instance.js";
 import { createIsolates, skillToolEntry } from "../entries/skill-tool.js";
 import type { ToolEntry, ToolListing } from "../entries/tool-entry.js";
 import type { UpstreamClient, UpstreamServer } from "../entries/upstream-server.js";
-import { upstreamRisk } from "../entries/upstream-server.js";
-import { upstreamToolEntry } from "../entries/upstream-tool.js";
 import type { HostErrorCode } from "../errors.js";
 import { HostError } from "../errors.js";
 import type { Logger } from "../log.js";
@@ -25,9 +23,9 @@ import type { Registry } from "./registry.js";
 import { resolveSkill } from "./resolve-skill.js";
 import type { SkillSurface, ToolSurface } from "./surface.js";
 import { surfaceOf } from "./surface.js";
-import { openServers, selectServerTools } from "./upstream-servers.js";
+import { openServers, serverRows, watchServers } from "./upstream-servers.js";
 
-const FULL_NAME = /^[A-Za-z0-9._-]{1,128}$/;
+export const FULL_NAME = /^[A-Za-z0-9._-]{1,128}$/;
 
 /** A call's time limit when neither the manifest nor the tool sets one. */
 const DEFAULT_TIMEOUT_MS = 30_000;
@@ -171,55 +169,36 @@ export async function buildRegistry(manifest: LoadedManifest, options: BuildRegi
   problems.push(...opened.problems);
   failures.push(...opened.failures);
   const servers = opened.servers;
+  const skillListings = [...listings];
   for (const server of servers) {
-    for (const tool of selectServerTools(server, problems)) {
-      const name = ownValue(server.entry.tools?.rename, tool.name) ?? tool.name;
-      const fullName = `${server.id}${manifest.separator}${name}`;
-      if (!FULL_NAME.test(fullName)) {
-        problems.push({
-          code: "SKILL_INVALID",
-          message: `${server.source}: the full tool name "${fullName}" is invalid for MCP (letters, digits, ".", "_", "-", at most 128); rename it in tools.rename`,
-        });
-        continue;
-      }
-      const taken = tools.get(fullName);
+    for (const row of serverRows(server, server.tools, manifest, problems)) {
+      const taken = tools.get(row.fullName);
       if (taken !== undefined) {
         problems.push({
           code: "TOOL_CONFLICT",
-          message: `tool "${fullName}" is defined by both ${describeTool(taken.instance, taken.toolName)} and ${describeTool(server, tool.name)}; give one of them another "mcp" id, or rename one in tools.rename`,
+          message: `tool "${row.fullName}" is defined by both ${describeTool(taken.instance, taken.toolName)} and ${describeTool(server, row.entry.toolName)}; give one of them another "mcp" id, or rename one in tools.rename`,
         });
         continue;
       }
-      const override = ownValue(server.entry.tools?.override, tool.name) ?? {};
-      const title = override.title ?? tool.title ?? (tool.annotations?.title as string | undefined) ?? tool.name;
-      const risk = upstreamRisk(tool);
-      const { $schema: _dialect, ...inputSchema } = tool.inputSchema;
-      const listing: ToolListing = {
-        name: fullName,
-        title,
-        description: override.description ?? tool.description ?? "",
-        inputSchema: advertisedInput(
-          { risk, inputSchema: { type: "object", ...inputSchema } },
-          manifest.confirmation.fallback,
-        ),
-        outputSchema: envelopeSchema(undefined) as ToolListing["outputSchema"],
-        annotations: { ...tool.annotations, title, ...override.annotations },
-      };
-      const scopes = toolScopes(server.entry, tool.name);
-      tools.set(fullName, upstreamToolEntry(server, { fullName, tool, listing, scopes }));
-      listings.push(listing);
+      tools.set(row.fullName, row.entry);
+      listings.push(row.listing);
     }
   }
   if (problems.length > 0) await stopServers(servers);
   failOn(problems, manifest);
+  const table = watchServers({ manifest, servers, tools, skillListings, listings, logger: options.logger });
   return {
     instances,
     servers,
     tools,
-    listings,
+    get listings() {
+      return table.listings();
+    },
+    subscribe: table.subscribe,
     failures,
     fromLock: lock !== undefined,
     close: async () => {
+      table.close();
       await Promise.all([isolates.close(), stopServers(servers)]);
     },
   };
@@ -231,7 +210,7 @@ async function stopServers(servers: readonly UpstreamServer[]): Promise<void> {
 }
 
 /** Names a tool and where it comes from: `skills[0] (@skillport/skill-notes as "notes")` or with its own name. */
-function describeTool(instance: { source: string }, tool: string): string {
+export function describeTool(instance: { source: string }, tool: string): string {
   return `${instance.source.replace(/\)$/, "")}, tool ${tool})`;
 }
 
@@ -496,7 +475,7 @@ function checkVersion(entry: SkillEntry, where: string, packageName: string, ver
 }
 
 /** Where the manifest takes operation ids, a dangerous tool advertises the host's confirmation argument. */
-function advertisedInput(tool: Pick<ToolSurface, "risk" | "inputSchema">, fallback: LoadedManifest["confirmation"]["fallback"]) {
+export function advertisedInput(tool: Pick<ToolSurface, "risk" | "inputSchema">, fallback: LoadedManifest["confirmation"]["fallback"]) {
   const schema = tool.inputSchema as ToolListing["inputSchema"];
   if (tool.risk !== "dangerous" || fallback !== "operation-id") return schema;
   const properties = (schema.properties ?? {}) as Record<string, unknown>;
@@ -541,7 +520,7 @@ function selectTools(instance: SkillInstance, entry: SkillEntry, problems: Probl
 }
 
 /** The scopes a tool requires: those given for every tool ("*") and those given for it by name. */
-function toolScopes(entry: Pick<SkillEntry, "scopes">, tool: string): readonly string[] {
+export function toolScopes(entry: Pick<SkillEntry, "scopes">, tool: string): readonly string[] {
   const scopes = entry.scopes;
   if (scopes === undefined) return [];
   return [...new Set([...(ownValue(scopes, "*") ?? []), ...(ownValue(scopes, tool) ?? [])])];
@@ -551,6 +530,6 @@ function toolScopes(entry: Pick<SkillEntry, "scopes">, tool: string): readonly s
  * `map[name]` for names read from a manifest or a skill: only the map's own entries count, never what every object
  * inherits (`toString`, `constructor`, `__proto__`), which would otherwise pass for a credential, tool or module.
  */
-function ownValue<T>(map: Readonly<Record<string, T>> | undefined, name: string): T | undefined {
+export function ownValue<T>(map: Readonly<Record<string, T>> | undefined, name: string): T | undefined {
   return map !== undefined && Object.hasOwn(map, name) ? map[name] : undefined;
 }

@@ -12,8 +12,16 @@ export interface Registry {
   servers: readonly UpstreamServer[];
   /** Full name → entry; the per-call lookup. */
   tools: ReadonlyMap<string, ToolEntry>;
-  /** The tools/list answer, in manifest order, built once. */
-  listings: readonly ToolListing[];
+  /**
+   * The tools/list answer, in manifest order: built once, and again when an upstream server's tools change at run
+   * time (`subscribe` says when).
+   */
+  readonly listings: readonly ToolListing[];
+  /**
+   * Calls `listener` after the table changed at run time (an upstream server announced new tools); returns the
+   * function that unsubscribes.
+   */
+  subscribe(listener: () => void): () => void;
   /** Enabled instances whose skill could not be imported; their tools are not served. */
   failures: readonly { source: string; message: string }[];
   /** True when the registry was built from the lock, without importing any skill. */

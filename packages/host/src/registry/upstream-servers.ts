@@ -1,8 +1,14 @@
+import { envelopeSchema } from "@skillport/core";
+import type { ToolEntry, ToolListing } from "../entries/tool-entry.js";
 import type { UpstreamClient, UpstreamServer, UpstreamTool } from "../entries/upstream-server.js";
-import { upstreamSpec } from "../entries/upstream-server.js";
+import { upstreamRisk, upstreamSpec } from "../entries/upstream-server.js";
+import { upstreamToolEntry } from "../entries/upstream-tool.js";
 import type { HostErrorCode } from "../errors.js";
 import { SERVER_DEFAULTS } from "../manifest/defaults.js";
 import type { LoadedManifest, ServerEntry } from "../manifest/manifest.js";
+import type { Logger } from "../log.js";
+import { createLogger } from "../log.js";
+import { advertisedInput, FULL_NAME, ownValue, toolScopes } from "./build-registry.js";
 import type { LockFile } from "./lock.js";
 import { hashOf, lockCommand, serverSourceOf } from "./lock.js";
 
@@ -95,14 +101,151 @@ export async function openServers(manifest: LoadedManifest, options: OpenServers
   return { servers: opened.filter((s): s is UpstreamServer => s !== undefined), problems, failures };
 }
 
-/** The tools a server entry serves, and the problems of its tools options (names the server does not list). */
-export function selectServerTools(
+/** One upstream tool as a row of the table: its full name, its entry and its listing. */
+export interface ServerRow {
+  fullName: string;
+  entry: ToolEntry;
+  listing: ToolListing;
+}
+
+/**
+ * The rows an upstream server's tools make, as its entry selects, renames and overrides them; the problems of its
+ * options (names the server does not list, full names MCP does not take) join `problems`.
+ */
+export function serverRows(
   server: UpstreamServer,
+  tools: readonly UpstreamTool[],
+  manifest: LoadedManifest,
+  problems: { code: HostErrorCode; message: string }[],
+): ServerRow[] {
+  const rows: ServerRow[] = [];
+  for (const tool of selectServerTools(server, tools, problems)) {
+    const name = ownValue(server.entry.tools?.rename, tool.name) ?? tool.name;
+    const fullName = `${server.id}${manifest.separator}${name}`;
+    if (!FULL_NAME.test(fullName)) {
+      problems.push({
+        code: "SKILL_INVALID",
+        message: `${server.source}: the full tool name "${fullName}" is invalid for MCP (letters, digits, ".", "_", "-", at most 128); rename it in tools.rename`,
+      });
+      continue;
+    }
+    const override = ownValue(server.entry.tools?.override, tool.name) ?? {};
+    const title = override.title ?? tool.title ?? (tool.annotations?.title as string | undefined) ?? tool.name;
+    const { $schema: _dialect, ...inputSchema } = tool.inputSchema;
+    const listing: ToolListing = {
+      name: fullName,
+      title,
+      description: override.description ?? tool.description ?? "",
+      inputSchema: advertisedInput(
+        { risk: upstreamRisk(tool), inputSchema: { type: "object", ...inputSchema } },
+        manifest.confirmation.fallback,
+      ),
+      outputSchema: envelopeSchema(undefined) as ToolListing["outputSchema"],
+      annotations: { ...tool.annotations, title, ...override.annotations },
+    };
+    const scopes = toolScopes(server.entry, tool.name);
+    rows.push({ fullName, listing, entry: upstreamToolEntry(server, { fullName, tool, listing, scopes }) });
+  }
+  return rows;
+}
+
+/** What {@link watchServers} keeps up to date. */
+export interface WatchServersOptions {
+  manifest: LoadedManifest;
+  servers: readonly UpstreamServer[];
+  /** The table: the servers' rows in it are replaced when their tools change. */
+  tools: Map<string, ToolEntry>;
+  /** The skills' listings, which never change at run time. */
+  skillListings: readonly ToolListing[];
+  /** The listings at start. */
+  listings: readonly ToolListing[];
+  logger: Logger | undefined;
+}
+
+/**
+ * Keeps the table up to date with the servers' own lists: when a server announces `notifications/tools/list_changed`
+ * (the client fetches its new list), its rows are replaced. A new name that another source already serves is hidden
+ * — a name already served keeps it (skills, and servers whose tools came first) — with a warning naming both; it is
+ * served once the other goes away. Listeners hear of every change, to tell clients (`listChanged`).
+ */
+export function watchServers(options: WatchServersOptions) {
+  const { manifest, servers, tools, skillListings } = options;
+  const logger = options.logger ?? createLogger({ level: "silent" });
+  const listeners = new Set<() => void>();
+  const held = new Map<UpstreamServer, string[]>();
+  const hidden = new Map<UpstreamServer, ServerRow[]>();
+  for (const server of servers) {
+    held.set(
+      server,
+      [...tools.values()].filter((entry) => entry.instance === server).map((entry) => entry.fullName),
+    );
+  }
+  let listings = options.listings;
+
+  const place = (server: UpstreamServer, row: ServerRow): boolean => {
+    const taken = tools.get(row.fullName);
+    if (taken === undefined) {
+      tools.set(row.fullName, row.entry);
+      held.get(server)?.push(row.fullName);
+      return true;
+    }
+    logger.warn(
+      { tool: row.fullName, served: taken.instance.source, hidden: server.source },
+      `tool "${row.fullName}" of ${server.source} is not served: ${taken.instance.source} already serves that name, and a name already served keeps it; rename one in tools.rename`,
+    );
+    return false;
+  };
+
+  const update = (server: UpstreamServer, list: readonly UpstreamTool[]) => {
+    for (const name of held.get(server) ?? []) tools.delete(name);
+    held.set(server, []);
+    const problems: { code: HostErrorCode; message: string }[] = [];
+    hidden.set(
+      server,
+      serverRows(server, list, manifest, problems).filter((row) => !place(server, row)),
+    );
+    for (const problem of problems) logger.warn({ server: server.source }, problem.message);
+    // A name this server let go of may be one another server's tool was hidden behind.
+    for (const [other, rows] of hidden) {
+      if (other !== server) hidden.set(other, rows.filter((row) => tools.has(row.fullName) || !place(other, row)));
+    }
+    listings = [
+      ...skillListings,
+      ...servers.flatMap((s) => (held.get(s) ?? []).map((name) => (tools.get(name) as ToolEntry).listing)),
+    ];
+    for (const listener of listeners) listener();
+  };
+
+  const unsubscribes = servers.map((server) =>
+    server.handle?.state.subscribe((snapshot) => {
+      if (snapshot.change === "tools" && snapshot.tools !== undefined) update(server, snapshot.tools);
+    }),
+  );
+
+  return {
+    listings: () => listings,
+    subscribe(listener: () => void): () => void {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+    close() {
+      for (const unsubscribe of unsubscribes) unsubscribe?.();
+      listeners.clear();
+    },
+  };
+}
+
+// --- internal ---
+
+/** The tools a server entry serves, and the problems of its tools options (names the server does not list). */
+function selectServerTools(
+  server: UpstreamServer,
+  tools: readonly UpstreamTool[],
   problems: { code: HostErrorCode; message: string }[],
 ): UpstreamTool[] {
   const entry: ServerEntry = server.entry;
   const { include, exclude } = entry.tools ?? {};
-  const names = new Set(server.tools.map((t) => t.name));
+  const names = new Set(tools.map((t) => t.name));
   const scoped = Object.keys(entry.scopes ?? {}).filter((name) => name !== "*");
   for (const [field, list] of [
     ["tools.include", include],
@@ -121,12 +264,8 @@ export function selectServerTools(
       }
     }
   }
-  return server.tools.filter(
-    (t) => (include === undefined || include.includes(t.name)) && !(exclude ?? []).includes(t.name),
-  );
+  return tools.filter((t) => (include === undefined || include.includes(t.name)) && !(exclude ?? []).includes(t.name));
 }
-
-// --- internal ---
 
 function clip(text: string): string {
   return text.length > 60 ? `${text.slice(0, 60)}…` : text;
