@@ -312,7 +312,7 @@ export const ServerEntrySchema = z
     allow: unique(z.string().min(1))
       .meta({
         description:
-          "Tools of this server whose annotations say destructiveHint (or say nothing about it) that may run, after confirmation. Every other such tool is refused.",
+          "Tools of this server whose annotations say destructiveHint: true (and not readOnlyHint: true) that may run, each call after its user confirms it. Every other such tool is refused.",
         examples: [["write_file"]],
       })
       .optional(),
