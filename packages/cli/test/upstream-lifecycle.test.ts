@@ -1,3 +1,4 @@
+// biome-ignore-all lint/suspicious/noTemplateCurlyInString: manifests write environment variables as ${NAME}, literally
 // An upstream server's life under a Skillport host, through real processes: a fixture server that records its
 // starts and cancellations, mounted through the manifest and driven by the SDK client over `skillport serve --stdio`.
 import { readFile } from "node:fs/promises";
@@ -31,7 +32,15 @@ function manifestWith(server: Record<string, unknown> = {}, extra: Record<string
     {
       name: "lifecycle",
       skills: [],
-      servers: [{ mcp: "up", command: process.execPath, args: [FIXTURE], ...server, env: { FIXTURE_LOG: log, ...(server.env as object) } }],
+      servers: [
+        {
+          mcp: "up",
+          command: process.execPath,
+          args: [FIXTURE],
+          ...server,
+          env: { FIXTURE_LOG: log, ...(server.env as object) },
+        },
+      ],
       ...extra,
     },
     "up.manifest.json",

@@ -1,3 +1,4 @@
+// biome-ignore-all lint/suspicious/noTemplateCurlyInString: manifests write environment variables as ${NAME}, literally
 // Upstream MCP servers nobody here wrote — the official reference servers from npm — mounted through a manifest's
 // `servers` and driven by the official SDK client over `skillport serve --stdio`: listed beside a skill, namespaced,
 // filtered, renamed and overridden; called through the host's pipeline (validation against the server's published

@@ -1,3 +1,4 @@
+// biome-ignore-all lint/suspicious/noTemplateCurlyInString: manifests write environment variables as ${NAME}, literally
 // A Skillport host as the upstream of another Skillport host, over stdio and over HTTP. The caller's bearer token
 // never reaches the upstream: the upstream accepts two tokens, its own for the outer host ("outer") and the very
 // token the outer host's caller holds ("caller"), and its audit log says who called it on every call.

@@ -62,7 +62,12 @@ export async function check(options: CheckOptions): Promise<number> {
     );
     return 2;
   }
-  const host = await createHost({ manifest: options.manifest, client: upstreamClient, logger: quietLogger(), lock: "off" });
+  const host = await createHost({
+    manifest: options.manifest,
+    client: upstreamClient,
+    logger: quietLogger(),
+    lock: "off",
+  });
   try {
     const findings: Finding[] = [];
     const add = (severity: Finding["severity"], rule: string, where: string, message: string) =>
@@ -203,7 +208,11 @@ function sizeOf(host: Host) {
   });
   for (const server of host.registry.servers) {
     const listings = [...host.registry.tools.values()].filter((t) => t.instance === server).map((t) => t.listing);
-    perInstance.push({ mcp: server.id, tools: listings.length, tokens: Math.ceil(JSON.stringify(listings).length / 4) });
+    perInstance.push({
+      mcp: server.id,
+      tools: listings.length,
+      tokens: Math.ceil(JSON.stringify(listings).length / 4),
+    });
   }
   return { perInstance, total: Math.ceil(JSON.stringify(host.registry.listings).length / 4) };
 }

@@ -11,7 +11,12 @@ export interface ListOptions {
 
 /** `skillport list`: the served tools with risk, skill@version and title. */
 export async function list(options: ListOptions): Promise<number> {
-  const host = await createHost({ manifest: options.manifest, client: upstreamClient, logger: quietLogger(), lock: "auto" });
+  const host = await createHost({
+    manifest: options.manifest,
+    client: upstreamClient,
+    logger: quietLogger(),
+    lock: "auto",
+  });
   const rows = toolRows(host);
   // Listing starts no upstream server that has a lock entry; one listed live is stopped again.
   await host.close();

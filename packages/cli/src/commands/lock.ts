@@ -16,7 +16,12 @@ export interface LockOptions {
  * another manifest's lock (left untouched).
  */
 export async function lock(options: LockOptions): Promise<number> {
-  const host = await createHost({ manifest: options.manifest, client: upstreamClient, logger: quietLogger(), lock: "off" });
+  const host = await createHost({
+    manifest: options.manifest,
+    client: upstreamClient,
+    logger: quietLogger(),
+    lock: "off",
+  });
   try {
     if (host.registry.failures.length > 0) {
       for (const f of host.registry.failures) process.stderr.write(`✖ ${f.source}: ${f.message}\n`);
@@ -27,7 +32,8 @@ export async function lock(options: LockOptions): Promise<number> {
     const file = await writeLock(host.manifest, lockFile);
     const servers = lockFile.servers ?? [];
     const tools =
-      lockFile.instances.reduce((n, i) => n + i.skill.tools.length, 0) + servers.reduce((n, s) => n + s.tools.length, 0);
+      lockFile.instances.reduce((n, i) => n + i.skill.tools.length, 0) +
+      servers.reduce((n, s) => n + s.tools.length, 0);
     const what = count(lockFile.instances.length, "skill instance");
     const upstream = servers.length === 0 ? "" : ` and ${count(servers.length, "upstream server")}`;
     process.stdout.write(`✔ locked ${what}${upstream} (${count(tools, "tool")}) in ${file}\n`);

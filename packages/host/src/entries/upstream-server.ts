@@ -150,6 +150,10 @@ export function upstreamSpec(
     }
     spec = { transport: "http", name, url, headers: {}, credentials, startTimeoutMs };
   } else {
+    // In the order the fields are written, so the problems read top to bottom.
+    const command = expand(entry.command ?? "", `${where}.command`, false);
+    const args = (entry.args ?? []).map((arg, i) => expand(arg, `${where}.args[${i}]`, false));
+    const cwd = path.resolve(dir, expand(entry.cwd ?? ".", `${where}.cwd`, false));
     const credentials: Record<string, GivenCredential<{ env: string }>> = {};
     for (const [variable, value] of Object.entries(entry.env ?? {})) {
       credentials[`env ${variable}`] = {
@@ -160,9 +164,9 @@ export function upstreamSpec(
     spec = {
       transport: "stdio",
       name,
-      command: expand(entry.command ?? "", `${where}.command`, false),
-      args: (entry.args ?? []).map((arg, i) => expand(arg, `${where}.args[${i}]`, false)),
-      cwd: path.resolve(dir, expand(entry.cwd ?? ".", `${where}.cwd`, false)),
+      command,
+      args,
+      cwd,
       env: {},
       inheritEnv: [...(entry.inheritEnv ?? SERVER_DEFAULTS.inheritEnv)],
       credentials,

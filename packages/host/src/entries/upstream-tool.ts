@@ -53,8 +53,10 @@ export function upstreamToolEntry(server: UpstreamServer, init: UpstreamToolInit
   };
 }
 
-/** What a lock stores of an upstream tool and compares: everything that decides how a call is checked. */
-export function fingerprint(tool: UpstreamTool): string {
+// --- internal ---
+
+/** What decides how a call to an upstream tool is checked: its name, schemas and annotations. */
+function fingerprint(tool: UpstreamTool): string {
   return canonicalJson({
     name: tool.name,
     inputSchema: tool.inputSchema,
@@ -62,8 +64,6 @@ export function fingerprint(tool: UpstreamTool): string {
     annotations: tool.annotations ?? null,
   });
 }
-
-// --- internal ---
 
 function runnableOf(server: UpstreamServer, tool: UpstreamTool, title: string): Runnable {
   const risk: Risk = upstreamRisk(tool);

@@ -1,3 +1,4 @@
+// biome-ignore-all lint/suspicious/noTemplateCurlyInString: manifests write environment variables as ${NAME}, literally
 // The manifest, defined once. manifest.schema.json is generated from these schemas at build time
 // (scripts/generate-manifest-schema.mjs), and the manifest's TypeScript types are inferred from them (manifest.ts).
 // The host never imports this module at run time: it validates with ajv against the generated JSON Schema, compiled
@@ -230,7 +231,13 @@ export const SkillEntrySchema = z
 
 /** A string in which `${NAME}` is replaced by the host's environment variable NAME at start. */
 const Expandable = (description: string, examples: readonly string[]) =>
-  z.string().max(8192).meta({ description: `${description} \`\${NAME}\` is replaced by the host's environment variable NAME at start; a variable that is not set stops the host.`, examples: [...examples] });
+  z
+    .string()
+    .max(8192)
+    .meta({
+      description: `${description} \`\${NAME}\` is replaced by the host's environment variable NAME at start; a variable that is not set stops the host.`,
+      examples: [...examples],
+    });
 
 export const ServerEntrySchema = z
   .strictObject({

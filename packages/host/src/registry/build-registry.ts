@@ -210,7 +210,7 @@ async function stopServers(servers: readonly UpstreamServer[]): Promise<void> {
 }
 
 /** Names a tool and where it comes from: `skills[0] (@skillport/skill-notes as "notes")` or with its own name. */
-export function describeTool(instance: { source: string }, tool: string): string {
+function describeTool(instance: { source: string }, tool: string): string {
   return `${instance.source.replace(/\)$/, "")}, tool ${tool})`;
 }
 
@@ -475,7 +475,10 @@ function checkVersion(entry: SkillEntry, where: string, packageName: string, ver
 }
 
 /** Where the manifest takes operation ids, a dangerous tool advertises the host's confirmation argument. */
-export function advertisedInput(tool: Pick<ToolSurface, "risk" | "inputSchema">, fallback: LoadedManifest["confirmation"]["fallback"]) {
+export function advertisedInput(
+  tool: Pick<ToolSurface, "risk" | "inputSchema">,
+  fallback: LoadedManifest["confirmation"]["fallback"],
+) {
   const schema = tool.inputSchema as ToolListing["inputSchema"];
   if (tool.risk !== "dangerous" || fallback !== "operation-id") return schema;
   const properties = (schema.properties ?? {}) as Record<string, unknown>;

@@ -2,9 +2,9 @@ import { createHash } from "node:crypto";
 import { readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { canonicalJson, sortKeys } from "../canonical-json.js";
+import type { UpstreamTool } from "../entries/upstream-server.js";
 import { HostError, messageOf } from "../errors.js";
 import { formatJson } from "../format-json.js";
-import type { UpstreamTool } from "../entries/upstream-server.js";
 import type { LoadedManifest, ServerEntry } from "../manifest/manifest.js";
 import type { Registry } from "./registry.js";
 import type { SkillSurface } from "./surface.js";
@@ -95,13 +95,18 @@ export function lockOf(manifest: LoadedManifest, registry: Registry): LockFile {
         skill,
       };
     }),
-    servers: registry.servers.map((server) => ({
-      entry: server.index,
-      mcp: server.id,
-      source: serverSourceOf(server.entry),
-      hash: hashOf(server.tools),
-      tools: [...server.tools],
-    })),
+    // A manifest without servers keeps the lock it always had.
+    ...(registry.servers.length === 0
+      ? {}
+      : {
+          servers: registry.servers.map((server) => ({
+            entry: server.index,
+            mcp: server.id,
+            source: serverSourceOf(server.entry),
+            hash: hashOf(server.tools),
+            tools: [...server.tools],
+          })),
+        }),
   };
 }
 

@@ -4,10 +4,10 @@ import type { UpstreamClient, UpstreamServer, UpstreamTool } from "../entries/up
 import { upstreamRisk, upstreamSpec } from "../entries/upstream-server.js";
 import { upstreamToolEntry } from "../entries/upstream-tool.js";
 import type { HostErrorCode } from "../errors.js";
-import { SERVER_DEFAULTS } from "../manifest/defaults.js";
-import type { LoadedManifest, ServerEntry } from "../manifest/manifest.js";
 import type { Logger } from "../log.js";
 import { createLogger } from "../log.js";
+import { SERVER_DEFAULTS } from "../manifest/defaults.js";
+import type { LoadedManifest, ServerEntry } from "../manifest/manifest.js";
 import { advertisedInput, FULL_NAME, ownValue, toolScopes } from "./build-registry.js";
 import type { LockFile } from "./lock.js";
 import { hashOf, lockCommand, serverSourceOf } from "./lock.js";
@@ -59,8 +59,7 @@ export async function openServers(manifest: LoadedManifest, options: OpenServers
       let tools: readonly UpstreamTool[];
       if (locked !== undefined && Array.isArray(locked.tools) && hashOf(locked.tools) === locked.hash) {
         tools = locked.tools;
-      }
-      else if (options.lock !== undefined && options.lockMode === "frozen") {
+      } else if (options.lock !== undefined && options.lockMode === "frozen") {
         problems.push({
           code: "LOCK_STALE",
           message: `${source} is not in the lock as written; run ${lockCommand(manifest)}`,
@@ -207,7 +206,11 @@ export function watchServers(options: WatchServersOptions) {
     for (const problem of problems) logger.warn({ server: server.source }, problem.message);
     // A name this server let go of may be one another server's tool was hidden behind.
     for (const [other, rows] of hidden) {
-      if (other !== server) hidden.set(other, rows.filter((row) => tools.has(row.fullName) || !place(other, row)));
+      if (other !== server)
+        hidden.set(
+          other,
+          rows.filter((row) => tools.has(row.fullName) || !place(other, row)),
+        );
     }
     listings = [
       ...skillListings,
