@@ -10,7 +10,7 @@ export type { ChangeLevel, ComparableTool, SurfaceChange } from "./registry/clas
 export { classifyChanges, worstLevel } from "./registry/classify-changes.js";
 export type { InstanceConfig, InstanceConfigOptions } from "./registry/instance-config.js";
 export { instanceConfig } from "./registry/instance-config.js";
-export type { LockedInstance, LockFile } from "./registry/lock.js";
+export type { LockedInstance, LockedServer, LockFile } from "./registry/lock.js";
 export { hashOf, lockCommand, lockOf, lockPathOf, readLock, stringifyLock, writeLock } from "./registry/lock.js";
 export type { SkillSurface, ToolSurface } from "./registry/surface.js";
 export { surfaceOf } from "./registry/surface.js";

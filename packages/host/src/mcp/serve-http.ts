@@ -146,6 +146,7 @@ export function createHostHttpHandler(
   host.redactor.add(config.auth?.tokens.map((token) => token.secret) ?? []);
   const mcp = createMcpHandler(
     createServerFactory(host, {
+      announceListChanged: false,
       callerOf: (ctx) => callerOf(ctx?.authInfo),
       observer: {
         started: () => metrics.callStarted(),

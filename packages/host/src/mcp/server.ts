@@ -24,6 +24,13 @@ export interface ServerFactoryOptions {
   callerOf?: (ctx: McpRequestContext | undefined) => Caller | undefined;
   /** Told when each tools/call starts and ends, e.g. for metrics. */
   observer?: CallObserver;
+  /**
+   * Whether servers stay connected to one client (stdio, in memory), so that a change of the upstream servers'
+   * tools can be announced to it (`notifications/tools/list_changed`). Stateless HTTP has no stream to announce on:
+   * its clients read the new list at their next tools/list.
+   * @default true
+   */
+  announceListChanged?: boolean;
 }
 
 /**
@@ -44,15 +51,32 @@ export function createServerFactory(
   host: Host,
   options: ServerFactoryOptions = {},
 ): (ctx?: McpRequestContext) => Server {
-  const listResult: ListToolsResult = { tools: host.registry.listings.map((l) => ({ ...l })) };
+  const { registry } = host;
+  let listResult: ListToolsResult | undefined;
   const info = { name: host.manifest.name, version: host.manifest.version };
-  const instructions = `Tools from ${host.registry.instances.length} skill instances: ${host.registry.instances.map((i) => i.id).join(", ")}. Every tool answers with an envelope { ok, message, data | error, evidencePaths, warnings, meta }.`;
+  const sources = [...registry.instances, ...registry.servers].map((i) => i.id);
+  const instructions = `Tools from ${sources.length} skill instances and MCP servers: ${sources.join(", ")}. Every tool answers with an envelope { ok, message, data | error, evidencePaths, warnings, meta }.`;
   const { callerOf, observer } = options;
+  // Upstream servers may change their tools at run time: then the list is built again and every connected client
+  // is told (notifications/tools/list_changed). A host of skills alone never changes its list.
+  const listChanged = registry.servers.length > 0 && options.announceListChanged !== false;
+  const open = new Set<Server>();
+  registry.subscribe(() => {
+    listResult = undefined;
+    for (const server of open) server.sendToolListChanged().catch(() => undefined);
+  });
 
   return (requestContext) => {
     const caller = callerOf?.(requestContext);
-    const server = new Server(info, { capabilities: { tools: { listChanged: false } }, instructions });
-    server.setRequestHandler("tools/list", () => listResult);
+    const server = new Server(info, { capabilities: { tools: { listChanged } }, instructions });
+    if (listChanged) {
+      open.add(server);
+      server.onclose = () => open.delete(server);
+    }
+    server.setRequestHandler("tools/list", () => {
+      listResult ??= { tools: registry.listings.map((l) => ({ ...l })) };
+      return listResult;
+    });
     server.setRequestHandler("tools/call", async (request, ctx) => {
       const { name, arguments: args } = request.params;
       const progressToken = request.params._meta?.progressToken;

@@ -1,6 +1,5 @@
 import type { SkillLogger } from "@skillport/core";
-import type { SkillInstance } from "../../entries/skill-instance.js";
-import type { RunCall } from "../../entries/tool-entry.js";
+import type { RunCall, ToolOwner } from "../../entries/tool-entry.js";
 import type { Logger } from "../../log.js";
 import type { Answered, ExecutedCall, ValidatedCall } from "../call.js";
 import { answer } from "../call.js";
@@ -22,8 +21,8 @@ export interface ExecuteOptions {
  * throttled. A capability that ignores its signal is answered for all the same when the signal aborts.
  */
 export function createExecute({ logger, redactor }: ExecuteOptions) {
-  const limiters = new Map<SkillInstance, Limiter>();
-  const limiterOf = (instance: SkillInstance) => {
+  const limiters = new Map<ToolOwner, Limiter>();
+  const limiterOf = (instance: ToolOwner) => {
     let limiter = limiters.get(instance);
     if (limiter === undefined) {
       limiter = new Limiter(instance.concurrency, instance.queue);
@@ -62,7 +61,7 @@ export function createExecute({ logger, redactor }: ExecuteOptions) {
 
   function failed(call: ValidatedCall, error: unknown, signal: AbortSignal, timedOut: boolean): Outcome {
     const { entry } = call;
-    const place = `skills[${entry.instance.index}]`;
+    const place = entry.instance.where;
     if (error instanceof QueueFullError) {
       return failureOutcome(
         call,
