@@ -1,14 +1,19 @@
+import { createAjv } from "./ajv.js";
 import { HostError } from "./errors.js";
 import type { Logger } from "./log.js";
 import { createLogger, redactingLogger } from "./log.js";
 import { loadManifest } from "./manifest/load-manifest.js";
 import type { LoadedManifest } from "./manifest/manifest.js";
 import { createAudit } from "./pipeline/audit.js";
+import { createBoundedRun } from "./pipeline/bounded-run.js";
 import { createConfirmations, MIN_CONFIRMATION_SECRET_BYTES } from "./pipeline/confirmations.js";
 import type { Pipeline } from "./pipeline/pipeline.js";
 import { createPipeline } from "./pipeline/pipeline.js";
 import type { Redactor } from "./pipeline/redact.js";
 import { createRedactor } from "./pipeline/redact.js";
+import type { Requests } from "./pipeline/requests.js";
+import { createRequests } from "./pipeline/requests.js";
+import { createValidators } from "./pipeline/validators.js";
 import type { SkillModule } from "./registry/build-registry.js";
 import { buildRegistry } from "./registry/build-registry.js";
 import { frozenLockError, LOCK_FILE, readLock } from "./registry/lock.js";
@@ -46,7 +51,10 @@ export interface HostOptions {
 export interface Host {
   manifest: LoadedManifest;
   registry: Registry;
+  /** Tool calls. */
   pipeline: Pipeline;
+  /** Resource reads, prompt renders, completions and resource listings, bounded and checked like tool calls. */
+  requests: Requests;
   logger: Logger;
   /**
    * Knows every secret the host read; whatever leaves the host passes through it, every line of `logger`
@@ -98,14 +106,24 @@ export async function createHost(options: HostOptions = {}): Promise<Host> {
   }
   const secret = await confirmationSecret(manifest);
   redactor.add([secret]);
+  const audit = createAudit(manifest.audit, redactor);
+  const confirmations = createConfirmations({ secret, ttlSeconds: manifest.confirmation.ttlSeconds });
+  // One bounded runner for tool calls and for reads, renders and completions: one concurrency limit per instance.
+  const run = createBoundedRun({ logger, redactor });
   const pipeline = createPipeline(registry, {
     logger,
     redactor,
-    audit: createAudit(manifest.audit, redactor),
-    confirmations: createConfirmations({ secret, ttlSeconds: manifest.confirmation.ttlSeconds }),
+    audit,
+    confirmations,
     confirmationFallback: manifest.confirmation.fallback,
+    run,
   });
-  return { manifest, registry, pipeline, logger, redactor, close: () => registry.close() };
+  const validators = createValidators(
+    createAjv({ firstError: true }),
+    createAjv({ firstError: true, fillDefaults: false }),
+  );
+  const requests = createRequests(registry, { logger, redactor, audit, confirmations, validators, run });
+  return { manifest, registry, pipeline, requests, logger, redactor, close: () => registry.close() };
 }
 
 // --- internal ---

@@ -48,7 +48,7 @@ export function createConfirmations(options: ConfirmationsOptions = {}) {
 
   const sign = (payload: string) => createHmac("sha256", secret).update(payload).digest("base64url");
 
-  const mint = (kind: Kind, subject: ConfirmationSubject) => {
+  const mint = (kind: Kind, subject: ConfirmationSubject, round?: InputRound) => {
     const expires = now() + ttlMs;
     const claims: Claims = {
       k: kind,
@@ -57,12 +57,18 @@ export function createConfirmations(options: ConfirmationsOptions = {}) {
       c: callerTag(subject.caller),
       e: expires,
       n: randomBytes(12).toString("base64url"),
+      ...(round === undefined ? {} : { r: round }),
     };
     const payload = Buffer.from(JSON.stringify(claims)).toString("base64url");
     return { token: `${payload}.${sign(payload)}`, expiresAt: new Date(expires) };
   };
 
-  const check = (kind: Kind, token: string, subject: ConfirmationSubject): Redemption => {
+  const check = (
+    kind: Kind,
+    token: string,
+    subject: ConfirmationSubject,
+    onClaims?: (claims: Claims) => void,
+  ): Redemption => {
     const [payload, signature, extra] = token.split(".");
     if (payload === undefined || signature === undefined || extra !== undefined) return "invalid";
     const expected = Buffer.from(sign(payload));
@@ -82,10 +88,28 @@ export function createConfirmations(options: ConfirmationsOptions = {}) {
     if (claims.t !== subject.tool || claims.h !== hashArguments(subject.args)) return "mismatch";
     if (used.has(claims.n)) return "reused";
     used.set(claims.n, claims.e);
+    onClaims?.(claims as Claims);
     return "ok";
   };
 
   return {
+    /**
+     * The state of a round of questions a capability asked the client (`ctx.elicit`, `ctx.sample`,
+     * `ctx.listRoots`): the answers it already had, the questions of this round, and whether a dangerous call was
+     * confirmed. Bound to the call like the other tokens, signed, expiring, and counted once when it comes back.
+     */
+    carry: (subject: ConfirmationSubject, round: InputRound): string => {
+      const { token } = mint("in", subject, round);
+      return `${INPUT_STATE_PREFIX}${token}`;
+    },
+    /** The round a state carries, when it is one this server minted for this call and not yet used. */
+    resume: (state: string, subject: ConfirmationSubject): { verdict: Redemption; round?: InputRound } => {
+      let round: InputRound | undefined;
+      const verdict = check("in", state.slice(INPUT_STATE_PREFIX.length), subject, (claims) => {
+        round = claims.r;
+      });
+      return verdict === "ok" && round !== undefined ? { verdict, round } : { verdict };
+    },
     /** The state of a question to the user about this exact call; it comes back with the answer. */
     ask: (subject: ConfirmationSubject): { state: string; expiresAt: Date } => {
       const { token, expiresAt } = mint("ask", subject);
@@ -110,9 +134,22 @@ function hashArguments(args: unknown): string {
   return createHash("sha256").update(canonicalJson(args)).digest("base64url");
 }
 
+/** What a round of questions carries to the next: the answers so far, the questions asked, a confirmation. */
+export interface InputRound {
+  /** The client's answers the run already used, by question key. */
+  answers: Record<string, unknown>;
+  /** The questions of the round just asked: key → method. */
+  asked: Record<string, string>;
+  /** True when a dangerous call was already confirmed in this flow. */
+  confirmed: boolean;
+}
+
+/** How a round's state starts: it is told apart from a confirmation question's state before it is checked. */
+export const INPUT_STATE_PREFIX = "in.";
+
 // --- internal ---
 
-type Kind = "ask" | "op";
+type Kind = "ask" | "op" | "in";
 
 interface Claims {
   /** Which kind of token: a question's state or an operation id. */
@@ -123,6 +160,8 @@ interface Claims {
   c: string;
   e: number;
   n: string;
+  /** A round of questions ("in" tokens only). */
+  r?: InputRound;
 }
 
 function callerTag(caller: string | undefined): string {

@@ -16,13 +16,17 @@ import { createLogger } from "../log.js";
 import { SKILL_DEFAULTS } from "../manifest/defaults.js";
 import { describeAjvErrors } from "../manifest/format-ajv-errors.js";
 import type { LoadedManifest, SkillEntry } from "../manifest/manifest.js";
+import type { InstanceDoc } from "./build-resources.js";
+import { buildResourceTables } from "./build-resources.js";
 import type { LockedInstance, LockFile } from "./lock.js";
 import { frozenLockError, hashOf, LOCK_FILE, lockProblems } from "./lock.js";
 import { readSecret } from "./read-secret.js";
 import type { Registry } from "./registry.js";
 import { resolveSkill } from "./resolve-skill.js";
+import { readSkillHead } from "./skill-docs.js";
 import type { SkillSurface, ToolSurface } from "./surface.js";
 import { surfaceOf } from "./surface.js";
+import { instanceMount } from "./uri-template.js";
 
 const FULL_NAME = /^[A-Za-z0-9._-]{1,128}$/;
 
@@ -38,6 +42,11 @@ export interface SkillModule {
    * @default the skill's own `version`, else "0.0.0"
    */
   version?: string;
+  /**
+   * The package folder the module stands for: where its SKILL.md (and the files beside it) are read from.
+   * @default none: the instance serves no SKILL.md
+   */
+  dir?: string;
 }
 
 /** Options for {@link buildRegistry}. */
@@ -142,13 +151,33 @@ export async function buildRegistry(manifest: LoadedManifest, options: BuildRegi
         risk: tool.risk,
         scopes: toolScopes(entry, tool.name),
         timeoutMs: instance.timeoutMs ?? tool.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+        mount: instanceMount(instance.id, entry.prefix !== false, instance.surface),
       };
       tools.set(fullName, skillToolEntry(instance, init, isolates));
       listings.push(listing);
     }
   }
+  const heads = await Promise.all(instances.map((instance) => docOf(instance, resolutions)));
+  const docs = new Map(instances.flatMap((instance, i) => (heads[i] === undefined ? [] : [[instance, heads[i]]])));
+  const tables = buildResourceTables(manifest, instances, docs, isolates, problems, DEFAULT_TIMEOUT_MS);
   failOn(problems, manifest);
-  return { instances, tools, listings, failures, fromLock: lock !== undefined, close: () => isolates.close() };
+  return {
+    instances,
+    tools,
+    listings,
+    ...tables,
+    failures,
+    fromLock: lock !== undefined,
+    close: () => isolates.close(),
+  };
+}
+
+/** The instance's SKILL.md name and description, when its package folder has one. */
+async function docOf(instance: SkillInstance, resolutions: readonly Resolution[]): Promise<InstanceDoc | undefined> {
+  const dir = resolutions.find((r) => r.index === instance.index)?.packageDir;
+  if (dir === undefined) return undefined;
+  const head = await readSkillHead(dir);
+  return head === undefined ? undefined : { ...head, dir };
 }
 
 /** Names a tool and where it comes from: `skills[0] (@skillport/skill-notes as "notes")` or with its own name. */
@@ -211,6 +240,8 @@ interface Resolution {
   packageName: string;
   version: string;
   entryUrl: string | undefined;
+  /** The package's folder, when known: where its SKILL.md is read from. */
+  packageDir: string | undefined;
   /** The skill, when it was given in memory. */
   live: RegisteredSkill | undefined;
 }
@@ -229,11 +260,12 @@ async function resolveEntry(
     const live = registerOf(preloaded, `${where} (${packageName})`);
     const version = preloaded.version ?? live.version ?? "0.0.0";
     checkVersion(entry, where, packageName, version);
-    return { index, entry, where, source, packageName, version, entryUrl: undefined, live };
+    const packageDir = preloaded.dir;
+    return { index, entry, where, source, packageName, version, entryUrl: undefined, packageDir, live };
   }
-  const { packageName, version, entryUrl } = await resolveSkill(entry, manifest.dir, where);
+  const { packageName, version, entryUrl, packageDir } = await resolveSkill(entry, manifest.dir, where);
   checkVersion(entry, where, packageName, version);
-  return { index, entry, where, source, packageName, version, entryUrl, live: undefined };
+  return { index, entry, where, source, packageName, version, entryUrl, packageDir, live: undefined };
 }
 
 /** The lock's instances by entry, when the lock is used; undefined when every skill is imported now. */

@@ -1,16 +1,47 @@
+import type {
+  PromptEntry,
+  PromptListing,
+  ResourceEntry,
+  ResourceListing,
+  ResourceTemplateListing,
+} from "../entries/resource-entry.js";
 import type { SkillInstance } from "../entries/skill-instance.js";
 import type { ToolEntry, ToolListing } from "../entries/tool-entry.js";
+import type { TemplateIndex } from "./build-resources.js";
+import type { SkillDoc } from "./skill-docs.js";
 
+export type {
+  PromptEntry,
+  PromptListing,
+  ResourceEntry,
+  ResourceListing,
+  ResourceTemplateEntry,
+  ResourceTemplateListing,
+} from "../entries/resource-entry.js";
 export type { SkillInstance } from "../entries/skill-instance.js";
 export type { ToolEntry, ToolListing } from "../entries/tool-entry.js";
+export type { TemplateIndex } from "./build-resources.js";
+export type { SkillDoc } from "./skill-docs.js";
 
-/** The namespaced tool table of a manifest. */
+/** The namespaced table of a manifest: tools, resources and their templates, prompts, and SKILL.md documents. */
 export interface Registry {
   instances: readonly SkillInstance[];
   /** Full name → entry; the per-call lookup. */
   tools: ReadonlyMap<string, ToolEntry>;
   /** The tools/list answer, in manifest order, built once. */
   listings: readonly ToolListing[];
+  /** Served URI → resource with a fixed URI. */
+  resources: ReadonlyMap<string, ResourceEntry>;
+  /** The resource templates, found by URI. */
+  templates: TemplateIndex;
+  /** Full name → prompt. */
+  prompts: ReadonlyMap<string, PromptEntry>;
+  /** The fixed resources resources/list shows, in manifest order. */
+  resourceListings: readonly ResourceListing[];
+  templateListings: readonly ResourceTemplateListing[];
+  promptListings: readonly PromptListing[];
+  /** Each instance's SKILL.md, for the Skills extension. */
+  skillDocs: readonly SkillDoc[];
   /** Enabled instances whose skill could not be imported; their tools are not served. */
   failures: readonly { source: string; message: string }[];
   /** True when the registry was built from the lock, without importing any skill. */
