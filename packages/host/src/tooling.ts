@@ -6,11 +6,17 @@ export type { SchemaCheck } from "./compile-schema.js";
 export { compileSchema } from "./compile-schema.js";
 export { messageOf } from "./errors.js";
 export { escapePointer, resolveRef } from "./json-pointer.js";
-export type { ChangeLevel, ComparableTool, SurfaceChange } from "./registry/classify-changes.js";
-export { classifyChanges, worstLevel } from "./registry/classify-changes.js";
+export type { ChangeLevel, ComparableSkill, ComparableTool, SurfaceChange } from "./registry/classify-changes.js";
+export { classifyChanges, classifySkillChanges, worstLevel } from "./registry/classify-changes.js";
 export type { LockedInstance, LockFile } from "./registry/lock.js";
 export { hashOf, LOCK_FILE, lockOf, lockPathOf, readLock, stringifyLock, writeLock } from "./registry/lock.js";
-export type { SkillSurface, ToolSurface } from "./registry/surface.js";
+export type {
+  PromptSurface,
+  ResourceSurface,
+  ResourceTemplateSurface,
+  SkillSurface,
+  ToolSurface,
+} from "./registry/surface.js";
 export { surfaceOf } from "./registry/surface.js";
 export type { LintFinding, LintRule } from "./spec-lint/lint-skill.js";
 export { formatLintFinding, LINT_RULES, lintSkill } from "./spec-lint/lint-skill.js";

@@ -5,7 +5,7 @@ import { sandboxAvailable } from "@skillport/core/sandbox";
 import type { Host } from "@skillport/host";
 import { createHost } from "@skillport/host";
 import type { LockFile, SurfaceChange } from "@skillport/host/tooling";
-import { classifyChanges, lintSkill, messageOf, readLock } from "@skillport/host/tooling";
+import { classifySkillChanges, lintSkill, messageOf, readLock } from "@skillport/host/tooling";
 import semver from "semver";
 import { formatTable } from "../format-table.js";
 import { quietLogger } from "../quiet-logger.js";
@@ -164,7 +164,7 @@ async function checkLock(host: Host, add: Add) {
       add("warning", "lock", instance.source, "is not in skills.lock.json; run skillport lock");
       continue;
     }
-    const changes = classifyChanges(locked.skill.tools, instance.surface.tools);
+    const changes = classifySkillChanges(locked.skill, instance.surface);
     all.push(...changes.map((c) => ({ ...c, instance: instance.source })));
     const breaking = changes.filter((c) => c.level === "breaking");
     if (breaking.length === 0) continue;
@@ -175,7 +175,7 @@ async function checkLock(host: Host, add: Add) {
         add(
           "error",
           "breaking-change",
-          `${instance.source}, tool ${change.tool}`,
+          `${instance.source}, ${/^(resource|template|prompt) /.test(change.tool) ? "" : "tool "}${change.tool}`,
           `${change.message}: a breaking change, but ${instance.packageName} ${locked.version} → ${instance.version} is not a major bump; bump it (pnpm changeset, major) or undo the change`,
         );
       }
