@@ -48,8 +48,8 @@ const CASES: Array<[string, (s: ReturnType<typeof skill>) => void, string, "brea
   [
     "a template variable narrowed",
     (s) => {
-      const properties = (s.resourceTemplates[0]?.paramsSchema as { properties: Record<string, { maxLength: number }> })
-        .properties;
+      const schema = s.resourceTemplates[0]?.paramsSchema as { properties: Record<string, { maxLength: number }> };
+      const properties = schema.properties;
       (properties.repo as { maxLength: number }).maxLength = 50;
     },
     "template readme",
