@@ -32,6 +32,11 @@ export type TestSkill =
       prompts?: { include?: string[]; exclude?: string[] };
       /** The skill's package folder: its SKILL.md is served through the Skills extension. */
       dir?: string;
+      /**
+       * Where each declared credential comes from, as in a manifest (read when the host starts).
+       * @example { token: { env: "TEST_GITHUB_TOKEN" } }
+       */
+      credentials?: Record<string, { env: string } | { file: string }>;
       /** Dangerous tools this instance may run, after confirmation (see {@link TestHost.confirm}). */
       allow?: string[];
       /** The package name messages use. @default `skill-<name>` */
@@ -250,6 +255,7 @@ function inMemoryManifest(
       ...(spec.tools === undefined ? {} : { tools: spec.tools }),
       ...(spec.resources === undefined ? {} : { resources: spec.resources }),
       ...(spec.prompts === undefined ? {} : { prompts: spec.prompts }),
+      ...(spec.credentials === undefined ? {} : { credentials: spec.credentials }),
       ...(spec.allow === undefined ? {} : { allow: spec.allow }),
     };
   });
