@@ -123,7 +123,8 @@ describe("prompts", () => {
 
   it("issue_template drafts an issue for the title and says to file it with a dry run first", async () => {
     const rendered = await t.getPrompt("gh.issue_template", { title: "Search ignores accents" });
-    const text = (rendered.messages[0]?.content as { text: string }).text;
+    const [first] = rendered.messages;
+    const text = (first?.content as { text?: string } | undefined)?.text ?? "";
     expect(text).toContain("“Search ignores accents”");
     expect(text).toContain("dry run");
     expect(gh.requests).toEqual([]);
