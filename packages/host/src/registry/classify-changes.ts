@@ -93,7 +93,7 @@ export interface ComparableSkill {
  */
 export function classifySkillChanges(locked: ComparableSkill, live: ComparableSkill): SurfaceChange[] {
   const changes = classifyChanges(locked.tools, live.tools);
-  const compareList = <T extends { name: string }>(
+  const compareList = <T extends { name: string; title?: string | undefined; description?: string | undefined }>(
     kind: string,
     before: readonly T[] | undefined,
     after: readonly T[] | undefined,
