@@ -145,10 +145,12 @@ describe("isolated instances read, render and ask in their isolate", () => {
         logger: silentLogger(),
       });
       const client = new Client({ name: "t", version: "0" }, { capabilities: { elicitation: { form: {} } } });
-      client.setRequestHandler("elicitation/create", async (request) => ({
-        action: "accept",
-        content: request.params.message.startsWith("What") ? { name: "Iso" } : { color: "grey" },
-      }));
+      client.setRequestHandler("elicitation/create", async (request) => {
+        const content: Record<string, string> = request.params.message.startsWith("What")
+          ? { name: "Iso" }
+          : { color: "grey" };
+        return { action: "accept", content };
+      });
       await client.connect(await connectInMemory(host));
       try {
         const where = await client.readResource({ uri: "lib://library/thread" });

@@ -2,7 +2,9 @@ import { describe, expect, it } from "vitest";
 import type { ComparableSkill } from "../src/registry/classify-changes.js";
 import { classifySkillChanges } from "../src/registry/classify-changes.js";
 
-const skill = (): ComparableSkill & Required<Omit<ComparableSkill, "tools">> => ({
+type Editable = { -readonly [K in keyof Required<ComparableSkill>]: NonNullable<ComparableSkill[K]>[number][] };
+
+const skill = (): Editable => ({
   tools: [],
   resources: [
     { name: "starred", uri: "github://user/starred", description: "Starred repos.", mimeType: "application/json" },
@@ -34,7 +36,7 @@ const skill = (): ComparableSkill & Required<Omit<ComparableSkill, "tools">> => 
   ],
 });
 
-const CASES: Array<[string, (s: ReturnType<typeof skill>) => void, string, "breaking" | "minor" | "patch", string]> = [
+const CASES: Array<[string, (s: Editable) => void, string, "breaking" | "minor" | "patch", string]> = [
   ["a resource removed", (s) => s.resources.pop(), "resource starred", "breaking", "resource removed or renamed"],
   [
     "a resource's URI changed",
@@ -78,7 +80,7 @@ const CASES: Array<[string, (s: ReturnType<typeof skill>) => void, string, "brea
   [
     "a completion added",
     (s) => {
-      (s.prompts[0] as { completes: string[] }).completes = ["repo"];
+      (s.prompts[0] as unknown as { completes: string[] }).completes = ["repo"];
     },
     "prompt code_review",
     "minor",

@@ -438,6 +438,12 @@ export const HttpSettingsSchema = z
       .describe(
         "On SIGTERM or SIGINT, how long in-flight requests may run to completion after the server stops accepting new ones.",
       ),
+    sessions: z
+      .boolean()
+      .default(HTTP_DEFAULTS.sessions)
+      .describe(
+        "true keeps a session for each 2025-11-25 client that initializes (Mcp-Session-Id), so that over HTTP in that era the server can ask the client during a call (elicitation, sampling, roots: confirmations and ctx.elicit) and remembers logging/setLevel. Sessions live in this process: behind a load balancer, route a session's requests to one replica (sticky sessions). The 2026-07-28 era needs none. Default false: every request is served on its own.",
+      ),
     auth: HttpAuth.optional(),
   })
   .meta({

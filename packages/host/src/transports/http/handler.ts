@@ -56,8 +56,8 @@ export function createHttpHandler(options: HttpHandlerOptions): HttpHandler {
   const guards: Guard[] = [
     hostGuard(config.allowedHosts),
     originGuard(config.allowedOrigins),
-    methodGuard(config.path),
-    preflightGuard(),
+    methodGuard(config.path, { sessions: config.sessions }),
+    preflightGuard({ sessions: config.sessions }),
     drainingGuard(() => state.draining),
     authGuard({ authenticator, limiter, resource: () => state.resource, logger }),
     rateLimitGuard(limiter),
