@@ -4,17 +4,14 @@
 // in turn, several short rounds each, interleaved, at each concurrency and in both protocol eras; the medians are
 // reported, with each server's CPU time per call (Linux) as a measure that machine load disturbs less.
 // Writes its section of bench/RESULTS.md. Run with `pnpm bench`.
-import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { closeSync, openSync, readFileSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import autocannon from "autocannon";
+import { check, cpuMs, ERAS, median, ROOT, requestFor, run, start, stop } from "./http-helpers.mjs";
 import { writeSection } from "./results-file.mjs";
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
-const ROOT = path.join(HERE, "..");
 const CONCURRENCY = [1, 16, 64];
 // `node bench/http-throughput.mjs --duration 2` for a quick look; the committed results use the default.
 const durationFlag = process.argv.indexOf("--duration");
@@ -22,78 +19,6 @@ const DURATION_S = durationFlag === -1 ? 3 : Number(process.argv[durationFlag + 
 const ROUNDS = 3;
 const WARMUP_S = 2;
 const TOKEN = randomBytes(24).toString("hex");
-
-const ERAS = {
-  "2026-07-28": (name) => ({
-    headers: { "mcp-protocol-version": "2026-07-28", "mcp-method": "tools/call", "mcp-name": name },
-    meta: {
-      _meta: {
-        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-        "io.modelcontextprotocol/clientInfo": { name: "bench", version: "1.0.0" },
-        "io.modelcontextprotocol/clientCapabilities": {},
-      },
-    },
-  }),
-  "2025-11-25": () => ({ headers: {}, meta: {} }),
-};
-
-function requestFor(era, name, extraHeaders) {
-  const { headers, meta } = ERAS[era](name);
-  return {
-    method: "POST",
-    headers: {
-      "content-type": "application/json",
-      accept: "application/json, text/event-stream",
-      ...headers,
-      ...extraHeaders,
-    },
-    body: JSON.stringify({
-      jsonrpc: "2.0",
-      id: 1,
-      method: "tools/call",
-      params: { name, arguments: { text: "hello, benchmark" }, ...meta },
-    }),
-  };
-}
-
-/** Starts a server process whose stderr goes to a file, and resolves its URL from the "listening" line. */
-async function start(label, args, env = {}) {
-  const log = path.join(os.tmpdir(), `skillport-bench-${label}-${process.pid}.log`);
-  const fd = openSync(log, "w");
-  const child = spawn(process.execPath, args, {
-    cwd: ROOT,
-    env: { ...process.env, ...env },
-    stdio: ["ignore", "ignore", fd],
-  });
-  closeSync(fd);
-  const deadline = Date.now() + 30_000;
-  for (;;) {
-    const text = readFileSync(log, "utf8");
-    const line = text.split("\n").find((l) => l.includes('"msg":"listening"'));
-    if (line !== undefined) return { child, url: JSON.parse(line).url, log };
-    if (child.exitCode !== null || Date.now() > deadline) throw new Error(`${label} did not start:\n${text}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
-
-async function stop(server) {
-  server.child.kill("SIGTERM");
-  await new Promise((resolve) => (server.child.exitCode !== null ? resolve() : server.child.once("exit", resolve)));
-  rmSync(server.log, { force: true });
-}
-
-/** One call by hand first: a benchmark of error answers would measure nothing. */
-async function check(url, request) {
-  const response = await fetch(url, request);
-  const text = await response.text();
-  if (response.status !== 200 || !text.includes("hello, benchmark") || text.includes('"isError":true')) {
-    throw new Error(`a check call to ${url} failed (${response.status}): ${text.slice(0, 300)}`);
-  }
-}
-
-function run(url, request, connections, duration) {
-  return autocannon({ url, connections, duration, pipelining: 1, ...request });
-}
 
 const servers = {
   raw: await start("raw", [path.join(HERE, "raw-sdk-server.mjs")]),
@@ -111,19 +36,6 @@ const servers = {
     { SKILLPORT_BENCH_TOKEN: TOKEN, SKILLPORT_LOG_LEVEL: "info" },
   ),
 };
-
-/** CPU time (user + system) a process has used, in ms, from /proc; undefined where there is no /proc. */
-function cpuMs(pid) {
-  try {
-    const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ");
-    return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS;
-  } catch {
-    return undefined;
-  }
-}
-const CLOCK_TICKS = 100;
-
-const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 
 const rows = [];
 try {

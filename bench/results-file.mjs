@@ -9,7 +9,11 @@ const ROOT = path.join(HERE, "..");
 export const RESULTS = path.join(HERE, "RESULTS.md");
 
 /** The benchmarks' sections, in the order the file keeps them. */
-const ORDER = ["# HTTP benchmark: Skillport vs the raw SDK", "# Cold start to first tools/list (stdio)"];
+const ORDER = [
+  "# HTTP benchmark: Skillport vs the raw SDK",
+  "# Shared state: the Redis store vs the memory store (HTTP)",
+  "# Cold start to first tools/list (stdio)",
+];
 
 /**
  * Replaces the section that starts with `heading` (a `# ` line, listed in ORDER) with `text`, keeping every other

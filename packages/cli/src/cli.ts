@@ -26,8 +26,8 @@ export async function main(argv: readonly string[]): Promise<number> {
     .option("-m, --manifest <path>", MANIFEST_HELP, DEFAULT_MANIFEST)
     .option("--stdio", "serve over stdin/stdout (what MCP clients spawn); the default")
     .option("--http", "serve over Streamable HTTP (manifest http settings; the flags below override them)")
-    .option("--frozen-lock", "refuse to start unless skills.lock.json matches the manifest (CI, production)")
-    .option("--no-lock", "ignore skills.lock.json and import every skill at start-up")
+    .option("--frozen-lock", "refuse to start unless the manifest's lock matches it (CI, production)")
+    .option("--no-lock", "ignore the manifest's lock and import every skill at start-up")
     .option("--host <address>", "HTTP: the address to bind (default 127.0.0.1; beyond loopback requires http.auth)")
     .option("--port <number>", "HTTP: the port (default 3333; 0 picks a free one)", integer("--port"))
     .option("--path <path>", "HTTP: the MCP endpoint's path (default /mcp)")
@@ -76,7 +76,9 @@ export async function main(argv: readonly string[]): Promise<number> {
 
   program
     .command("lock")
-    .description("write skills.lock.json: each instance's resolved version and its full tool surface")
+    .description(
+      "write the manifest's lock beside it (skills.lock.json for skills.manifest.json, <name>.lock.json for <name>.manifest.json)",
+    )
     .option("-m, --manifest <path>", MANIFEST_HELP, DEFAULT_MANIFEST)
     .action(async (options) => {
       exitCode = await (await import("./commands/lock.js")).lock(options);

@@ -53,7 +53,8 @@ describe("skillport lock and lazy loading", () => {
     await runCli(["lock", "--manifest", manifest], ws.dir);
     expect(await readFile(path.join(ws.dir, "skills.lock.json"), "utf8")).toBe(first);
     const lock = JSON.parse(first);
-    expect(Object.keys(lock)).toEqual(["instances", "lockfileVersion"]);
+    expect(Object.keys(lock)).toEqual(["instances", "lockfileVersion", "manifest"]);
+    expect(lock.manifest).toBe("skills.manifest.json");
     expect(lock.instances[0]).toMatchObject({ entry: 0, package: "fixture-skill-lazy", version: "3.1.0" });
     expect(lock.instances[0].hash).toMatch(/^sha256-/);
     expect(lock.instances[0].skill.tools.map((t: { name: string }) => t.name)).toEqual(["say_one", "say_two"]);

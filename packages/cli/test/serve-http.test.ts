@@ -162,8 +162,8 @@ describe("skillport serve --http --banner", () => {
     try {
       const served = serveHttp(["--banner"], ws.dir);
       const url = await served.url;
-      await until(() => served.stderr().includes("curl:"));
-      await until(() => served.stderr().includes("tools/list"));
+      // The banner ends with the two stdio setups (Claude Desktop or Cursor, and VS Code).
+      await until(() => served.stderr().split('"--stdio"').length === 3);
       const banner = served.stderr();
       expect(banner).toContain(`MCP endpoint  ${url}`);
       expect(banner).toMatch(/notes\.search_notes\s+read_only\s+Search notes/);

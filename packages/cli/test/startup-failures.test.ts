@@ -143,6 +143,6 @@ describe("skillport list, call and check", () => {
     });
     const table = await runCli(["check"], ws.dir);
     expect(table.stdout).toMatch(/notes\s+3\s+\d+/);
-    expect(table.stdout).toContain("1 skill instances, 3 tools, no conflicts; 0 errors, 0 warnings");
+    expect(table.stdout).toContain("1 skill instance, 3 tools, no conflicts; 0 errors, 0 warnings");
   });
 });

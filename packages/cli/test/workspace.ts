@@ -42,10 +42,31 @@ export function notesManifest(extra: Record<string, unknown> = {}) {
   };
 }
 
-/** Runs the built CLI to completion. */
-export function runCli(args: string[], cwd: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
+/** What a finished command printed, and how it exited. */
+export interface Ran {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs the built CLI to completion; `env` adds to this process's environment (undefined removes a variable). */
+export function runCli(args: string[], cwd: string, env: Record<string, string | undefined> = {}): Promise<Ran> {
+  return runNode(CLI, args, cwd, env);
+}
+
+/** Runs a Node script to completion, its stdout and stderr kept apart. */
+export function runNode(
+  file: string,
+  args: string[],
+  cwd: string,
+  env: Record<string, string | undefined> = {},
+): Promise<Ran> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI, ...args], { cwd, stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(process.execPath, [file, ...args], {
+      cwd,
+      env: withEnv(env),
+      stdio: ["ignore", "pipe", "pipe"],
+    });
     let stdout = "";
     let stderr = "";
     child.stdout.on("data", (d: Buffer) => {
@@ -69,7 +90,10 @@ export interface StdioClientOptions {
   args?: string[];
 }
 
-/** `skillport serve --stdio` in a child process, with the SDK client connected to it over its stdin/stdout. */
+/**
+ * `skillport serve --stdio` in a child process, with the SDK client connected to it over its stdin/stdout. The
+ * server's stderr is kept in a buffer (`stderr()`), for a test to print when it fails; a passing test prints nothing.
+ */
 export async function connectStdio(manifest: string, cwd: string, options: StdioClientOptions = {}) {
   const transport = new StdioClientTransport({
     command: process.execPath,
@@ -78,8 +102,13 @@ export async function connectStdio(manifest: string, cwd: string, options: Stdio
     env: { ...(process.env as Record<string, string>), SKILLPORT_LOG_LEVEL: "silent", ...options.env },
     stderr: "pipe",
   });
+  // Read as it comes, so a talkative server never blocks on a full pipe.
+  let stderr = "";
+  transport.stderr?.on("data", (d: Buffer) => {
+    stderr += d.toString();
+  });
   const client = new Client({ name: "skillport-cli-test", version: "0.0.0" }, options.client as never);
-  return { client, transport, ready: client.connect(transport) };
+  return { client, transport, ready: client.connect(transport), stderr: () => stderr };
 }
 
 /** `skillport serve --http --port 0` in a child process; `url` resolves from its {"msg":"listening"} log line. */
@@ -112,4 +141,15 @@ export function serveHttp(args: string[], cwd: string, env: Record<string, strin
   url.catch(() => undefined);
   const exit = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
   return { child, url, stderr: () => stderr, exit };
+}
+
+// --- internal ---
+
+function withEnv(extra: Record<string, string | undefined>): NodeJS.ProcessEnv {
+  const env = { ...process.env };
+  for (const [name, value] of Object.entries(extra)) {
+    if (value === undefined) delete env[name];
+    else env[name] = value;
+  }
+  return env;
 }

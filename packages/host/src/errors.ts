@@ -12,7 +12,8 @@ export type HostErrorCode =
   | "SKILL_CONFLICT"
   | "HTTP_CONFIG_INVALID"
   | "HTTP_LISTEN_FAILED"
-  | "LOCK_STALE";
+  | "LOCK_STALE"
+  | "LOCK_CONFLICT";
 
 /**
  * A local error the host reports to the person running it (not to be confused with core's `SkillError`, which a

@@ -1,8 +1,10 @@
+import path from "node:path";
 import { createAjv } from "./ajv.js";
 import { HostError } from "./errors.js";
 import type { Logger } from "./log.js";
 import { createLogger, redactingLogger } from "./log.js";
-import { loadManifest } from "./manifest/load-manifest.js";
+import type { ManifestReading } from "./manifest/load-manifest.js";
+import { manifestError, readManifest } from "./manifest/load-manifest.js";
 import type { LoadedManifest } from "./manifest/manifest.js";
 import { createAudit } from "./pipeline/audit.js";
 import { createBoundedRun } from "./pipeline/bounded-run.js";
@@ -16,9 +18,13 @@ import { createRequests } from "./pipeline/requests.js";
 import { createValidators } from "./pipeline/validators.js";
 import type { SkillModule } from "./registry/build-registry.js";
 import { buildRegistry } from "./registry/build-registry.js";
-import { frozenLockError, LOCK_FILE, readLock } from "./registry/lock.js";
+import { lockCommand, lockPathOf, readLock, requireLock } from "./registry/lock.js";
 import { readSecret } from "./registry/read-secret.js";
 import type { Registry } from "./registry/registry.js";
+import { openStore } from "./state/open-store.js";
+import type { SharedState } from "./state/shared-state.js";
+import { createSharedState } from "./state/shared-state.js";
+import type { StateStore } from "./state/store.js";
 
 /** Options for {@link createHost}. */
 export interface HostOptions {
@@ -29,6 +35,7 @@ export interface HostOptions {
   manifest?: string | LoadedManifest;
   /**
    * Where the host logs. Whichever logger, every line passes through the host's redactor (see {@link Host.redactor}).
+   * Its level also decides whether audit lines go to stderr (from "info"); the manifest's `audit.file` gets them all.
    * @default JSON lines on stderr
    */
   logger?: Logger;
@@ -39,12 +46,18 @@ export interface HostOptions {
    */
   modules?: Readonly<Record<string, SkillModule>>;
   /**
-   * Whether to start from skills.lock.json: "auto" uses a current lock and warns about a stale one (then imports
+   * Whether to start from the manifest's lock (`skills.lock.json` beside `skills.manifest.json`; see lockPathOf in
+   * `@skillport/host/tooling`): "auto" uses a current lock and warns about a stale one (then imports
    * every skill now); "frozen" refuses to start without a current lock (CI, production); "off" imports every skill.
    * With a current lock tools/list needs no skill import; each skill is imported on its first call.
    * @default "off"
    */
   lock?: "auto" | "frozen" | "off";
+  /**
+   * Where replicas share rate limits, one-time confirmations and readiness. The host closes it on `close()`.
+   * @default the manifest's `state` (or SKILLPORT_STATE_URL): a store in this process unless Redis is configured
+   */
+  state?: StateStore;
 }
 
 /** A manifest turned into a tool table and a call pipeline; transports serve it. */
@@ -61,32 +74,42 @@ export interface Host {
    * included. Add a secret the host should hide but did not read itself (e.g. an HTTP token) with `add`.
    */
   redactor: Redactor;
-  /** Stops isolation workers; serving transports call it on shutdown. */
+  /**
+   * What replicas share (rate limits, one-time confirmations, the ready replicas), with the host's failure
+   * behaviour: while the store cannot be reached, dangerous tools refuse and rate limits count per replica.
+   */
+  state: SharedState;
+  /** Stops isolation workers and lets go of the state store; serving transports call it on shutdown. */
   close(): Promise<void>;
 }
 
 /**
- * Loads the manifest and its skills and builds the host. Throws a HostError listing every problem
- * (invalid manifest, unknown package, invalid config, name conflict) when it cannot start.
+ * Loads the manifest and its skills and builds the host. Throws a HostError listing every problem at once (invalid
+ * manifest, unknown package, invalid config, name conflict, confirmation secret) when it cannot start.
  *
  * @example
  * const host = await createHost({ manifest: "./skills.manifest.json" });
  * const outcome = await host.pipeline.call("notes.search_notes", { keyword: "agent" });
  */
 export async function createHost(options: HostOptions = {}): Promise<Host> {
-  const manifest = typeof options.manifest === "object" ? options.manifest : await loadManifest(options.manifest);
+  const reading: ManifestReading =
+    typeof options.manifest === "object"
+      ? { file: options.manifest.file, manifest: options.manifest, problems: [] }
+      : await readManifest(options.manifest);
+  // Every problem is reported at once: the manifest's own, then its skills', then its secrets'.
+  const failures: HostError[] = [];
+  if (reading.problems.length > 0) failures.push(manifestError(reading.file, reading.problems));
+  const manifest = reading.manifest;
+  if (manifest === undefined) throw startupError(reading.file, failures);
   // The redactor comes first, so that no line the host logs can skip it; it learns each secret as it is read.
   const redactor = createRedactor();
   const logger = options.logger === undefined ? createLogger({ redactor }) : redactingLogger(options.logger, redactor);
-  const mode = options.lock ?? "off";
-  const lock = mode === "off" ? undefined : await lockFor(manifest, mode);
-  const registry = await buildRegistry(manifest, {
-    modules: options.modules ?? {},
-    logger,
-    ...(lock === undefined ? {} : { lock, lockMode: mode === "frozen" ? "frozen" : "auto" }),
-    onStaleLock: (problems) =>
-      logger.warn({ problems }, `${LOCK_FILE} is out of date, so every skill loads now; run skillport lock`),
-  });
+  const registry = await registryOf(manifest, options, failures, logger);
+  const secret = await collected(failures, () => confirmationSecret(manifest));
+  if (registry === undefined || failures.length > 0) {
+    await registry?.close();
+    throw startupError(reading.file, failures);
+  }
   for (const instance of registry.instances) {
     redactor.add(Object.values(instance.credentials));
     for (const [name, value] of Object.entries(instance.credentials)) {
@@ -104,10 +127,16 @@ export async function createHost(options: HostOptions = {}): Promise<Host> {
       `a skill could not be loaded and its tools are not served: ${failure.message}`,
     );
   }
-  const secret = await confirmationSecret(manifest);
   redactor.add([secret]);
-  const audit = createAudit(manifest.audit, redactor);
-  const confirmations = createConfirmations({ secret, ttlSeconds: manifest.confirmation.ttlSeconds });
+  // Audit lines on stderr are info lines like the log's: a level above info (SKILLPORT_LOG_LEVEL=warn, a silent
+  // logger) drops them. An audit.file is always written: whoever names one asked for every line.
+  const audit =
+    manifest.audit.file === undefined && !logger.isLevelEnabled("info")
+      ? () => undefined
+      : createAudit(manifest.audit, redactor);
+  const store = options.state ?? (await openStore(manifest, { redactor, logger }));
+  const state = createSharedState({ store, logger });
+  const confirmations = createConfirmations({ secret, ttlSeconds: manifest.confirmation.ttlSeconds, store: state });
   // One bounded runner for tool calls and for reads, renders and completions: one concurrency limit per instance.
   const run = createBoundedRun({ logger, redactor });
   const pipeline = createPipeline(registry, {
@@ -123,10 +152,81 @@ export async function createHost(options: HostOptions = {}): Promise<Host> {
     createAjv({ firstError: true, fillDefaults: false }),
   );
   const requests = createRequests(registry, { logger, redactor, audit, confirmations, validators, run });
-  return { manifest, registry, pipeline, requests, logger, redactor, close: () => registry.close() };
+  const close = async () => {
+    await Promise.all([registry.close(), state.close()]);
+  };
+  return { manifest, registry, pipeline, requests, logger, redactor, state, close };
 }
 
 // --- internal ---
+
+/**
+ * The tool table, or undefined when it could not be built (its error joins `failures`). A manifest with problems of
+ * its own cannot start: its other skills are still loaded, never from the lock, to find their problems too. With
+ * --frozen-lock nothing is imported before the lock matches, so there they wait until the manifest is fixed.
+ */
+async function registryOf(
+  manifest: LoadedManifest,
+  options: HostOptions,
+  failures: HostError[],
+  logger: Logger,
+): Promise<Registry | undefined> {
+  const requested = options.lock ?? "off";
+  if (failures.length > 0 && requested === "frozen") {
+    failures.push(
+      new HostError(
+        "LOCK_STALE",
+        "--frozen-lock: no skill is loaded while the manifest itself is invalid; fix the problems above to see its skills' own",
+      ),
+    );
+    return undefined;
+  }
+  const mode = failures.length > 0 ? "off" : requested;
+  return collected(failures, async () => {
+    // Each manifest has its own lock beside it (lockPathOf); another manifest's is never read.
+    const lock =
+      mode === "off" ? undefined : mode === "frozen" ? await requireLock(manifest) : await readLock(manifest);
+    return buildRegistry(manifest, {
+      modules: options.modules ?? {},
+      logger,
+      ...(lock === undefined ? {} : { lock, lockMode: mode === "frozen" ? "frozen" : "auto" }),
+      onStaleLock: (stale) =>
+        logger.warn(
+          { problems: stale },
+          `${path.basename(lockPathOf(manifest))} is out of date, so every skill loads now; run ${lockCommand(manifest)}`,
+        ),
+    });
+  });
+}
+
+/** What `run` returns, or undefined when it throws a HostError, which joins `failures`. */
+async function collected<T>(failures: HostError[], run: () => Promise<T>): Promise<T | undefined> {
+  try {
+    return await run();
+  } catch (error) {
+    if (!(error instanceof HostError)) throw error;
+    failures.push(error);
+    return undefined;
+  }
+}
+
+/**
+ * One error for every failure: a single one keeps its own words (e.g. --frozen-lock's summary and fix); several
+ * are listed together, each problem once, without the "[skillport]" of the message it came from.
+ */
+function startupError(file: string, failures: readonly HostError[]): HostError {
+  const [first] = failures;
+  if (first === undefined) return new HostError("MANIFEST_INVALID", `[skillport] cannot start from ${file}`);
+  if (failures.length === 1) return first;
+  const problems = failures
+    .flatMap((failure) => (failure.problems.length > 0 ? failure.problems : [failure.message]))
+    .map((problem) => problem.replace(/^\[skillport\] /, ""));
+  return new HostError(
+    first.code,
+    `[skillport] cannot start: ${problems.length} ${problems.length === 1 ? "problem" : "problems"} in ${file}:`,
+    problems,
+  );
+}
 
 /** Below this length the redactor matches a secret only whole and plain (see pipeline/redact.ts). */
 const SHORT_SECRET = 8;
@@ -148,11 +248,4 @@ async function confirmationSecret(manifest: LoadedManifest): Promise<string | un
     );
   }
   return reading.value;
-}
-
-/** The manifest's lock; with --frozen-lock, a missing one stops the host. Whether it matches is buildRegistry's call. */
-async function lockFor(manifest: LoadedManifest, mode: "auto" | "frozen") {
-  const lock = await readLock(manifest);
-  if (lock === undefined && mode === "frozen") throw frozenLockError([`there is no ${LOCK_FILE} beside the manifest`]);
-  return lock;
 }

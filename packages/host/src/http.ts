@@ -2,6 +2,7 @@
 
 export type { HttpServeOptions, HttpServing } from "./mcp/serve-http.js";
 export { serveHostHttp } from "./mcp/serve-http.js";
+export type { RateDecision } from "./state/store.js";
 export type { Authenticator, AuthOutcome } from "./transports/http/auth.js";
 export { ANONYMOUS, createAuthenticator } from "./transports/http/auth.js";
 export type {
@@ -14,5 +15,5 @@ export type {
 export { isLoopback, resolveHttpConfig } from "./transports/http/config.js";
 export type { HttpMetrics, MetricsOptions } from "./transports/http/metrics.js";
 export { createMetrics } from "./transports/http/metrics.js";
-export type { RateDecision, RateLimiter, RateLimiterOptions } from "./transports/http/rate-limit.js";
+export type { LocalRateLimiter, RateLimiter, RateLimiterOptions } from "./transports/http/rate-limit.js";
 export { createRateLimiter } from "./transports/http/rate-limit.js";

@@ -23,6 +23,7 @@ export type {
   SecretSource,
   Separator,
   SkillEntry,
+  StateSettings,
   StaticTokenEntry,
   StdioSettings,
 } from "./manifest/manifest.js";
@@ -37,3 +38,10 @@ export { installProcessGuards } from "./process-guards.js";
 export type { BuildRegistryOptions, SkillModule } from "./registry/build-registry.js";
 export { buildRegistry } from "./registry/build-registry.js";
 export type { Registry, SkillInstance, ToolEntry, ToolListing } from "./registry/registry.js";
+export type { MemoryStoreOptions } from "./state/memory-store.js";
+export { createMemoryStore } from "./state/memory-store.js";
+export type { RedisStoreOptions } from "./state/redis-store.js";
+export { createRedisStore } from "./state/redis-store.js";
+export type { SharedState, StateReadiness } from "./state/shared-state.js";
+export type { Rate, RateDecision, StateStore, StoreHealth } from "./state/store.js";
+export { StoreUnavailableError } from "./state/store.js";

@@ -8,8 +8,10 @@ export { messageOf } from "./errors.js";
 export { escapePointer, resolveRef } from "./json-pointer.js";
 export type { ChangeLevel, ComparableSkill, ComparableTool, SurfaceChange } from "./registry/classify-changes.js";
 export { classifyChanges, classifySkillChanges, worstLevel } from "./registry/classify-changes.js";
+export type { InstanceConfig, InstanceConfigOptions } from "./registry/instance-config.js";
+export { instanceConfig } from "./registry/instance-config.js";
 export type { LockedInstance, LockFile } from "./registry/lock.js";
-export { hashOf, LOCK_FILE, lockOf, lockPathOf, readLock, stringifyLock, writeLock } from "./registry/lock.js";
+export { hashOf, lockCommand, lockOf, lockPathOf, readLock, stringifyLock, writeLock } from "./registry/lock.js";
 export type {
   PromptSurface,
   ResourceSurface,

@@ -146,7 +146,29 @@ describe("buildRegistry", () => {
 
   it("reports the problems of every entry at once", async () => {
     const error = await failureOf({ skills: [{ package: "@skillport/skill-nope" }, { path: NOTEBOOK, config: {} }] });
-    expect(error.problems.map((p) => p.slice(0, 14))).toEqual(["[skillport] sk", "skills[1].conf"]);
+    // Each problem once, as a line of the list: without a "[skillport]" of its own.
+    expect(error.problems.map((p) => p.slice(0, 14))).toEqual(["skills[0].pack", "skills[1].conf"]);
+  });
+
+  it("reports every problem of one entry, and the tool table's, with them", async () => {
+    const error = await failureOf({
+      skills: [
+        { path: ECHO, mcp: "a", tools: { exclude: ["no_such_tool"] } },
+        { path: ECHO, mcp: "a" },
+        { path: NOTEBOOK, config: { colour: "blue" }, credentials: { nope: { env: "NOPE" } }, allow: ["read_note"] },
+      ],
+    });
+    const places = error.problems.map((p) => p.split(":")[0]);
+    expect(places).toEqual(
+      expect.arrayContaining([
+        "skills[2].config.vault",
+        "skills[2].config.colour",
+        "skills[2].credentials.nope",
+        "skills[2].allow",
+        "skills[0].tools.exclude",
+      ]),
+    );
+    expect(error.problems.some((p) => p.startsWith('tool "a.'))).toBe(true);
   });
 
   it("never imports a disabled instance", async () => {

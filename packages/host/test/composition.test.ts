@@ -211,7 +211,7 @@ describe("the lock", () => {
       createHost({ manifest: manifestOf({ skills: [notes()] }), logger: silentLogger(), lock: "frozen" }),
     ).rejects.toMatchObject({
       code: "LOCK_STALE",
-      message: expect.stringContaining("there is no skills.lock.json beside the manifest"),
+      message: expect.stringContaining("there is no skills.lock.json beside skills.manifest.json"),
     });
   });
 });

@@ -7,7 +7,7 @@ import type { JWK } from "jose";
 import { exportJWK, generateKeyPair, SignJWT } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { TestServer } from "./http-helpers.js";
-import { capturingLogger, connect, ERAS, raw, rpc, sseMessages, startServer } from "./http-helpers.js";
+import { capturingLogger, connect, ERAS, messagesOf, raw, rpc, startServer } from "./http-helpers.js";
 
 const READER = "reader-token-0123456789abcdef";
 const WRITER = "writer-token-0123456789abcdef";
@@ -66,7 +66,7 @@ describe("JSON-RPC batches (one request must not carry many calls past the rate 
       body: rpc("tools/call", { name: "probe.sleep", arguments: { id: "one", ms: 0 } }),
     });
     expect(answer.status).toBe(200);
-    expect(sseMessages(answer.text)[0].result.structuredContent).toMatchObject({ ok: true });
+    expect(messagesOf(answer.text)[0].result.structuredContent).toMatchObject({ ok: true });
   });
 });
 
@@ -318,7 +318,7 @@ describe("static bearer tokens are registered secrets", () => {
       });
       expect(answer.status).toBe(200);
       expect(answer.text).not.toContain(READER);
-      expect(sseMessages(answer.text)[0].result.structuredContent.data.text).toBe("the reader uses [REDACTED]");
+      expect(messagesOf(answer.text)[0].result.structuredContent.data.text).toBe("the reader uses [REDACTED]");
     } finally {
       await server.stop();
     }

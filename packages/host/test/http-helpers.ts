@@ -120,9 +120,13 @@ export function rpc(method: string, params?: unknown, id = 1): string {
   return JSON.stringify({ jsonrpc: "2.0", id, method, ...(params === undefined ? {} : { params }) });
 }
 
-/** The data lines of an SSE answer (the 2025 era answers tools/call as an event stream). */
+/**
+ * The JSON-RPC messages of an answer: its one JSON body, or the data lines of an event stream (a call with a
+ * progress token is answered as a stream, its progress before its result).
+ */
 // biome-ignore lint/suspicious/noExplicitAny: JSON-RPC messages of any method
-export function sseMessages(text: string): any[] {
+export function messagesOf(text: string): any[] {
+  if (text.trimStart().startsWith("{")) return [JSON.parse(text)];
   return text
     .split("\n")
     .filter((line) => line.startsWith("data: "))

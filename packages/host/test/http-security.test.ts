@@ -7,7 +7,7 @@ import type { JWK } from "jose";
 import { exportJWK, generateKeyPair, SignJWT } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { TestServer } from "./http-helpers.js";
-import { connect, ERAS, raw, rpc, sseMessages, startServer } from "./http-helpers.js";
+import { connect, ERAS, messagesOf, raw, rpc, startServer } from "./http-helpers.js";
 
 type PrivateKey = Awaited<ReturnType<typeof generateKeyPair>>["privateKey"];
 
@@ -18,7 +18,7 @@ const env = { SKILLPORT_TEST_READER: READER };
 const whoami = rpc("tools/call", { name: "probe.whoami", arguments: {} });
 const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
 // biome-ignore lint/suspicious/noExplicitAny: the envelope of whichever tool was called
-const envelopeOf = (text: string): any => sseMessages(text)[0].result.structuredContent;
+const envelopeOf = (text: string): any => messagesOf(text)[0].result.structuredContent;
 
 describe("Host and Origin checks (DNS-rebinding protection)", () => {
   let server: TestServer;

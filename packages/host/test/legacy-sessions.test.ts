@@ -9,7 +9,7 @@ import { createLegacySessions } from "../src/mcp/legacy-sessions.js";
 import type { HttpServing } from "../src/mcp/serve-http.js";
 import { serveHostHttp } from "../src/mcp/serve-http.js";
 import { FIXTURES, manifestOf, silentLogger } from "./helpers.js";
-import { raw, rpc, sseMessages } from "./http-helpers.js";
+import { messagesOf, raw, rpc } from "./http-helpers.js";
 
 const LIBRARY = path.join(FIXTURES, "skill-library");
 const ALICE = "alice-token-4f0c2a9e71d3b856";
@@ -21,7 +21,8 @@ const INITIALIZE = rpc("initialize", {
   capabilities: {},
   clientInfo: { name: "session-test", version: "0.0.0" },
 });
-const answers = (message: string) => (message.startsWith("What") ? { name: "Ada" } : { color: "teal" });
+const answers = (message: string): Record<string, string> =>
+  message.startsWith("What") ? { name: "Ada" } : { color: "teal" };
 
 /** A host over the library fixture on loopback HTTP, two token callers; `ask_name` needs the scope `lib:ask`. */
 async function serve(sessions: boolean | undefined): Promise<{ host: Host; serving: HttpServing; dir: string }> {
@@ -55,8 +56,7 @@ async function connectAs(url: string, token: string) {
   const asked: string[] = [];
   client.setRequestHandler("elicitation/create", async (request) => {
     asked.push(request.params.message);
-    const content: Record<string, string> = answers(request.params.message);
-    return { action: "accept", content };
+    return { action: "accept", content: answers(request.params.message) };
   });
   await client.connect(transport);
   return { client, transport, asked };
@@ -189,7 +189,7 @@ describe("without sessions (the default)", () => {
     });
     expect(init.status).toBe(200);
     expect(init.headers["mcp-session-id"]).toBeUndefined();
-    expect(sseMessages(init.text).length + (init.text.startsWith("{") ? 1 : 0)).toBeGreaterThan(0);
+    expect(messagesOf(init.text)[0]).toMatchObject({ result: { protocolVersion: "2025-11-25" } });
     for (const method of ["GET", "DELETE"]) {
       expect((await raw(serving.url, { method, headers: bearer(ALICE) })).status, method).toBe(405);
     }

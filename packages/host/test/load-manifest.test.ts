@@ -5,7 +5,7 @@ import { describe, expect, it } from "vitest";
 import manifestSchema from "../manifest.schema.json" with { type: "json" };
 import { createAjv } from "../src/ajv.js";
 import { HostError } from "../src/errors.js";
-import { loadManifest } from "../src/manifest/load-manifest.js";
+import { loadManifest, readManifest } from "../src/manifest/load-manifest.js";
 import { manifestOf } from "./helpers.js";
 
 function problemsOf(json: unknown): HostError {
@@ -89,5 +89,38 @@ describe("loadManifest", () => {
       code: "MANIFEST_INVALID",
       message: expect.stringContaining(file),
     });
+  });
+});
+
+describe("readManifest", () => {
+  it("keeps going past the schema's problems: an entry with problems is set aside, a field at fault takes its default", async () => {
+    const dir = await mkdtemp(path.join(os.tmpdir(), "skillport-read-manifest-"));
+    const file = path.join(dir, "broken.manifest.json");
+    await writeFile(
+      file,
+      JSON.stringify({
+        separator: "/",
+        colour: "blue",
+        skills: [
+          { package: "fixture-skill-notebook", mcp: "Bad Name" },
+          { package: "fixture-skill-notebook", mcp: "fine" },
+          { package: "a", path: "b" },
+        ],
+      }),
+    );
+    const reading = await readManifest(file);
+    expect(reading.problems.map((p) => p.split(":")[0])).toEqual(["colour", "separator", "skills[0].mcp", "skills[2]"]);
+    expect(reading.manifest).toMatchObject({
+      separator: ".",
+      skills: [{ enabled: false }, { package: "fixture-skill-notebook", mcp: "fine" }, { enabled: false }],
+    });
+    await expect(loadManifest(file)).rejects.toThrow(/broken\.manifest\.json is invalid/);
+  });
+
+  it("builds nothing from a manifest that is not an object", async () => {
+    const dir = await mkdtemp(path.join(os.tmpdir(), "skillport-read-manifest-"));
+    const file = path.join(dir, "list.json");
+    await writeFile(file, "[]");
+    expect(await readManifest(file)).toMatchObject({ manifest: undefined, problems: [expect.any(String)] });
   });
 });

@@ -2,7 +2,7 @@ import { request as httpRequest } from "node:http";
 import type { Client } from "@modelcontextprotocol/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { TestServer } from "./http-helpers.js";
-import { connect, ERAS, raw, rpc, sseMessages, startServer, until } from "./http-helpers.js";
+import { connect, ERAS, messagesOf, raw, rpc, startServer, until } from "./http-helpers.js";
 
 type Envelope = {
   ok: boolean;
@@ -126,7 +126,14 @@ describe("health, readiness and metrics", () => {
     expect((await at("/healthz")).json()).toEqual({ status: "ok" });
     const ready = await at("/readyz");
     expect(ready.status).toBe(200);
-    expect(ready.json()).toEqual({ status: "ready", skills: 1, tools: 5 });
+    // A serving replica lists itself among the ready replicas of its state store (here: this process's memory).
+    const body = ready.json() as { state: { replica: string; replicas: string[] } };
+    expect(body).toEqual({
+      status: "ready",
+      skills: 1,
+      tools: 5,
+      state: { store: "memory", reachable: true, replica: expect.any(String), replicas: [body.state.replica] },
+    });
     expect((await at("/nowhere")).status).toBe(404);
     expect((await raw(server.url, { path: "/healthz" })).status).toBe(405);
   });
@@ -162,7 +169,7 @@ describe("graceful shutdown", () => {
     await expect(raw(server.url, { method: "GET", path: "/healthz" })).rejects.toThrow(/ECONNREFUSED/);
     const answer = await slow;
     expect(answer.status).toBe(200);
-    expect(sseMessages(answer.text)[0].result.structuredContent).toMatchObject({ ok: true, data: { slept: 400 } });
+    expect(messagesOf(answer.text)[0].result.structuredContent).toMatchObject({ ok: true, data: { slept: 400 } });
     expect(await closing).toEqual({ drained: true });
     expect(await server.lines()).toEqual(["started slow", "finished slow"]);
     await server.stop();

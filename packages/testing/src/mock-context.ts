@@ -10,6 +10,7 @@ import type {
 } from "@skillport/core";
 import { SkillError } from "@skillport/core";
 import { createRedactor, credentialAccess } from "@skillport/host";
+import { instanceConfig, surfaceOf } from "@skillport/host/tooling";
 
 /** Options for {@link mockContext}. */
 export interface MockContextOptions<Config = unknown> {
@@ -25,10 +26,19 @@ export interface MockContextOptions<Config = unknown> {
    */
   credentials?: Readonly<Record<string, string | undefined>>;
   /**
-   * The instance config, as the host hands it after validation (defaults filled, paths resolved).
+   * The instance config. With `skill`, as written in a manifest: the context holds what the host would build from
+   * it — validated against the skill's config schema, defaults filled in, `format: "path"` fields resolved against
+   * `dir` — and an invalid config throws, naming each field at fault (`config.vault: is required but missing`).
+   * Without `skill`, as the capability receives it, used as given.
    * @default {}
    */
   config?: Config;
+  /**
+   * With `skill`: the folder that relative `format: "path"` fields of `config` resolve against, as the manifest's
+   * folder does for the host.
+   * @default process.cwd()
+   */
+  dir?: string;
   /**
    * Aborted when the test wants the capability to stop; pass `AbortSignal.abort()` for an already-cancelled call.
    * @default a signal that never aborts
@@ -51,11 +61,12 @@ export interface MockContextOptions<Config = unknown> {
    */
   fetch?: (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
   /**
-   * The skill under test (its `register`, or what it returns). Given, the context follows its credential
-   * declarations as the host does: a credential declared with `fetch` is left out of `ctx.token` and
-   * `ctx.credentials` and added by `ctx.fetch` for its declared origins (computed from `config`).
-   * @default undefined (every credential reaches `ctx.token`/`ctx.credentials`; `ctx.fetch` adds nothing)
-   * @example mockContext({ skill: register, token: "test-token", config })
+   * The skill under test (its `register`, or what it returns). Given, the context is built as the host builds it:
+   * `config` is validated and completed by the skill's config schema (see `config`), and the credential
+   * declarations are followed: a credential declared with `fetch` is left out of `ctx.token` and `ctx.credentials`
+   * and added by `ctx.fetch` for its declared origins (computed from the config).
+   * @default undefined (`config` used as given; every credential reaches `ctx.token`/`ctx.credentials`; `ctx.fetch` adds nothing)
+   * @example mockContext({ skill: register, token: "test-token", config: { vault: "./vault" } })
    */
   skill?: RegisterSkill | RegisteredSkill;
   /**
@@ -79,6 +90,12 @@ export type AskedQuestion =
   | { kind: "elicit"; request: ElicitRequest }
   | { kind: "sample"; request: SampleRequest }
   | { kind: "roots" };
+/**
+ * The type of `ctx.config` when `mockContext` builds it from the skill's schema: the capability under test names it
+ * (`searchNotes(params, ctx: SkillContext<NotesConfig>)`), or the test does (`mockContext<NotesConfig>({ skill, … })`).
+ */
+// biome-ignore lint/suspicious/noExplicitAny: built at run time from a JSON Schema; the capability's own type applies
+type SkillConfig = any;
 
 /** One `ctx.progress(done, total?, message?)` call. */
 export interface ProgressCall {
@@ -106,13 +123,20 @@ export interface MockContext<Config = unknown> extends SkillContext<Config> {
 
 /**
  * A context for calling a capability directly, without a host or a real credential. It records progress and
- * log calls so a test can assert on them.
+ * log calls so a test can assert on them. Given the skill, it builds the config as the host does (validated,
+ * defaults filled, paths resolved) and holds its credentials as the host does.
  *
  * @example
- * const ctx = mockContext({ token: "test-token", config: { vault: "./vault" } });
+ * // in skills/skill-notes: the config as a manifest gives it; the context holds it validated, with defaults
+ * const ctx = mockContext({ skill: register, token: "test-token", config: { vault: "../../examples/vault" } });
  * const out = await searchNotes({ keyword: "agent", limit: 5, scope: "ai-agent" }, ctx);
+ * expect(out.data.hits.length).toBeGreaterThan(0);
  * expect(ctx.logs).toEqual([]);
  */
+export function mockContext<Config = SkillConfig>(
+  options: MockContextOptions<Readonly<Record<string, unknown>>> & { skill: RegisterSkill | RegisteredSkill },
+): MockContext<Config>;
+export function mockContext<Config = unknown>(options?: MockContextOptions<Config>): MockContext<Config>;
 export function mockContext<Config = unknown>(options: MockContextOptions<Config> = {}): MockContext<Config> {
   const progressCalls: ProgressCall[] = [];
   const logs: LogRecord[] = [];
@@ -128,9 +152,14 @@ export function mockContext<Config = unknown>(options: MockContextOptions<Config
   const redactor = createRedactor();
   redactor.add([...Object.values(credentials), ...(options.secrets ?? [])]);
   const signal = options.signal ?? new AbortController().signal;
-  const config = options.config ?? ({} as Config);
   const network = options.fetch ?? ((input, init) => fetch(input, init));
   const skill = typeof options.skill === "function" ? options.skill() : options.skill;
+  // The host's own config builder: what the skill would receive from a manifest holding this config.
+  const config = (
+    skill === undefined
+      ? (options.config ?? {})
+      : instanceConfig(surfaceOf(skill), options.config, { dir: options.dir ?? process.cwd() }).config
+  ) as Config;
   const access =
     skill === undefined ? undefined : credentialAccess(skill, credentials, config, { signal, fetch: network });
   const visible = access?.credentials ?? credentials;

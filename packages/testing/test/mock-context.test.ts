@@ -1,6 +1,9 @@
+import os from "node:os";
+import path from "node:path";
 import type { SkillContext } from "@skillport/core";
 import { defineSkill, defineTool } from "@skillport/core";
 import { describe, expect, expectTypeOf, it } from "vitest";
+import { z } from "zod";
 import { mockContext } from "../src/mock-context.js";
 
 describe("mockContext", () => {
@@ -53,6 +56,7 @@ describe("mockContext", () => {
 describe("mockContext with the skill's credential declarations", () => {
   const register = defineSkill({
     name: "api",
+    config: z.object({ api: z.string().max(200).describe("The API's base URL") }).strict(),
     credentials: {
       token: { description: "an API token", fetch: { origins: (config: { api: string }) => [config.api] } },
       webhook: { description: "read by the skill", required: false },
@@ -102,5 +106,66 @@ describe("mockContext with the skill's credential declarations", () => {
   it("finds the held credential as a secret all the same", async () => {
     const ctx = mockContext({ skill: register(), token: "test-token-4c1d", config: { api: "https://api.example" } });
     expect(await ctx.findSecret("leaked test-token-4c1d")).toEqual({ form: "plain" });
+  });
+});
+
+describe("mockContext with the skill's config schema", () => {
+  const Config = z
+    .object({
+      vault: z.string().min(1).meta({ format: "path" }).describe("The notes folder"),
+      roots: z
+        .array(z.string().meta({ format: "path" }))
+        .max(5)
+        .default(["."])
+        .describe("Folders it may read"),
+      limits: z
+        .object({ max: z.number().int().default(10) })
+        .prefault({})
+        .describe("Limits"),
+    })
+    .strict();
+  const register = defineSkill({
+    name: "vaulty",
+    config: Config,
+    tools: [
+      defineTool({
+        name: "read_vault",
+        title: "Read",
+        description: "Reads the vault.",
+        input: { type: "object", properties: {}, additionalProperties: false },
+        risk: "read_only",
+        run: (_params: Record<string, unknown>, ctx: SkillContext<z.output<typeof Config>>) => ctx.config.limits.max,
+      }),
+    ],
+  });
+
+  it("builds the config as the host does: defaults filled in, paths resolved against dir (or the cwd), ~ at home", () => {
+    const written = { vault: "./notes" };
+    const ctx = mockContext({ skill: register, config: written, dir: "/srv/project" });
+    expect(ctx.config).toEqual({ vault: "/srv/project/notes", roots: ["/srv/project"], limits: { max: 10 } });
+    expect(written).toEqual({ vault: "./notes" }); // the test's object is left as written
+    expect(mockContext({ skill: register, config: { vault: "~/n", roots: ["a"] } }).config).toMatchObject({
+      vault: path.join(os.homedir(), "n"),
+      roots: [path.resolve("a")],
+    });
+  });
+
+  it("throws on an invalid config, naming every field at fault, before any capability runs", () => {
+    expect(() => mockContext({ skill: register, config: { roots: "x", extra: 1 } })).toThrow(
+      /config is invalid for skill "vaulty":[\s\S]*config\.vault: is required but missing[\s\S]*config\.roots/,
+    );
+    expect(() => mockContext({ skill: register })).toThrow("config.vault: is required but missing");
+  });
+
+  it("refuses a config for a skill that takes none, as the host does", () => {
+    const bare = defineSkill({ name: "bare", tools: [] });
+    expect(() => mockContext({ skill: bare, config: { a: 1 } })).toThrow('skill "bare" takes no config; remove it');
+    expect(mockContext({ skill: bare }).config).toEqual({});
+  });
+
+  it("hands the capability a context it accepts, typed by the capability", async () => {
+    const tool = register().tools[0];
+    const ctx = mockContext({ skill: register, config: { vault: "v" } });
+    expect(await tool?.run({}, ctx)).toBe(10);
   });
 });

@@ -1,7 +1,8 @@
 import { createInterface } from "node:readline/promises";
-import type { CallConfirmation } from "@skillport/host";
-import { createHost } from "@skillport/host";
+import type { CallConfirmation, Host } from "@skillport/host";
+import { createHost, DEFAULT_MANIFEST } from "@skillport/host";
 import { messageOf } from "@skillport/host/tooling";
+import { closestNames } from "../closest-names.js";
 import { quietLogger } from "../quiet-logger.js";
 
 export interface CallCommandOptions {
@@ -12,7 +13,9 @@ export interface CallCommandOptions {
 
 /**
  * `skillport call <tool> '<json>'`: runs one call through the full pipeline and prints the envelope. The person at
- * the terminal is the user a dangerous call is confirmed by: asked on the terminal, or `--yes`.
+ * the terminal is the user a dangerous call is confirmed by: asked on the terminal, or `--yes`. The call's audit line
+ * goes to the manifest's `audit.file` when it names one; on stderr it follows SKILLPORT_LOG_LEVEL like the log
+ * (this command's default level, warn, leaves it out; info prints it).
  */
 export async function call(fullName: string, json: string, options: CallCommandOptions): Promise<number> {
   let args: unknown;
@@ -28,9 +31,7 @@ export async function call(fullName: string, json: string, options: CallCommandO
   try {
     const outcome = await host.pipeline.call(fullName, args, { confirmation: terminalConfirmation(options) });
     if (outcome.stage === "lookup") {
-      process.stderr.write(
-        `[skillport] unknown tool "${fullName}"; skillport list names the tools this manifest serves\n`,
-      );
+      process.stderr.write(`${unknownTool(fullName, host, options.manifest)}\n`);
       return 1;
     }
     process.stdout.write(`${JSON.stringify(outcome.envelope, null, 2)}\n`);
@@ -41,6 +42,19 @@ export async function call(fullName: string, json: string, options: CallCommandO
 }
 
 // --- internal ---
+
+/** Says which tools come close to an unknown name, and how to list them all. */
+function unknownTool(fullName: string, host: Host, manifest: string): string {
+  const close = closestNames(fullName, host.registry.tools.keys(), host.manifest.separator);
+  const guess = close.length === 0 ? "" : ` did you mean ${close.join(" or ")}?`;
+  const list = manifest === DEFAULT_MANIFEST ? "skillport list" : `skillport list --manifest ${shellWord(manifest)}`;
+  return `[skillport] unknown tool "${fullName}";${guess} ${list} names every tool this manifest serves`;
+}
+
+/** A word as a POSIX shell reads it back: quoted only when it needs to be. */
+function shellWord(word: string): string {
+  return /^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replaceAll("'", `'\\''`)}'`;
+}
 
 function terminalConfirmation(options: CallCommandOptions): CallConfirmation {
   if (options.yes === true) {

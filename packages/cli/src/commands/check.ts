@@ -5,9 +5,11 @@ import { sandboxAvailable } from "@skillport/core/sandbox";
 import type { Host } from "@skillport/host";
 import { createHost } from "@skillport/host";
 import type { LockFile, SurfaceChange } from "@skillport/host/tooling";
-import { classifySkillChanges, lintSkill, messageOf, readLock } from "@skillport/host/tooling";
+import { classifySkillChanges, lintSkill, lockCommand, lockPathOf, messageOf, readLock } from "@skillport/host/tooling";
 import semver from "semver";
+import { count } from "../count.js";
 import { formatTable } from "../format-table.js";
+import { providerNamesNote, separatorFixes } from "../provider-names.js";
 import { quietLogger } from "../quiet-logger.js";
 
 export interface CheckOptions {
@@ -40,7 +42,7 @@ export const COMPAT: Readonly<Record<string, { pattern: RegExp; rule: string }>>
  * tool names a chosen client rejects or that collide once sanitised, spec-lint findings (write and dangerous tools
  * without a brief, inputs without descriptions or bounds), what each skill's own `diagnose` says about its instance's
  * config (the shell skill: running without its sandbox), the size of tools/list, and every change of the tool
- * surface since skills.lock.json with its level. Exit 0 when clean, 1 on any error.
+ * surface since the manifest's lock with its level. Exit 0 when clean, 1 on any error.
  */
 export async function check(options: CheckOptions): Promise<number> {
   const compat = options.compat === undefined ? undefined : COMPAT[options.compat];
@@ -72,12 +74,20 @@ export async function check(options: CheckOptions): Promise<number> {
     const changes = await checkLock(host, add);
 
     const ok = !findings.some((f) => f.severity === "error");
+    // Not a finding: "." is a valid MCP name, but say plainly which clients need another separator.
+    const note = providerNamesNote(
+      [...host.registry.tools.keys()],
+      host.manifest.separator,
+      path.basename(host.manifest.file),
+    );
+    const notes = note === undefined ? [] : [note];
     if (options.json) {
       process.stdout.write(
-        `${JSON.stringify({ ok, manifest: host.manifest.file, findings, sizes, changes }, null, 2)}\n`,
+        `${JSON.stringify({ ok, manifest: host.manifest.file, findings, sizes, changes, notes }, null, 2)}\n`,
       );
     } else {
       process.stdout.write(report(host, findings, sizes, changes, ok));
+      for (const line of notes) process.stdout.write(`\n${line}\n`);
     }
     return ok ? 0 : 1;
   } finally {
@@ -123,12 +133,10 @@ function checkNames(host: Host, client: string, compat: { pattern: RegExp; rule:
   const sanitised = new Map<string, string>();
   for (const entry of host.registry.tools.values()) {
     if (!compat.pattern.test(entry.fullName)) {
-      add(
-        "error",
-        "compat-name",
-        entry.fullName,
-        `${client} rejects this name (${compat.rule}); set "separator": "_" or "__", or rename the tool in tools.rename`,
-      );
+      const fix = separatorFixes([entry.fullName], host.manifest.separator, compat.pattern)
+        ? 'set "separator": "_" in the manifest'
+        : "rename the tool in tools.rename";
+      add("error", "compat-name", entry.fullName, `${client} rejects this name (${compat.rule}); ${fix}`);
     }
     const safe = entry.fullName.replace(/[^A-Za-z0-9_]/g, "_").slice(0, 64);
     const other = sanitised.get(safe);
@@ -156,12 +164,13 @@ function sizeOf(host: Host) {
 async function checkLock(host: Host, add: Add) {
   const lock: LockFile | undefined = await readLock(host.manifest);
   if (lock === undefined) return [];
+  const lockName = path.basename(lockPathOf(host.manifest));
   const majors = await pendingMajors(host.manifest.dir);
   const all: Array<SurfaceChange & { instance: string }> = [];
   for (const instance of host.registry.instances) {
     const locked = lock.instances.find((i) => i.entry === instance.index && i.package === instance.packageName);
     if (locked === undefined) {
-      add("warning", "lock", instance.source, "is not in skills.lock.json; run skillport lock");
+      add("warning", "lock", instance.source, `is not in ${lockName}; run ${lockCommand(host.manifest)}`);
       continue;
     }
     const changes = classifySkillChanges(locked.skill, instance.surface);
@@ -185,8 +194,8 @@ async function checkLock(host: Host, add: Add) {
     add(
       "warning",
       "lock",
-      "skills.lock.json",
-      "the tool surface changed since the lock; run skillport lock to record it",
+      lockName,
+      `the tool surface changed since the lock; run ${lockCommand(host.manifest)} to record it`,
     );
   }
   return all;
@@ -229,7 +238,7 @@ function report(
     );
   }
   if (changes.length > 0) {
-    lines.push("Changes since skills.lock.json:");
+    lines.push(`Changes since ${path.basename(lockPathOf(host.manifest))}:`);
     lines.push(
       formatTable(
         ["LEVEL", "TOOL", "CHANGE"],
@@ -251,7 +260,7 @@ function report(
   const errors = findings.filter((f) => f.severity === "error").length;
   const warnings = findings.length - errors;
   lines.push(
-    `${ok ? "✔" : "✖"} ${host.manifest.file}: ${host.registry.instances.length} skill instances, ${host.registry.tools.size} tools, no conflicts; ${errors} errors, ${warnings} warnings`,
+    `${ok ? "✔" : "✖"} ${host.manifest.file}: ${count(host.registry.instances.length, "skill instance")}, ${count(host.registry.tools.size, "tool")}, no conflicts; ${count(errors, "error")}, ${count(warnings, "warning")}`,
   );
   return `${lines.join("\n")}\n`;
 }

@@ -1,5 +1,6 @@
 import { createHost } from "@skillport/host";
 import { lockOf, writeLock } from "@skillport/host/tooling";
+import { count } from "../count.js";
 import { quietLogger } from "../quiet-logger.js";
 
 export interface LockOptions {
@@ -7,8 +8,11 @@ export interface LockOptions {
 }
 
 /**
- * `skillport lock`: imports every enabled skill and writes skills.lock.json beside the manifest: each instance's
- * resolved version and its full tool surface, with a hash, in a stable key order. Exit 1 if a skill fails to load.
+ * `skillport lock`: imports every enabled skill and writes the manifest's own lock beside it (`skills.lock.json` for
+ * `skills.manifest.json`, `<name>.lock.json` for `<name>.manifest.json`): each instance's resolved version and its
+ * full tool surface, with a hash, keys sorted, laid out as the repository's formatter writes JSON, so relocking an
+ * unchanged workspace leaves the file byte for byte. Exit 1 if a skill fails to load, or if the lock's path holds
+ * another manifest's lock (left untouched).
  */
 export async function lock(options: LockOptions): Promise<number> {
   const host = await createHost({ manifest: options.manifest, logger: quietLogger(), lock: "off" });
@@ -21,7 +25,9 @@ export async function lock(options: LockOptions): Promise<number> {
     const lockFile = lockOf(host.manifest, host.registry);
     const file = await writeLock(host.manifest, lockFile);
     const tools = lockFile.instances.reduce((n, i) => n + i.skill.tools.length, 0);
-    process.stdout.write(`✔ locked ${lockFile.instances.length} skill instances (${tools} tools) in ${file}\n`);
+    process.stdout.write(
+      `✔ locked ${count(lockFile.instances.length, "skill instance")} (${count(tools, "tool")}) in ${file}\n`,
+    );
     return 0;
   } finally {
     await host.close();

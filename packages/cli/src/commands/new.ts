@@ -2,8 +2,9 @@ import { existsSync } from "node:fs";
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { messageOf } from "@skillport/host/tooling";
+import { insertSkillEntry } from "../insert-skill-entry.js";
 import type { SkillTemplateInput } from "../templates/skill.js";
-import { skillChangeset, skillFiles } from "../templates/skill.js";
+import { skillChangeset, skillFiles, toolName } from "../templates/skill.js";
 
 /** Options of `skillport new`. */
 export interface NewOptions {
@@ -44,13 +45,17 @@ export async function newSkill(capability: string, options: NewOptions): Promise
       `no manifest at ${manifestFile}; run skillport new at the root of your Skillport workspace (where skills.manifest.json is) or pass --manifest <path>`,
     );
   }
-  let manifest: { skills?: { path?: string; mcp?: string; package?: string }[] };
+  let skills: unknown;
+  let separator: unknown;
   try {
-    manifest = JSON.parse(manifestText) as typeof manifest;
+    ({ skills, separator } = (JSON.parse(manifestText) as { skills?: unknown; separator?: unknown } | null) ?? {});
   } catch (error) {
     return refuse(1, `${manifestFile} is not valid JSON (${messageOf(error)}); fix it first`);
   }
-  if (!Array.isArray(manifest.skills)) {
+  const entry = { path: `./skills/skill-${capability}`, mcp: capability, enabled: false };
+  // The entry goes in as text: the rest of the manifest keeps its bytes (formatting, key order, line endings).
+  const updated = Array.isArray(skills) ? insertSkillEntry(manifestText, entry) : undefined;
+  if (!Array.isArray(skills) || updated === undefined) {
     return refuse(1, `${manifestFile} has no "skills" list; run skillport check to see what is wrong`);
   }
 
@@ -61,7 +66,7 @@ export async function newSkill(capability: string, options: NewOptions): Promise
   if (existsSync(target)) {
     return refuse(1, `${folder} already exists; choose another name, or remove the folder to start again`);
   }
-  const taken = manifest.skills.findIndex(
+  const taken = (skills as { path?: string; mcp?: string; package?: string }[]).findIndex(
     (s) => s.mcp === capability || s.package === packageName || path.resolve(root, s.path ?? "\0") === target,
   );
   if (taken !== -1) {
@@ -91,18 +96,22 @@ export async function newSkill(capability: string, options: NewOptions): Promise
     await writeFile(file, skillChangeset(input), { flag: "wx" });
     written.push(`.changeset/${path.basename(file)}`);
   }
-  manifest.skills.push({ path: `./${folder}`, mcp: capability, enabled: false } as (typeof manifest.skills)[number]);
-  await writeFile(manifestFile, `${JSON.stringify(manifest, null, 2)}\n`);
+  await writeFile(manifestFile, updated);
 
   const filter = `pnpm --filter ${packageName}`;
+  const manifestName = path.basename(manifestFile);
+  const relative = path.relative(process.cwd(), manifestFile);
+  const flag = relative === "skills.manifest.json" ? "" : ` --manifest ${relative}`;
   process.stdout.write(`Created ${packageName} in ${folder}:
 ${written.map((w) => `  ${w}`).join("\n")}
-and added it to ${path.basename(manifestFile)} as "${capability}", disabled.
+and added it to ${manifestName} as "${capability}", disabled.
 
 Next:
   pnpm install
   ${filter} build && ${filter} test     # testSkill() and the unit test, with a mocked token
-  then implement src/, set "enabled": true in ${path.basename(manifestFile)} and try it: pnpm exec skillport list
+Then implement src/, set "enabled": true on "${capability}" in ${manifestName} and try it:
+  pnpm exec skillport lock${flag} && pnpm exec skillport list${flag}
+  pnpm exec skillport call${flag} ${capability}${typeof separator === "string" ? separator : "."}${toolName(capability)} '{"query":"an example query"}'
 `);
   return 0;
 }

@@ -4,6 +4,7 @@ import type { Host } from "@skillport/host";
 import { createHost, installProcessGuards } from "@skillport/host";
 import type { HttpServing } from "@skillport/host/http";
 import { formatTable } from "../format-table.js";
+import { providerNamesNote } from "../provider-names.js";
 import { toolRows } from "../tool-rows.js";
 
 export interface ServeOptions {
@@ -37,7 +38,7 @@ export async function serve(options: ServeOptions): Promise<number> {
   claimStdout();
   const host = await createHost({ manifest: options.manifest, lock: lockMode(options) });
   installProcessGuards(host.logger);
-  if (options.banner) process.stderr.write(stdioBanner(options.manifest, toolRows(host)));
+  if (options.banner) process.stderr.write(stdioBanner(host, options.manifest, toolRows(host)));
   const serving = serveHostStdio(host);
   host.logger.info({ manifest: host.manifest.file, tools: host.registry.tools.size }, "serving over stdio");
   // Served while stdin is open; when the client closes it, workers stop and the process exits 0.
@@ -54,19 +55,26 @@ function lockMode(options: ServeOptions): "auto" | "frozen" | "off" {
   return options.lock === false ? "off" : "auto";
 }
 
+/** A repeated stop signal this soon after the first is the same Ctrl+C, delivered twice. */
+const SAME_PRESS_MS = 500;
+
 async function serveHttp(options: ServeOptions): Promise<number> {
   // Signals are handled from the start: one that arrives while skills load stops the server as soon as it is up.
   let stop: (signal: NodeJS.Signals) => void = () => undefined;
   const stopped = new Promise<NodeJS.Signals>((resolve) => {
-    let received = false;
+    let first: number | undefined;
     stop = (signal) => {
-      if (received) {
-        // A second Ctrl+C does not wait for the grace period.
-        process.stderr.write(`[skillport] ${signal} again: stopping now, without waiting for in-flight calls\n`);
-        process.exit(1);
+      if (first === undefined) {
+        first = performance.now();
+        resolve(signal);
+        return;
       }
-      received = true;
-      resolve(signal);
+      // One Ctrl+C can arrive twice: the terminal signals every process in the foreground group, and a wrapper that
+      // forwards signals to its child (pnpm, npm, npx) sends it again at once. Only a later one is a second press.
+      if (performance.now() - first < SAME_PRESS_MS) return;
+      // A second Ctrl+C does not wait for the grace period.
+      process.stderr.write(`[skillport] ${signal} again: stopping now, without waiting for in-flight calls\n`);
+      process.exit(1);
     };
   });
   process.on("SIGTERM", stop);
@@ -108,26 +116,46 @@ function toolTable(rows: ReturnType<typeof toolRows>): string {
   );
 }
 
-function stdioBanner(manifest: string, rows: ReturnType<typeof toolRows>): string {
+function json(value: unknown): string {
+  return JSON.stringify(value, null, 2);
+}
+
+/** The note on names a model API refuses, with a blank line after it; empty when every name is safe. */
+function namesNote(host: Host, rows: ReturnType<typeof toolRows>): string {
+  const note = providerNamesNote(
+    rows.map((r) => r.name),
+    host.manifest.separator,
+    path.basename(host.manifest.file),
+  );
+  return note === undefined ? "" : `${note}\n\n`;
+}
+
+/** The setups of clients that start their own server over stdio: the same in both banners and the README. */
+function stdioSetups(manifest: string): string {
   const server = stdioCommand(manifest);
-  const claude = JSON.stringify({ mcpServers: { skillport: server } }, null, 2);
-  const vscode = JSON.stringify({ servers: { skillport: { type: "stdio", ...server } } }, null, 2);
+  return `Claude Desktop (claude_desktop_config.json) or Cursor (.cursor/mcp.json):
+${json({ mcpServers: { skillport: server } })}
+
+VS Code (.vscode/mcp.json):
+${json({ servers: { skillport: { type: "stdio", ...server } } })}
+`;
+}
+
+function stdioBanner(host: Host, manifest: string, rows: ReturnType<typeof toolRows>): string {
+  const search = rows.find((r) => r.name.endsWith("search_notes"));
+  const tryCall = search === undefined ? "" : `\n  pnpm exec skillport call ${search.name} '{"keyword":"agent"}'`;
   return `
 Skillport is serving ${rows.length} tools from ${path.resolve(manifest)} over stdio.
 It is waiting for an MCP client on stdin; press Ctrl+C to stop.
 
 ${toolTable(rows)}
 
-Try a tool from another terminal:
-  pnpm exec skillport list
-  pnpm exec skillport call notes.search_notes '{"keyword":"agent"}'
+${namesNote(host, rows)}Try a tool from another terminal:
+  pnpm exec skillport list${tryCall}
 
-Connect Claude Desktop (claude_desktop_config.json) or Cursor (.cursor/mcp.json):
-${claude}
+Connect a client, which starts its own copy over stdio:
 
-Connect VS Code (.vscode/mcp.json):
-${vscode}
-
+${stdioSetups(manifest)}
 `;
 }
 
@@ -135,8 +163,9 @@ function httpBanner(host: Host, serving: HttpServing, manifest: string): string 
   const rows = toolRows(host);
   const origin = new URL(serving.url).origin;
   const authed = serving.auth !== "none";
-  // VS Code asks for the token once and keeps it out of mcp.json (an "inputs" prompt).
-  const vscode = JSON.stringify(
+  // VS Code asks for the token once and keeps it out of mcp.json (an "inputs" prompt); Cursor reads it from the
+  // environment. Neither file holds the token.
+  const vscode = json(
     authed
       ? {
           inputs: [
@@ -151,10 +180,15 @@ function httpBanner(host: Host, serving: HttpServing, manifest: string): string 
           },
         }
       : { servers: { skillport: { type: "http", url: serving.url } } },
-    null,
-    2,
   );
-  const desktop = JSON.stringify({ mcpServers: { skillport: stdioCommand(manifest) } }, null, 2);
+  const cursor = json({
+    mcpServers: {
+      skillport: {
+        url: serving.url,
+        ...(authed ? { headers: { Authorization: `Bearer \${env:SKILLPORT_TOKEN}` } } : {}),
+      },
+    },
+  });
   const authLine = authed
     ? `bearer ${serving.auth === "none" ? "" : serving.auth.join(" or ")} (send Authorization: Bearer <token>)`
     : 'none: loopback only, every caller is "anonymous"';
@@ -169,17 +203,22 @@ Press Ctrl+C to stop; in-flight calls get ${host.manifest.http.shutdownGraceMs /
 
 ${toolTable(rows)}
 
+${namesNote(host, rows)}Connect a client to this server:
+
 Claude Code:
   claude mcp add --transport http skillport ${serving.url}${claudeAuth}
 
 VS Code (.vscode/mcp.json):
 ${vscode}
 
-Claude Desktop (claude_desktop_config.json) runs its own copy over stdio:
-${desktop}
+Cursor (.cursor/mcp.json):
+${cursor}
 
-curl:
+curl (one JSON answer; pipe it to jq):
   curl -s ${serving.url} -H 'content-type: application/json' -H 'accept: application/json, text/event-stream'${curlAuth} -d '{"jsonrpc":"2.0","id":1,"method":"tools/list"}'
 
+Or let the client start its own copy over stdio, with no server to keep running:
+
+${stdioSetups(manifest)}
 `;
 }

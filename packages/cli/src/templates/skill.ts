@@ -48,7 +48,27 @@ what the skill lets an agent do.
 `;
 }
 
+/** The example tool's name: `get_<capability>` with dashes as underscores (`get_git_history`). */
+export function toolName(name: string): string {
+  return names(name).tool;
+}
+
 // --- internal ---
+
+/** The line width of the repository's formatter (biome.json); generated code is laid out as Biome would. */
+const LINE_WIDTH = 120;
+
+/** `flat` when every line of it fits in the line width, else `broken` (the same code as Biome breaks it). */
+function fit(flat: string, broken: string): string {
+  return flat.split("\n").every((line) => line.length <= LINE_WIDTH) ? flat : broken;
+}
+
+/** A Markdown table with its columns padded, as Biome formats one. */
+function table(header: readonly string[], rows: readonly (readonly string[])[]): string {
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? "").length)));
+  const line = (cells: readonly string[]) => `| ${cells.map((c, i) => c.padEnd(widths[i] ?? 0)).join(" | ")} |`;
+  return [line(header), line(widths.map((w) => "-".repeat(w))), ...rows.map(line)].join("\n");
+}
 
 interface Names {
   /** `git history` */
@@ -155,22 +175,25 @@ export default defineConfig({ test: { include: ["test/**/*.test.ts"], testTimeou
 `;
 
 function indexTs(input: SkillTemplateInput, n: Names): string {
+  // Biome's order: capitalised names first.
+  const exported = [`${n.type}Input`, `${n.type}Output`, n.fn];
+  const from = `from "./${n.file}.js";`;
   return `// Any new export added here becomes public API. Use named exports, not wildcards.
 import { defineSkill } from "@skillport/core";
-import { ${n.fn}Tool } from "./${n.file}.js";
+import { ${n.fn}Tool } ${from}
 
 /** The ${input.name} skill. The host reads its tools from here; the version comes from package.json. */
 export const register = defineSkill({
   name: "${input.name}",
   description: "What the ${input.name} skill gives an agent, in one line.",
   credentials: {
-    token: { description: "The credential ${n.fn} sends upstream, if it needs one", required: false },
+    token: { description: "The credential this skill sends upstream, if it needs one", required: false },
   },
   tools: [${n.fn}Tool],
 });
 
-export type { ${n.type}Params } from "./${n.file}.js";
-export { ${n.fn}, ${n.type}Input, ${n.type}Output } from "./${n.file}.js";
+export type { ${n.type}Params } ${from}
+${fit(`export { ${exported.join(", ")} } ${from}`, `export {\n${exported.map((e) => `  ${e},\n`).join("")}} ${from}`)}
 `;
 }
 
@@ -193,7 +216,10 @@ export const ${n.type}Output = z.object({
 export type ${n.type}Params = z.output<typeof ${n.type}Input>;
 
 /** The capability: plain params in, plain data out. No process.env, no module state, nothing on stdout. */
-export async function ${n.fn}(params: ${n.type}Params, ctx: SkillContext) {
+${fit(
+  `export async function ${n.fn}(params: ${n.type}Params, ctx: SkillContext) {`,
+  `export async function ${n.fn}(\n  params: ${n.type}Params,\n  ctx: SkillContext,\n) {`,
+)}
   ctx.signal.throwIfAborted();
   // Do the real work here: send ctx.token as the credential and pass ctx.signal to every request.
   const answer = \`Nothing is wired up yet to answer “\${params.query}”.\`;
@@ -247,9 +273,7 @@ What the ${input.name} skill gives an agent, in one paragraph.
 
 ## Tools
 
-| tool | risk | arguments |
-| --- | --- | --- |
-| \`${n.tool}\` | read_only | \`query\` (1–200 characters) → \`answer\` |
+${table(["tool", "risk", "arguments"], [[`\`${n.tool}\``, "read_only", "`query` (1–200 characters) → `answer`"]])}
 
 ## Use it
 

@@ -53,3 +53,10 @@ export const STDIO_DEFAULTS = {
    */
   maxMessageBytes: 64 * 1024 * 1024,
 } as const;
+
+/** Defaults of the manifest's `state` object, and the environment variable that selects Redis without editing it. */
+export const STATE_DEFAULTS = {
+  store: "memory",
+  /** A redis:// or rediss:// URL: when set, replicas share state in that Redis, whatever the manifest says. */
+  urlVariable: "SKILLPORT_STATE_URL",
+} as const;

@@ -1,12 +1,12 @@
 import { readFile } from "node:fs/promises";
 import path from "node:path";
-import type { ValidateFunction } from "ajv";
+import type { ErrorObject, ValidateFunction } from "ajv";
 import manifestSchema from "../../manifest.schema.json" with { type: "json" };
 import { createAjv } from "../ajv.js";
 import { HostError, messageOf } from "../errors.js";
-import { DEFAULT_MANIFEST, HTTP_DEFAULTS, MANIFEST_DEFAULTS, STDIO_DEFAULTS } from "./defaults.js";
+import { DEFAULT_MANIFEST, HTTP_DEFAULTS, MANIFEST_DEFAULTS, STATE_DEFAULTS, STDIO_DEFAULTS } from "./defaults.js";
 import { describeAjvErrors } from "./format-ajv-errors.js";
-import type { HttpSettings, LoadedHttpSettings, LoadedManifest, Manifest } from "./manifest.js";
+import type { HttpSettings, LoadedHttpSettings, LoadedManifest, Manifest, SkillEntry } from "./manifest.js";
 
 export { DEFAULT_MANIFEST, HTTP_DEFAULTS };
 
@@ -18,6 +18,38 @@ export { DEFAULT_MANIFEST, HTTP_DEFAULTS };
  * const manifest = await loadManifest("./skills.manifest.json");
  */
 export async function loadManifest(file: string = DEFAULT_MANIFEST): Promise<LoadedManifest> {
+  return settled(await readManifest(file));
+}
+
+/** Checks an already-parsed manifest; `file` is where relative paths resolve from. */
+export function parseManifest(json: unknown, file: string): LoadedManifest {
+  return settled(inspectManifest(json, file));
+}
+
+/** A manifest file as read, with every problem found in it; createHost adds the problems its skills have. */
+export interface ManifestReading {
+  /** The manifest's absolute path. */
+  file: string;
+  /**
+   * What can still be built when there are problems: each skill entry with a problem of its own is set aside
+   * (disabled) and each invalid top-level field takes its default, so that loading the other skills can find
+   * their problems too. Undefined when nothing can be built (the manifest is not an object, or `skills` is unusable
+   * beyond repair). The manifest itself when there is no problem.
+   */
+  manifest: LoadedManifest | undefined;
+  problems: string[];
+}
+
+/** The error of a manifest with problems of its own, listing every one. */
+export function manifestError(file: string, problems: readonly string[]): HostError {
+  return new HostError("MANIFEST_INVALID", `[skillport] ${path.basename(file)} is invalid (${file}):`, problems);
+}
+
+/**
+ * Reads a manifest file without stopping at its first problem (see {@link ManifestReading}). A file that cannot
+ * be read, or is not JSON, has nothing more to find: that throws at once.
+ */
+export async function readManifest(file: string = DEFAULT_MANIFEST): Promise<ManifestReading> {
   const absolute = path.resolve(file);
   let text: string;
   try {
@@ -37,23 +69,35 @@ export async function loadManifest(file: string = DEFAULT_MANIFEST): Promise<Loa
   } catch (error) {
     throw new HostError("MANIFEST_INVALID", `[skillport] ${absolute} is not valid JSON: ${messageOf(error)}`);
   }
-  return parseManifest(json, absolute);
+  return inspectManifest(json, absolute);
 }
+
+// --- internal ---
 
 /** Compiled once per process, on first use, from manifest.schema.json (generated from manifest-schema.ts). */
 let validateManifest: ValidateFunction<Manifest> | undefined;
 
-/** Checks an already-parsed manifest; `file` is where relative paths resolve from. */
-export function parseManifest(json: unknown, file: string): LoadedManifest {
+/** Stands in for a skill entry with problems of its own: disabled, so the rest of the manifest can be built. */
+const setAsideEntry = (): SkillEntry => ({ enabled: false });
+
+/** Every problem of a parsed manifest: its schema's, then what the schema cannot say. */
+function inspectManifest(json: unknown, file: string): ManifestReading {
   validateManifest ??= createAjv({ trustedSchemas: true }).compile<Manifest>(manifestSchema);
   const validate = validateManifest;
-  const where = path.basename(file);
-  if (!validate(json)) {
-    const problems = describeAjvErrors(validate.errors ?? [], "path").map((p) => `${p.where}: ${p.message}`);
-    throw new HostError("MANIFEST_INVALID", `[skillport] ${where} is invalid (${file}):`, problems);
-  }
   const problems: string[] = [];
-  json.skills.forEach((entry, index) => {
+  const setAside = new Set<number>();
+  let usable: unknown = json;
+  if (!validate(json)) {
+    const errors = validate.errors ?? [];
+    problems.push(...describeAjvErrors(errors, "path").map((p) => `${p.where}: ${p.message}`));
+    usable = withoutInvalidParts(json, errors, setAside);
+    // What is left is checked again: a manifest that is still invalid is not built at all.
+    if (usable === undefined || !validate(usable)) return { file, manifest: undefined, problems };
+  }
+  const manifest = usable as Manifest;
+  manifest.skills.forEach((entry, index) => {
+    if (setAside.has(index)) return;
+    const before = problems.length;
     const hasPackage = entry.package !== undefined;
     const hasPath = entry.path !== undefined;
     if (hasPackage === hasPath) {
@@ -65,11 +109,65 @@ export function parseManifest(json: unknown, file: string): LoadedManifest {
     if (include !== undefined && exclude !== undefined) {
       problems.push(`skills[${index}].tools: use "include" or "exclude", not both`);
     }
+    if (problems.length > before) setAside.add(index);
   });
-  problems.push(...httpProblems(json.http));
-  if (problems.length > 0) {
-    throw new HostError("MANIFEST_INVALID", `[skillport] ${where} is invalid (${file}):`, problems);
+  problems.push(...httpProblems(manifest.http));
+  const skills = manifest.skills.map((entry, index) => (setAside.has(index) ? setAsideEntry() : entry));
+  return { file, manifest: loaded({ ...manifest, skills }, file), problems };
+}
+
+/** A reading with no problem is its manifest; otherwise every problem, in one error. */
+function settled(reading: ManifestReading): LoadedManifest {
+  if (reading.problems.length > 0 || reading.manifest === undefined) {
+    throw manifestError(reading.file, reading.problems);
   }
+  return reading.manifest;
+}
+
+/**
+ * The manifest without the parts the schema rejected: a skill entry with an error inside is set aside (its index
+ * added to `setAside`), any other top-level field at fault is dropped (its default applies). Undefined when the
+ * manifest is not an object at all.
+ */
+function withoutInvalidParts(
+  json: unknown,
+  errors: readonly ErrorObject[],
+  setAside: Set<number>,
+): Record<string, unknown> | undefined {
+  if (typeof json !== "object" || json === null || Array.isArray(json)) return undefined;
+  const copy: Record<string, unknown> = { ...json };
+  for (const error of errors) {
+    const [top, index] = placeOf(error);
+    if (top === undefined) return undefined;
+    if (top !== "skills") delete copy[top];
+    else if (index !== undefined && /^\d+$/.test(index)) setAside.add(Number(index));
+    else copy.skills = [];
+  }
+  if (Array.isArray(copy.skills)) {
+    copy.skills = copy.skills.map((entry: unknown, i) => (setAside.has(i) ? setAsideEntry() : entry));
+  }
+  return copy;
+}
+
+/** The first two segments of the place an ajv error is about: a top-level field, and the index below `skills`. */
+function placeOf(error: ErrorObject): [string | undefined, string | undefined] {
+  const p = error.params as Record<string, unknown>;
+  const key =
+    error.keyword === "additionalProperties"
+      ? p.additionalProperty
+      : error.keyword === "required"
+        ? p.missingProperty
+        : error.propertyName;
+  const segments = error.instancePath
+    .split("/")
+    .slice(1)
+    .map((s) => s.replaceAll("~1", "/").replaceAll("~0", "~"));
+  if (key !== undefined) segments.push(String(key));
+  return [segments[0], segments[1]];
+}
+
+/** The manifest with every default filled in. */
+function loaded(json: Manifest, file: string): LoadedManifest {
   return {
     file,
     dir: path.dirname(file),
@@ -88,10 +186,9 @@ export function parseManifest(json: unknown, file: string): LoadedManifest {
     skills: json.skills,
     http: httpDefaults(json.http),
     stdio: { maxMessageBytes: json.stdio?.maxMessageBytes ?? STDIO_DEFAULTS.maxMessageBytes },
+    state: json.state ?? { store: STATE_DEFAULTS.store },
   };
 }
-
-// --- internal ---
 
 /**
  * What the schema cannot say about `http`: one key source, distinct token names, origins as browsers send them, one

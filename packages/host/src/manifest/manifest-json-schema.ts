@@ -1,6 +1,7 @@
 // Build time only: turns the manifest's zod schemas into the published manifest.schema.json text.
 // scripts/generate-manifest-schema.mjs writes it; test/manifest-schema.test.ts checks the committed file matches.
 import { z } from "zod";
+import { formatJson } from "../format-json.js";
 import { ManifestSchema } from "./manifest-schema.js";
 
 /** The file generated from {@link ManifestSchema}, beside the package.json of @skillport/host. */
@@ -9,44 +10,15 @@ export const MANIFEST_SCHEMA_FILE = "manifest.schema.json";
 /**
  * The text of manifest.schema.json: the manifest's JSON Schema (draft 2020-12) as zod emits it from
  * {@link ManifestSchema} for what a person writes (`io: "input"`: defaulted fields optional), tidied of what zod adds
- * but the schema says anyway (see {@link tidy}), keys in a fixed order, laid out as the repository's formatter does.
+ * but the schema says anyway (see {@link tidy}), keys in a fixed order, laid out as the repository's formatter does
+ * ({@link formatJson}).
  */
 export function manifestSchemaText(): string {
   const schema = z.toJSONSchema(ManifestSchema, { target: "draft-2020-12", io: "input", unrepresentable: "throw" });
-  return `${layout(tidy(schema as Record<string, unknown>), 0, 0)}\n`;
+  return formatJson(tidy(schema as Record<string, unknown>));
 }
 
 // --- internal ---
-
-/**
- * JSON laid out as Biome (and Prettier) format a .json file: every object one key a line; an array on one line when
- * it holds no object and fits in the line width, else one item a line. `value` starts `used` characters into a line
- * indented by `indent`.
- */
-function layout(value: unknown, indent: number, used: number): string {
-  const pad = " ".repeat(indent + 2);
-  if (Array.isArray(value)) {
-    if (value.length === 0) return "[]";
-    const line = oneLine(value);
-    // `used` counts what precedes the value on its line; 1 more for the comma that may follow it.
-    if (line !== undefined && used + line.length + 1 <= LINE_WIDTH) return line;
-    const items = value.map((item) => `${pad}${layout(item, indent + 2, pad.length)}`);
-    return `[\n${items.join(",\n")}\n${" ".repeat(indent)}]`;
-  }
-  if (isObject(value)) {
-    const entries = Object.entries(value);
-    if (entries.length === 0) return "{}";
-    const lines = entries.map(([key, item]) => {
-      const head = `${pad}${JSON.stringify(key)}: `;
-      return `${head}${layout(item, indent + 2, head.length)}`;
-    });
-    return `{\n${lines.join(",\n")}\n${" ".repeat(indent)}}`;
-  }
-  return JSON.stringify(value);
-}
-
-/** Biome's line width for this repository (biome.json). */
-const LINE_WIDTH = 120;
 
 /** Keys a reader looks for first, and keys that hold large nested schemas, last; the rest keep zod's order. */
 const FIRST = ["$schema", "$id", "title", "description", "$ref", "type", "required", "additionalProperties"];
@@ -84,13 +56,6 @@ function tidy(schema: Record<string, unknown>): Record<string, unknown> {
   const keys = Object.keys(out);
   const rank = (key: string) => (FIRST.includes(key) ? FIRST.indexOf(key) - 100 : LAST.indexOf(key));
   return Object.fromEntries(keys.sort((a, b) => rank(a) - rank(b)).map((key) => [key, out[key]]));
-}
-
-/** An array of values and arrays on one line, as `["a", 1]`; undefined when it holds an object. */
-function oneLine(value: unknown): string | undefined {
-  if (!Array.isArray(value)) return isObject(value) ? undefined : JSON.stringify(value);
-  const items = value.map(oneLine);
-  return items.includes(undefined) ? undefined : `[${items.join(", ")}]`;
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {

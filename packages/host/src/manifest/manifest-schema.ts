@@ -3,7 +3,14 @@
 // The host never imports this module at run time: it validates with ajv against the generated JSON Schema, compiled
 // once, so start-up pays for neither zod nor a conversion. Every default comes from defaults.ts.
 import { z } from "zod";
-import { HTTP_AUTH_DEFAULTS, HTTP_DEFAULTS, MANIFEST_DEFAULTS, SKILL_DEFAULTS, STDIO_DEFAULTS } from "./defaults.js";
+import {
+  HTTP_AUTH_DEFAULTS,
+  HTTP_DEFAULTS,
+  MANIFEST_DEFAULTS,
+  SKILL_DEFAULTS,
+  STATE_DEFAULTS,
+  STDIO_DEFAULTS,
+} from "./defaults.js";
 
 /**
  * Names every JavaScript object already answers to: code reading a map from the manifest would confuse a key named
@@ -408,7 +415,7 @@ export const HttpSettingsSchema = z
           .optional(),
       })
       .describe(
-        "A token bucket per caller (token:<name>, jwt:<subject>, or the remote address when unauthenticated), kept in this process: with N replicas a caller may get up to N times the limit. Each request carries one JSON-RPC message (batches are refused), so the limit counts calls.",
+        "A token bucket per caller (token:<name>, jwt:<subject>, or the remote address when unauthenticated), kept in the state store (see `state`): with the default memory store each replica counts on its own, so behind N replicas a caller may get up to N times the limit; with Redis the budget is shared by every replica. Each request carries one JSON-RPC message (batches are refused), so the limit counts calls.",
       )
       .optional(),
     timeouts: z
@@ -474,6 +481,37 @@ export const StdioSettingsSchema = z
       ),
   })
   .meta({ id: "stdio", description: "How `skillport serve --stdio` reads messages from its client." });
+
+// --- state ---
+
+export const StateSettingsSchema = z
+  .xor([
+    z.strictObject({
+      store: z.literal("memory").describe("Keep shared state in this process: right for one replica."),
+    }),
+    z.strictObject({
+      store: z.literal("redis").describe("Keep shared state in Redis 6.2 or later (or Valkey)."),
+      url: SecretSourceSchema.meta({
+        description:
+          "Where the Redis URL comes from (redis://[user:password@]host:port[/db], or rediss:// for TLS): an environment variable or a file, since it may hold a password. The host redacts it like a credential.",
+        examples: [{ env: "REDIS_URL" }],
+      }),
+      prefix: matching("^[A-Za-z0-9:._-]{1,64}$")
+        .meta({
+          description:
+            'Put before every key this composition writes, so several compositions can share one Redis. Default: "skillport:<name>:".',
+          examples: ["skillport:prod:"],
+        })
+        .optional(),
+    }),
+  ])
+  .default({ store: STATE_DEFAULTS.store })
+  .meta({
+    id: "state",
+    description:
+      'What replicas of this composition share: per-caller rate limits, one-time confirmations (operation ids and answers to confirmation questions), and the list of ready replicas. "memory" (the default) keeps them in each process, so behind N replicas a caller gets N times its rate and a confirmation can be used once per replica; "redis" shares them. The environment variable SKILLPORT_STATE_URL (a redis:// URL), when set, selects Redis at that URL instead. While Redis cannot be reached, dangerous tools refuse (UNAVAILABLE, retryable) and rate limits are counted per replica.',
+    examples: [{ store: "redis", url: { env: "REDIS_URL" } }],
+  });
 
 // --- the manifest ---
 
@@ -554,6 +592,7 @@ export const ManifestSchema = z
       .optional(),
     http: HttpSettingsSchema.optional(),
     stdio: StdioSettingsSchema.optional(),
+    state: StateSettingsSchema,
   })
   .meta({
     $id: "https://skillport.dev/schemas/manifest.schema.json",

@@ -10,6 +10,7 @@ import type {
   SecretSourceSchema,
   SeparatorSchema,
   SkillEntrySchema,
+  StateSettingsSchema,
   StaticTokenSchema,
   StdioSettingsSchema,
 } from "./manifest-schema.js";
@@ -40,6 +41,9 @@ export type JwtSettings = z.input<typeof JwtSettingsSchema>;
 
 /** The manifest's `stdio` object: how `serve --stdio` reads its client's messages. */
 export type StdioSettings = z.input<typeof StdioSettingsSchema>;
+
+/** The manifest's `state` object: where replicas share rate limits, one-time confirmations and readiness. */
+export type StateSettings = z.input<typeof StateSettingsSchema>;
 
 /**
  * The `http` settings with every default filled in (from defaults.ts); `allowedHosts` depends on the bound address,
@@ -79,4 +83,6 @@ export interface LoadedManifest {
   http: LoadedHttpSettings;
   /** How `serve --stdio` reads messages, defaults filled in. */
   stdio: { maxMessageBytes: number };
+  /** Where replicas share state, as written (the memory store when absent). */
+  state: z.output<typeof StateSettingsSchema>;
 }

@@ -2,7 +2,7 @@ import type { IncomingMessage, Server as NodeServer, ServerResponse } from "node
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { AuthInfo, McpHttpHandler } from "@modelcontextprotocol/server";
-import { createMcpHandler } from "@modelcontextprotocol/server";
+import { createMcpHandler, isLegacyRequest } from "@modelcontextprotocol/server";
 import { HostError } from "../errors.js";
 import type { Host } from "../host.js";
 import type { Caller } from "../pipeline/check-scopes.js";
@@ -15,7 +15,6 @@ import { createHttpHandler } from "../transports/http/handler.js";
 import type { HttpMetrics } from "../transports/http/metrics.js";
 import { createMetrics } from "../transports/http/metrics.js";
 import { pathOf, sendWebResponse, toWebRequest } from "../transports/http/node-adapter.js";
-import { createRateLimiter } from "../transports/http/rate-limit.js";
 import { rpcError } from "../transports/http/responses.js";
 import { notFound } from "../transports/http/routes.js";
 import type { LegacySessions } from "./legacy-sessions.js";
@@ -52,10 +51,12 @@ export interface HttpServing {
 /**
  * Serves a host over Streamable HTTP with the MCP SDK's `createMcpHandler`: the stateless 2026-07-28 era and the
  * 2025-11-25 `initialize` era on one endpoint, with no per-client state kept between requests, so replicas
- * behind any load balancer need no sticky sessions (unless `http.sessions` keeps 2025-era sessions, see
- * {@link createLegacySessions}). In front of the SDK: a strict Host check (400/403), an exact Origin allowlist
- * (403; CORS for listed origins), POST only (405 with `Allow`; with sessions, a session's GET and DELETE too),
- * bearer authentication with static tokens or JWTs (401 pointing at RFC 9728 metadata), a per-caller rate limit (429), a body limit (413), one
+ * behind any load balancer need no sticky sessions; what replicas must agree on (rate limits, one-time
+ * confirmations, who is ready) lives in the host's state store (unless `http.sessions` keeps 2025-era sessions,
+ * see {@link createLegacySessions}: those live in one process). In front of the SDK: a strict Host check (400/403),
+ * an exact Origin allowlist (403; CORS for listed origins), POST only (405 with `Allow`; with sessions, a session's
+ * GET and DELETE too), bearer authentication with static tokens or JWTs (401 pointing at RFC 9728 metadata), a
+ * per-caller rate limit (429), a body limit (413), one
  * JSON-RPC message per request (a batch answers 400, so the rate limit counts calls) and socket timeouts. Beside it:
  * GET /healthz, /readyz and /metrics. Every static token is registered with `host.redactor`. The checks are the
  * web-standard guards of {@link createHostHttpHandler}; node:http only carries requests to it and answers back.
@@ -84,6 +85,8 @@ export async function serveHostHttp(host: Host, options: HttpServeOptions = {}):
   server.timeout = 0; // a tool may run long on an otherwise quiet connection; requestMs bounds slow uploads
 
   await listen(server, config.port, config.host);
+  // Listed among the ready replicas (in /readyz, through the state store) until shutdown starts.
+  host.state.join();
   const port = (server.address() as AddressInfo).port;
   const url = `http://${localName(config.host)}:${port}${config.path}`;
   // The public URL comes from configuration, never from a request's Host or X-Forwarded-Proto.
@@ -168,11 +171,16 @@ export function createHostHttpHandler(
   const handle = createHttpHandler({
     config,
     authenticator: createAuthenticator(config.auth),
-    limiter: createRateLimiter(config.rateLimit),
+    // Counted in the host's state store: shared by every replica when it is Redis.
+    limiter: host.state.limiter(config.rateLimit),
     logger: host.logger,
     state,
     metrics,
-    readiness: () => ({ skills: host.registry.instances.length, tools: host.registry.tools.size }),
+    readiness: () => ({
+      skills: host.registry.instances.length,
+      tools: host.registry.tools.size,
+      state: host.state.readiness(),
+    }),
     metadata: { name: host.manifest.name, scopes },
     endpoint: mcpEndpoint(mcp, sessions),
   });
@@ -220,8 +228,64 @@ function mcpEndpoint(mcp: McpHttpHandler, sessions: LegacySessions | undefined):
     const served = sessions?.handle(checked, { id: caller.id, authInfo }, body.json?.value);
     if (served !== undefined) return served;
     // A body that is not JSON goes to the SDK unparsed, which answers it with its parse error.
-    return mcp.fetch(checked, { authInfo, ...(body.json === undefined ? {} : { parsedBody: body.json.value }) });
+    const response = await mcp.fetch(checked, {
+      authInfo,
+      ...(body.json === undefined ? {} : { parsedBody: body.json.value }),
+    });
+    return body.json === undefined ? response : oneAnswerAsJson(request, body.json.value, response);
   };
+}
+
+/**
+ * `curl … | jq`: the SDK answers every 2025-era request as an event stream, even one that can only ever have one
+ * message back (its 2026-era answers are already JSON unless something is sent before the result). A 2025-era
+ * JSON-RPC request without a progress token, from a client that accepts JSON, gets that one message as an
+ * `application/json` body instead. A call with a progress token keeps its stream, so the progress arrives while
+ * the call runs; should a stream ever hold more than the answer, it is passed on as it came.
+ */
+async function oneAnswerAsJson(request: Request, message: unknown, response: Response): Promise<Response> {
+  if (!mediaType(response.headers.get("content-type")).includes("text/event-stream")) return response;
+  if (!acceptsJson(request) || !isRequestWithoutProgress(message)) return response;
+  if (!(await isLegacyRequest(request, message))) return response;
+  const text = await response.text();
+  const messages = eventData(text);
+  const headers = new Headers(response.headers);
+  if (messages.length !== 1) return new Response(text, { status: response.status, headers });
+  for (const name of ["cache-control", "connection", "x-accel-buffering"]) headers.delete(name);
+  headers.set("content-type", "application/json");
+  return new Response(messages[0], { status: response.status, headers });
+}
+
+function mediaType(header: string | null): string[] {
+  return (header ?? "").split(",").map((part) => (part.split(";")[0] ?? "").trim().toLowerCase());
+}
+
+function acceptsJson(request: Request): boolean {
+  const accepted = mediaType(request.headers.get("accept"));
+  return accepted.includes("application/json") || accepted.includes("application/*") || accepted.includes("*/*");
+}
+
+/** A single JSON-RPC request (not a notification, not a batch) that asks for no progress. */
+function isRequestWithoutProgress(message: unknown): boolean {
+  if (typeof message !== "object" || message === null || Array.isArray(message)) return false;
+  const { id, method, params } = message as { id?: unknown; method?: unknown; params?: { _meta?: unknown } };
+  if ((typeof id !== "string" && typeof id !== "number") || typeof method !== "string") return false;
+  const meta = typeof params === "object" && params !== null ? params._meta : undefined;
+  return typeof meta !== "object" || meta === null || !("progressToken" in meta);
+}
+
+/** The data of each event in an event stream that carries any (comments and empty events skipped). */
+function eventData(stream: string): string[] {
+  return stream
+    .split(/\r?\n\r?\n/)
+    .map((event) =>
+      event
+        .split(/\r?\n/)
+        .filter((line) => line.startsWith("data:"))
+        .map((line) => line.slice(line.startsWith("data: ") ? 6 : 5))
+        .join("\n"),
+    )
+    .filter((data) => data !== "");
 }
 
 /** How a local client names the bound address: a wildcard bind is reached through loopback. */
@@ -337,6 +401,7 @@ async function shutdown(
 ): Promise<{ drained: boolean }> {
   state.draining = true;
   host.logger.info({ inFlight: state.inFlight, graceMs }, "shutting down: no new connections");
+  await host.state.leave();
   const closed = new Promise<void>((resolve) => server.close(() => resolve()));
   server.closeIdleConnections();
   const idle = new Promise<boolean>((resolve) => {

@@ -1,8 +1,23 @@
 import { createHash, createHmac, randomBytes, timingSafeEqual } from "node:crypto";
 import { canonicalJson } from "../canonical-json.js";
+import { createMemoryStore } from "../state/memory-store.js";
+import type { StateStore } from "../state/store.js";
+import { StoreUnavailableError } from "../state/store.js";
 
-/** What checking a confirmation token found. */
-export type Redemption = "ok" | "invalid" | "expired" | "mismatch" | "other-caller" | "reused";
+/**
+ * What checking a confirmation token found. `forgotten`: the token was issued before the store that records used
+ * tokens began remembering (it restarted without its data), so it may have been used. `unavailable`: the token
+ * holds, but that store cannot be reached, so it was not taken (and the call must not run).
+ */
+export type Redemption =
+  | "ok"
+  | "invalid"
+  | "expired"
+  | "mismatch"
+  | "other-caller"
+  | "reused"
+  | "forgotten"
+  | "unavailable";
 
 /** The shortest `confirmation.secret` accepted: a shorter one can be guessed offline from a single token. */
 export const MIN_CONFIRMATION_SECRET_BYTES = 32;
@@ -18,6 +33,11 @@ export interface ConfirmationsOptions {
   ttlSeconds?: number;
   /** @default Date.now */
   now?: () => number;
+  /**
+   * Records used tokens: a token counts once on every replica sharing it (the host passes its state store).
+   * @default a store in this process
+   */
+  store?: Pick<StateStore, "claimOnce">;
 }
 
 /** What a confirmation token is bound to: the tool, its exact arguments, and who asked. */
@@ -35,7 +55,9 @@ export interface ConfirmationSubject {
  * - an **operation id** (`issue`/`redeem`): the opt-in fallback for clients that cannot ask their user.
  * Each is bound to the tool, a hash of the exact arguments and the caller, expires, and counts once: changed
  * arguments, another caller, an expired or a reused token are refused. Tokens are HMAC-SHA256 signed with a secret
- * of at least 32 bytes, so no store is needed to verify them; "once" is enforced in this process.
+ * of at least 32 bytes, so no store is needed to verify them; "once" is a set-if-absent of the token's nonce in
+ * `store`, kept a little past the token's expiry, so every replica sharing the store (and the secret) takes a token
+ * once in all. When the store cannot be reached, a token that holds answers `unavailable` and is not taken.
  */
 export function createConfirmations(options: ConfirmationsOptions = {}) {
   const secret = options.secret ?? randomBytes(MIN_CONFIRMATION_SECRET_BYTES).toString("hex");
@@ -44,14 +66,16 @@ export function createConfirmations(options: ConfirmationsOptions = {}) {
   }
   const ttlMs = (options.ttlSeconds ?? 300) * 1000;
   const now = options.now ?? Date.now;
-  const used = new Map<string, number>(); // nonce → expiry, forgotten once expired
+  const store = options.store ?? createMemoryStore({ now });
 
   const sign = (payload: string) => createHmac("sha256", secret).update(payload).digest("base64url");
 
   const mint = (kind: Kind, subject: ConfirmationSubject, round?: InputRound) => {
-    const expires = now() + ttlMs;
+    const issued = now();
+    const expires = issued + ttlMs;
     const claims: Claims = {
       k: kind,
+      i: issued,
       t: subject.tool,
       h: hashArguments(subject.args),
       c: callerTag(subject.caller),
@@ -63,12 +87,12 @@ export function createConfirmations(options: ConfirmationsOptions = {}) {
     return { token: `${payload}.${sign(payload)}`, expiresAt: new Date(expires) };
   };
 
-  const check = (
+  const check = async (
     kind: Kind,
     token: string,
     subject: ConfirmationSubject,
     onClaims?: (claims: Claims) => void,
-  ): Redemption => {
+  ): Promise<Redemption> => {
     const [payload, signature, extra] = token.split(".");
     if (payload === undefined || signature === undefined || extra !== undefined) return "invalid";
     const expected = Buffer.from(sign(payload));
@@ -82,14 +106,19 @@ export function createConfirmations(options: ConfirmationsOptions = {}) {
     }
     if (claims.k !== kind || typeof claims.n !== "string") return "invalid";
     const at = now();
-    for (const [nonce, expiry] of used) if (expiry < at) used.delete(nonce);
     if (typeof claims.e !== "number" || claims.e < at) return "expired";
     if (claims.c !== callerTag(subject.caller)) return "other-caller";
     if (claims.t !== subject.tool || claims.h !== hashArguments(subject.args)) return "mismatch";
-    if (used.has(claims.n)) return "reused";
-    used.set(claims.n, claims.e);
-    onClaims?.(claims as Claims);
-    return "ok";
+    try {
+      // Kept past the expiry by a margin, so a replica whose clock runs behind still finds it used.
+      const issued = typeof claims.i === "number" ? claims.i : claims.e - ttlMs;
+      const claim = await store.claimOnce(`confirm:${claims.n}`, claims.e - at + CLOCK_SKEW_MARGIN_MS, issued);
+      if (claim === "first") onClaims?.(claims as Claims);
+      return claim === "first" ? "ok" : claim === "used" ? "reused" : "forgotten";
+    } catch (error) {
+      if (error instanceof StoreUnavailableError) return "unavailable";
+      throw error;
+    }
   };
 
   return {
@@ -103,9 +132,12 @@ export function createConfirmations(options: ConfirmationsOptions = {}) {
       return `${INPUT_STATE_PREFIX}${token}`;
     },
     /** The round a state carries, when it is one this server minted for this call and not yet used. */
-    resume: (state: string, subject: ConfirmationSubject): { verdict: Redemption; round?: InputRound } => {
+    resume: async (
+      state: string,
+      subject: ConfirmationSubject,
+    ): Promise<{ verdict: Redemption; round?: InputRound }> => {
       let round: InputRound | undefined;
-      const verdict = check("in", state.slice(INPUT_STATE_PREFIX.length), subject, (claims) => {
+      const verdict = await check("in", state.slice(INPUT_STATE_PREFIX.length), subject, (claims) => {
         round = claims.r;
       });
       return verdict === "ok" && round !== undefined ? { verdict, round } : { verdict };
@@ -116,14 +148,15 @@ export function createConfirmations(options: ConfirmationsOptions = {}) {
       return { state: token, expiresAt };
     },
     /** Checks that an answer belongs to a question this server asked about this exact call, and uses it up. */
-    answer: (state: string, subject: ConfirmationSubject): Redemption => check("ask", state, subject),
+    answer: (state: string, subject: ConfirmationSubject): Promise<Redemption> => check("ask", state, subject),
     /** A fresh operation id for this exact call (the opt-in fallback for clients that cannot ask their user). */
     issue: (subject: ConfirmationSubject): { operationId: string; expiresAt: Date } => {
       const { token, expiresAt } = mint("op", subject);
       return { operationId: token, expiresAt };
     },
     /** Checks an operation id against the call and, when it holds, uses it up. */
-    redeem: (operationId: string, subject: ConfirmationSubject): Redemption => check("op", operationId, subject),
+    redeem: (operationId: string, subject: ConfirmationSubject): Promise<Redemption> =>
+      check("op", operationId, subject),
   };
 }
 
@@ -149,11 +182,16 @@ export const INPUT_STATE_PREFIX = "in.";
 
 // --- internal ---
 
+/** How long a used token stays recorded past its expiry: more than replicas' clocks are expected to differ. */
+const CLOCK_SKEW_MARGIN_MS = 60_000;
+
 type Kind = "ask" | "op" | "in";
 
 interface Claims {
   /** Which kind of token: a question's state or an operation id. */
   k: Kind;
+  /** When it was issued (ms). */
+  i: number;
   t: string;
   h: string;
   /** A hash of the caller, so the token does not show who it was issued to. */

@@ -82,7 +82,7 @@ export function createPipeline(registry: Registry, deps: PipelineDeps): Pipeline
     if (isAnswered(migrated)) return migrated;
     const validated = validate(migrated);
     if (isAnswered(validated)) return validated;
-    const resumed = resume(validated);
+    const resumed = await resume(validated);
     if (isAnswered(resumed)) return resumed;
     const confirmed = await confirm(resumed);
     if (isAnswered(confirmed)) return confirmed;

@@ -141,7 +141,10 @@ export function createRequests(registry: Registry, deps: RequestsDeps): Requests
       let prior: InputRound | undefined;
       const state = options.input?.state;
       if (subject !== undefined && state?.startsWith(INPUT_STATE_PREFIX) === true) {
-        const resumed = confirmations.resume(state, { ...subject, caller: options.caller?.id });
+        const resumed = await confirmations.resume(state, { ...subject, caller: options.caller?.id });
+        if (resumed.verdict === "unavailable") {
+          return failed("UNAVAILABLE", `${what} did not run: requestState ${WHY.unavailable}; retry shortly`);
+        }
         if (resumed.round === undefined) {
           return {
             status: "failed",

@@ -1,6 +1,5 @@
-import os from "node:os";
 import path from "node:path";
-import type { JsonSchema, RegisteredSkill, RegisterSkill } from "@skillport/core";
+import type { RegisteredSkill, RegisterSkill } from "@skillport/core";
 import { envelopeSchema } from "@skillport/core";
 import semver from "semver";
 import { createAjv } from "../ajv.js";
@@ -14,12 +13,12 @@ import { HostError } from "../errors.js";
 import type { Logger } from "../log.js";
 import { createLogger } from "../log.js";
 import { SKILL_DEFAULTS } from "../manifest/defaults.js";
-import { describeAjvErrors } from "../manifest/format-ajv-errors.js";
 import type { LoadedManifest, SkillEntry } from "../manifest/manifest.js";
 import type { InstanceDoc } from "./build-resources.js";
 import { buildResourceTables } from "./build-resources.js";
+import { instanceConfig } from "./instance-config.js";
 import type { LockedInstance, LockFile } from "./lock.js";
-import { frozenLockError, hashOf, LOCK_FILE, lockProblems } from "./lock.js";
+import { frozenLockError, hashOf, lockCommand, lockPathOf, lockProblems } from "./lock.js";
 import { readSecret } from "./read-secret.js";
 import type { Registry } from "./registry.js";
 import { resolveSkill } from "./resolve-skill.js";
@@ -98,7 +97,7 @@ export async function buildRegistry(manifest: LoadedManifest, options: BuildRegi
     problems,
   );
   // Every entry's problems are reported together: the others are still loaded to find theirs (config, credentials).
-  const lock = problems.length === 0 ? useLock(options, resolutions) : undefined;
+  const lock = problems.length === 0 ? useLock(manifest, options, resolutions) : undefined;
   // Imports (when there is no usable lock) also run side by side; a skill that cannot be imported loses only its tools.
   const settled = await Promise.allSettled(
     resolutions.map((resolution) => instanceOf(manifest, resolution, ajv, lock?.get(resolution.index))),
@@ -110,8 +109,9 @@ export async function buildRegistry(manifest: LoadedManifest, options: BuildRegi
       failures.push({ source: result.reason.source, message: result.reason.message });
     } else collect([result], problems);
   }
-  failOn(problems, manifest);
 
+  // The tool table is built from the instances that are fine, so that its problems (unknown tool names, conflicts)
+  // are reported with theirs.
   const tools = new Map<string, ToolEntry>();
   const listings: ToolListing[] = [];
   for (const instance of instances) {
@@ -212,11 +212,14 @@ function collect<T>(results: readonly PromiseSettledResult<T>[], problems: Probl
     }
     const error: unknown = result.reason;
     if (!(error instanceof HostError)) throw error;
-    problems.push(
-      ...(error.problems.length > 0 ? error.problems : [error.message]).map((m) => ({ code: error.code, message: m })),
-    );
+    problems.push(...problemsOf(error).map((message) => ({ code: error.code, message })));
   }
   return values;
+}
+
+/** A HostError's problems, or its message when it lists none; without the "[skillport]" each message starts with. */
+function problemsOf(error: HostError): string[] {
+  return (error.problems.length > 0 ? error.problems : [error.message]).map((m) => m.replace(/^\[skillport\] /, ""));
 }
 
 function failOn(problems: Problem[], manifest: LoadedManifest): void {
@@ -263,13 +266,13 @@ async function resolveEntry(
     const packageDir = preloaded.dir;
     return { index, entry, where, source, packageName, version, entryUrl: undefined, packageDir, live };
   }
-  const { packageName, version, entryUrl, packageDir } = await resolveSkill(entry, manifest.dir, where);
+  const { packageName, version, entryUrl, packageDir } = await resolveSkill(entry, manifest.file, where);
   checkVersion(entry, where, packageName, version);
   return { index, entry, where, source, packageName, version, entryUrl, packageDir, live: undefined };
 }
 
 /** The lock's instances by entry, when the lock is used; undefined when every skill is imported now. */
-function useLock(options: BuildRegistryOptions, resolutions: readonly Resolution[]) {
+function useLock(manifest: LoadedManifest, options: BuildRegistryOptions, resolutions: readonly Resolution[]) {
   const lock = options.lock;
   if (lock === undefined) return undefined;
   const problems = lockProblems(
@@ -277,7 +280,7 @@ function useLock(options: BuildRegistryOptions, resolutions: readonly Resolution
     resolutions.map((r) => ({ entry: r.index, source: r.source, package: r.packageName, version: r.version })),
   );
   if (problems.length === 0) return new Map(lock.instances.map((i) => [i.entry, i]));
-  if (options.lockMode === "frozen") throw frozenLockError(problems);
+  if (options.lockMode === "frozen") throw frozenLockError(manifest, problems);
   options.onStaleLock?.(problems);
   return undefined;
 }
@@ -306,23 +309,32 @@ async function instanceOf(
     if (hashOf(surfaceOf(skill)) !== locked?.hash) {
       throw new HostError(
         "LOCK_STALE",
-        `[skillport] ${where} (${packageName}): its tools differ from ${LOCK_FILE}; run skillport lock and review the change`,
+        `[skillport] ${where} (${packageName}): its tools differ from ${path.basename(lockPathOf(manifest))}; run ${lockCommand(manifest)} and review the change`,
       );
     }
     return skill;
   }, live);
   const id = entry.mcp ?? surface.name;
   const source = `${where} (${packageName} as "${id}")`;
-  const configPaths: string[] = [];
-  const config = validateConfig(surface, entry, where, manifest.dir, ajv, configPaths);
-  const { credentials, missing } = await resolveCredentials(surface, entry, where, manifest.dir);
-  checkAllow(surface, entry, where);
+  // Every problem of the entry at once: its config, its credentials, its allow list and its isolation.
+  const problems: HostError[] = [];
+  const built = attempt(problems, () =>
+    instanceConfig(surface, entry.config, { dir: manifest.dir, where: `${where}.config`, ajv }),
+  );
+  const config = built?.config;
+  const configPaths = built?.paths ?? [];
+  const { credentials, missing } = await resolveCredentials(surface, entry, where, manifest.dir, problems);
+  checkAllow(surface, entry, where, problems);
   if ((entry.isolation === "worker" || entry.isolation === "process") && entryUrl === undefined) {
-    throw new HostError(
-      "CONFIG_INVALID",
-      `[skillport] ${where}.isolation: a skill given in memory cannot run in a ${entry.isolation === "worker" ? "worker" : "child process"}; install it as a package or use "in-process"`,
+    problems.push(
+      new HostError(
+        "CONFIG_INVALID",
+        `${where}.isolation: a skill given in memory cannot run in a ${entry.isolation === "worker" ? "worker" : "child process"}; install it as a package or use "in-process"`,
+      ),
     );
   }
+  const [first] = problems;
+  if (first !== undefined) throw new HostError(first.code, `${where}:`, problems.flatMap(problemsOf));
   return {
     id,
     index: resolution.index,
@@ -353,16 +365,24 @@ async function instanceOf(
  * name, or whose variable or file is empty, is missing; a missing required one makes the instance's tools
  * answer CREDENTIALS_MISSING while the rest of the server works.
  */
-async function resolveCredentials(skill: SkillSurface, entry: SkillEntry, where: string, manifestDir: string) {
+async function resolveCredentials(
+  skill: SkillSurface,
+  entry: SkillEntry,
+  where: string,
+  manifestDir: string,
+  problems: HostError[],
+) {
   const declared = skill.credentials;
   const credentials: Record<string, string | undefined> = {};
   const missing: string[] = [];
   for (const name of Object.keys(entry.credentials ?? {})) {
     if (!Object.hasOwn(declared, name)) {
       const known = Object.keys(declared);
-      throw new HostError(
-        "CONFIG_INVALID",
-        `[skillport] ${where}.credentials.${name}: skill "${skill.name}" declares no credential "${name}"; ${known.length === 0 ? "it needs none, remove it" : `it declares ${known.join(", ")}`}`,
+      problems.push(
+        new HostError(
+          "CONFIG_INVALID",
+          `${where}.credentials.${name}: skill "${skill.name}" declares no credential "${name}"; ${known.length === 0 ? "it needs none, remove it" : `it declares ${known.join(", ")}`}`,
+        ),
       );
     }
   }
@@ -386,14 +406,26 @@ async function resolveCredentials(skill: SkillSurface, entry: SkillEntry, where:
   return { credentials, missing };
 }
 
-function checkAllow(skill: SkillSurface, entry: SkillEntry, where: string): void {
+/** What `check` returns, or undefined when it throws a HostError, which joins `problems`. */
+function attempt<T>(problems: HostError[], check: () => T): T | undefined {
+  try {
+    return check();
+  } catch (error) {
+    if (!(error instanceof HostError)) throw error;
+    problems.push(error);
+    return undefined;
+  }
+}
+
+function checkAllow(skill: SkillSurface, entry: SkillEntry, where: string, problems: HostError[]): void {
+  const dangerous = skill.tools.filter((t) => t.risk === "dangerous").map((t) => t.name);
   for (const name of entry.allow ?? []) {
-    const tool = skill.tools.find((t) => t.name === name);
-    if (tool?.risk !== "dangerous") {
-      const dangerous = skill.tools.filter((t) => t.risk === "dangerous").map((t) => t.name);
-      throw new HostError(
-        "CONFIG_INVALID",
-        `[skillport] ${where}.allow: "${name}" is not a dangerous tool of skill "${skill.name}"; ${dangerous.length === 0 ? "it has none, remove allow" : `its dangerous tools are ${dangerous.join(", ")}`}`,
+    if (!dangerous.includes(name)) {
+      problems.push(
+        new HostError(
+          "CONFIG_INVALID",
+          `${where}.allow: "${name}" is not a dangerous tool of skill "${skill.name}"; ${dangerous.length === 0 ? "it has none, remove allow" : `its dangerous tools are ${dangerous.join(", ")}`}`,
+        ),
       );
     }
   }
@@ -415,62 +447,6 @@ function checkVersion(entry: SkillEntry, where: string, packageName: string, ver
   }
 }
 
-function validateConfig(
-  skill: SkillSurface,
-  entry: SkillEntry,
-  where: string,
-  manifestDir: string,
-  ajv: ReturnType<typeof createAjv>,
-  paths: string[],
-): unknown {
-  if (skill.configSchema === undefined) {
-    if (entry.config !== undefined && Object.keys(entry.config).length > 0) {
-      throw new HostError(
-        "CONFIG_INVALID",
-        `[skillport] ${where}.config: skill "${skill.name}" takes no config; remove it`,
-      );
-    }
-    return {};
-  }
-  const config = structuredClone(entry.config ?? {});
-  const validate = ajv.compile(skill.configSchema);
-  if (!validate(config)) {
-    const problems = describeAjvErrors(validate.errors ?? [], "path", `${where}.config`).map(
-      (p) => `${p.where}: ${p.message}`,
-    );
-    throw new HostError(
-      "CONFIG_INVALID",
-      `[skillport] ${where}.config is invalid for skill "${skill.name}":`,
-      problems,
-    );
-  }
-  return resolvePaths(config, skill.configSchema, manifestDir, paths);
-}
-
-/**
- * String fields declared `format: "path"` resolve against the manifest's folder; `~` is the home folder. Each
- * resolved path is also pushed to `found`.
- */
-function resolvePaths(value: unknown, schema: JsonSchema, base: string, found: string[]): unknown {
-  if (typeof value === "string" && schema.format === "path") {
-    const home = value === "~" || value.startsWith("~/") ? path.join(os.homedir(), value.slice(1)) : value;
-    const resolved = path.resolve(base, home);
-    found.push(resolved);
-    return resolved;
-  }
-  if (Array.isArray(value) && isSchema(schema.items)) {
-    return value.map((item) => resolvePaths(item, schema.items as JsonSchema, base, found));
-  }
-  if (typeof value === "object" && value !== null && isSchema(schema.properties)) {
-    const properties = schema.properties as Record<string, JsonSchema>;
-    const record = value as Record<string, unknown>;
-    for (const [key, child] of Object.entries(properties)) {
-      if (Object.hasOwn(record, key)) record[key] = resolvePaths(record[key], child, base, found);
-    }
-  }
-  return value;
-}
-
 /** Where the manifest takes operation ids, a dangerous tool advertises the host's confirmation argument. */
 function advertisedInput(tool: ToolSurface, fallback: LoadedManifest["confirmation"]["fallback"]) {
   const schema = tool.inputSchema as ToolListing["inputSchema"];
@@ -489,10 +465,6 @@ function advertisedInput(tool: ToolSurface, fallback: LoadedManifest["confirmati
       },
     },
   };
-}
-
-function isSchema(value: unknown): value is JsonSchema {
-  return typeof value === "object" && value !== null;
 }
 
 function selectTools(instance: SkillInstance, entry: SkillEntry, problems: Problem[]) {

@@ -3,16 +3,23 @@ import { readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { canonicalJson, sortKeys } from "../canonical-json.js";
 import { HostError, messageOf } from "../errors.js";
+import { formatJson } from "../format-json.js";
 import type { LoadedManifest } from "../manifest/manifest.js";
 import type { Registry } from "./registry.js";
 import type { SkillSurface } from "./surface.js";
 
-/** The lock's file name, beside the manifest. */
-export const LOCK_FILE = "skills.lock.json";
-
-/** skills.lock.json: what `skillport lock` resolved, so a host can start without importing any skill. */
+/**
+ * A manifest's lock: what `skillport lock` resolved, so a host can start without importing any skill. Each manifest
+ * has its own, beside it (see {@link lockPathOf}).
+ */
 export interface LockFile {
   lockfileVersion: 1;
+  /**
+   * The file name of the manifest this lock belongs to, beside it. A lock that names another manifest is neither read
+   * nor overwritten for this one. Locks written before it was recorded have none and belong to the manifest whose
+   * lock path they are at.
+   */
+  manifest?: string;
   instances: LockedInstance[];
 }
 
@@ -29,15 +36,33 @@ export interface LockedInstance {
   skill: SkillSurface;
 }
 
-/** Where the lock of a manifest lives. */
-export function lockPathOf(manifest: LoadedManifest): string {
-  return path.join(manifest.dir, LOCK_FILE);
+/**
+ * Where the lock of a manifest lives: beside it, named after it. `<name>.manifest.json` → `<name>.lock.json` (so
+ * `skills.manifest.json` → `skills.lock.json`); any other file name → its name without the extension, then
+ * `.lock.json` (`notes-only.json` → `notes-only.lock.json`).
+ */
+export function lockPathOf(manifest: LoadedManifest | string): string {
+  const file = typeof manifest === "string" ? manifest : manifest.file;
+  const base = path.basename(file);
+  const stem = base.endsWith(MANIFEST_SUFFIX) ? base.slice(0, -MANIFEST_SUFFIX.length) : base.replace(/\.[^.]*$/, "");
+  return path.join(path.dirname(file), `${stem === "" ? base : stem}.lock.json`);
+}
+
+/**
+ * The command that writes this manifest's lock, as a person would type it from the current folder:
+ * `skillport lock`, or `skillport lock --manifest notes-only.json` for a manifest of another name or folder.
+ */
+export function lockCommand(manifest: LoadedManifest): string {
+  const relative = path.relative(process.cwd(), manifest.file);
+  if (relative === DEFAULT_MANIFEST_NAME) return "skillport lock";
+  return `skillport lock --manifest ${/[\s"'$\\]/.test(relative) ? JSON.stringify(relative) : relative}`;
 }
 
 /** The lock of an eagerly built registry (every skill imported). */
 export function lockOf(manifest: LoadedManifest, registry: Registry): LockFile {
   return {
     lockfileVersion: 1,
+    manifest: path.basename(manifest.file),
     instances: registry.instances.map((instance) => {
       const entry = manifest.skills[instance.index];
       const skill = instance.surface;
@@ -53,36 +78,47 @@ export function lockOf(manifest: LoadedManifest, registry: Registry): LockFile {
   };
 }
 
-/** Deterministic JSON: keys sorted at every level, two-space indent, a final newline; diffs well in review. */
+/**
+ * Deterministic JSON: keys sorted at every level, laid out as the repository's formatter (Biome) writes JSON, with a
+ * final newline; so `skillport lock` on an unchanged workspace writes the same bytes, which `biome check` accepts.
+ */
 export function stringifyLock(lock: LockFile): string {
-  return `${JSON.stringify(sortKeys(lock), null, 2)}\n`;
+  return formatJson(sortKeys(lock));
 }
 
+/**
+ * Writes the manifest's lock beside it and answers its path. Refuses (LOCK_CONFLICT), writing nothing, when a file
+ * at that path belongs to another manifest or is not a lock at all: one manifest never overwrites another's lock.
+ */
 export async function writeLock(manifest: LoadedManifest, lock: LockFile): Promise<string> {
   const file = lockPathOf(manifest);
-  await writeFile(file, stringifyLock(lock));
+  const base = path.basename(manifest.file);
+  const existing = await readLockFile(file, base);
+  if (existing.kind === "other" || existing.kind === "foreign") {
+    const whose =
+      existing.kind === "other" ? `is the lock of ${existing.manifest}, not of ${base}` : "is not a skill lock";
+    throw new HostError(
+      "LOCK_CONFLICT",
+      `[skillport] not locked: ${file} ${whose}, and it is left as it is; rename ${base} (e.g. to <name>.manifest.json, whose lock is <name>.lock.json) so that each manifest has its own lock`,
+    );
+  }
+  await writeFile(file, stringifyLock({ ...lock, manifest: base }));
   return file;
 }
 
-/** The manifest's lock, or undefined when it has none. A lock that is not valid JSON is an error. */
+/**
+ * The manifest's own lock, or undefined when it has none. A lock beside it that belongs to another manifest is not
+ * this manifest's: it is left unread. A lock that is not valid JSON is an error.
+ */
 export async function readLock(manifest: LoadedManifest): Promise<LockFile | undefined> {
-  const file = lockPathOf(manifest);
-  let text: string;
-  try {
-    text = await readFile(file, "utf8");
-  } catch {
-    return undefined;
-  }
-  try {
-    const lock = JSON.parse(text) as LockFile;
-    if (lock.lockfileVersion !== 1 || !Array.isArray(lock.instances)) throw new Error("not a version 1 lock");
-    return lock;
-  } catch (error) {
-    throw new HostError(
-      "LOCK_STALE",
-      `[skillport] ${file} cannot be read (${messageOf(error)}); run skillport lock to write it again`,
-    );
-  }
+  return (await ownLock(manifest)).lock;
+}
+
+/** The manifest's own lock; without one, the host cannot start with `--frozen-lock` (LOCK_STALE). */
+export async function requireLock(manifest: LoadedManifest): Promise<LockFile> {
+  const reading = await ownLock(manifest);
+  if (reading.lock === undefined) throw frozenLockError(manifest, [reading.why]);
+  return reading.lock;
 }
 
 /** Why a lock does not describe what the manifest resolves to now; empty when it is current. */
@@ -122,13 +158,80 @@ export function hashOf(surface: SkillSurface): string {
   return `sha256-${createHash("sha256").update(canonicalJson(surface)).digest("base64url")}`;
 }
 
-// --- internal ---
-
 /** Why `--frozen-lock` refuses to start. */
-export function frozenLockError(problems: readonly string[]): HostError {
+export function frozenLockError(manifest: LoadedManifest, problems: readonly string[]): HostError {
   return new HostError(
     "LOCK_STALE",
-    `[skillport] cannot start with --frozen-lock: ${LOCK_FILE} does not match the manifest; run skillport lock and commit it:`,
+    `[skillport] cannot start with --frozen-lock: ${path.basename(lockPathOf(manifest))} does not match ${path.basename(manifest.file)}; run ${lockCommand(manifest)} and commit it:`,
     problems,
   );
+}
+
+// --- internal ---
+
+const MANIFEST_SUFFIX = ".manifest.json";
+const DEFAULT_MANIFEST_NAME = "skills.manifest.json";
+
+/** The manifest's lock, or why it has none. */
+async function ownLock(
+  manifest: LoadedManifest,
+): Promise<{ lock: LockFile; why?: undefined } | { lock: undefined; why: string }> {
+  const file = lockPathOf(manifest);
+  const name = path.basename(file);
+  const base = path.basename(manifest.file);
+  const reading = await readLockFile(file, base);
+  switch (reading.kind) {
+    case "lock":
+      return { lock: reading.lock };
+    case "absent":
+      return { lock: undefined, why: `there is no ${name} beside ${base}` };
+    case "other":
+      return { lock: undefined, why: `${name} beside ${base} is the lock of ${reading.manifest}, not of ${base}` };
+    case "foreign":
+      return { lock: undefined, why: `${name} beside ${base} is not a skill lock` };
+    case "broken":
+      throw new HostError(
+        "LOCK_STALE",
+        `[skillport] ${file} cannot be read (${reading.problem}); run ${lockCommand(manifest)} to write it again`,
+      );
+  }
+}
+
+type LockReading =
+  | { kind: "absent" }
+  /** Not JSON, or a lock of another version: a damaged lock, which `skillport lock` may write again. */
+  | { kind: "broken"; problem: string }
+  /** JSON, but no lock (a manifest, a package.json): never overwritten. */
+  | { kind: "foreign" }
+  /** The lock of another manifest. */
+  | { kind: "other"; manifest: string }
+  | { kind: "lock"; lock: LockFile };
+
+/** What the file at a manifest's lock path holds, and whether it is that manifest's (`base`, its file name). */
+async function readLockFile(file: string, base: string): Promise<LockReading> {
+  let text: string;
+  try {
+    text = await readFile(file, "utf8");
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return { kind: "absent" };
+    return { kind: "broken", problem: messageOf(error) };
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (error) {
+    return { kind: "broken", problem: messageOf(error) };
+  }
+  if (typeof json !== "object" || json === null || Array.isArray(json) || !("lockfileVersion" in json)) {
+    return { kind: "foreign" };
+  }
+  const lock = json as LockFile;
+  if (lock.lockfileVersion !== 1 || !Array.isArray(lock.instances)) {
+    return { kind: "broken", problem: "not a version 1 lock" };
+  }
+  if (lock.manifest !== undefined && typeof lock.manifest !== "string") {
+    return { kind: "broken", problem: '"manifest" is not a file name' };
+  }
+  if (lock.manifest !== undefined && lock.manifest !== base) return { kind: "other", manifest: lock.manifest };
+  return { kind: "lock", lock };
 }

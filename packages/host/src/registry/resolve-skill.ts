@@ -18,19 +18,21 @@ export interface ResolvedSkill {
 }
 
 /**
- * Finds a skill: `package` is resolved the way Node resolves an import from the manifest's folder;
- * `path` names a local package folder, relative to the manifest.
+ * Finds a skill: `package` is resolved the way Node resolves an import written in the manifest file (from its
+ * folder up); `path` names a local package folder, relative to the manifest.
  */
-export async function resolveSkill(entry: SkillEntry, manifestDir: string, where: string): Promise<ResolvedSkill> {
+export async function resolveSkill(entry: SkillEntry, manifestFile: string, where: string): Promise<ResolvedSkill> {
+  const manifestDir = path.dirname(manifestFile);
   if (entry.path !== undefined) return resolveFolder(path.resolve(manifestDir, entry.path), where);
   const name = entry.package as string;
   let entryUrl: string;
   try {
-    entryUrl = resolveImport(name, pathToFileURL(path.join(manifestDir, "skills.manifest.json")).href);
+    entryUrl = resolveImport(name, pathToFileURL(manifestFile).href);
   } catch (error) {
+    const reason = isNotFound(error) ? "it is not installed there or in a folder above" : firstLine(error);
     throw new HostError(
       "SKILL_NOT_FOUND",
-      `[skillport] ${where}.package: cannot find package "${name}" from ${manifestDir}; install it there (pnpm add ${name}) or fix the name (${firstLine(error)})`,
+      `[skillport] ${where}.package: cannot find package "${name}", which ${manifestFile} asks for (${reason}); install it beside the manifest (pnpm add ${name}) or fix the name`,
     );
   }
   const found = await findPackageJson(fileURLToPath(entryUrl), name);
@@ -95,6 +97,11 @@ async function readPackageJson(file: string): Promise<PackageJson | undefined> {
   } catch {
     return undefined;
   }
+}
+
+/** The resolver's "Cannot find package" (its message names the folder it started from, not the manifest). */
+function isNotFound(error: unknown): boolean {
+  return (error as NodeJS.ErrnoException | undefined)?.code === "ERR_MODULE_NOT_FOUND";
 }
 
 function firstLine(error: unknown): string {

@@ -12,7 +12,7 @@ import type { HttpHandler, ServeState } from "../../src/transports/http/handler.
 import { createMetrics } from "../../src/transports/http/metrics.js";
 import { RESERVED_PATHS } from "../../src/transports/http/routes.js";
 import { manifestOf, silentLogger } from "../helpers.js";
-import { ERAS, PROBE, sseMessages } from "../http-helpers.js";
+import { ERAS, messagesOf, PROBE } from "../http-helpers.js";
 import { contextOf, countingStream, post, rpc, rpcErrorOf, URL_OF_MCP } from "./web-helpers.js";
 
 const TOKEN = "writer-token-0123456789abcdef";
@@ -197,7 +197,7 @@ describe("the guards, in order, through the composed handler", () => {
   it("serves one message from the body the guards read, and the scopes of the caller they found", async () => {
     const answer = await edge.handle(post(rpc("tools/call", { name: "probe.write_thing", arguments: {} }), bearer));
     expect(answer.status).toBe(200);
-    expect(sseMessages(await answer.text())[0].result.structuredContent).toMatchObject({
+    expect(messagesOf(await answer.text())[0].result.structuredContent).toMatchObject({
       ok: true,
       data: { written: true },
     });
@@ -237,7 +237,13 @@ describe("the server's own routes", () => {
 
   it("answers /healthz, /readyz and /metrics without Host check or token", async () => {
     expect(await (await get("/healthz", { host: "evil.example" })).json()).toEqual({ status: "ok" });
-    expect(await (await get("/readyz")).json()).toEqual({ status: "ready", skills: 1, tools: 5 });
+    expect(await (await get("/readyz")).json()).toEqual({
+      status: "ready",
+      skills: 1,
+      tools: 5,
+      // Not served over a socket, so not among the ready replicas.
+      state: { store: "memory", reachable: true, replicas: [] },
+    });
     const metrics = await get("/metrics");
     expect(metrics.headers.get("content-type")).toMatch(/^text\/plain; version=0\.0\.4/);
     expect(await metrics.text()).toContain("# TYPE skillport_tool_calls_total counter");

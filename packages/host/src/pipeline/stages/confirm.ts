@@ -55,8 +55,9 @@ export function createConfirm({ confirmations, fallback }: ConfirmOptions) {
       return failureOutcome(call, "PERMISSION_DENIED", `the user declined: ${brief}`);
     }
     if (given?.state !== undefined) {
-      const verdict = confirmations.answer(given.state, subject);
+      const verdict = await confirmations.answer(given.state, subject);
       if (verdict === "ok") return undefined;
+      if (verdict === "unavailable") return storeUnavailable(call);
       if (verdict === "reused") {
         return failureOutcome(
           call,
@@ -90,7 +91,7 @@ export function createConfirm({ confirmations, fallback }: ConfirmOptions) {
     );
   }
 
-  function redeem(call: ResumedCall, subject: ConfirmationSubject): Outcome | undefined {
+  async function redeem(call: ResumedCall, subject: ConfirmationSubject): Promise<Outcome | undefined> {
     const field = `/${CONFIRM_ARGUMENT}`;
     const { fullName } = call.entry;
     if (fallback !== "operation-id") {
@@ -101,14 +102,17 @@ export function createConfirm({ confirmations, fallback }: ConfirmOptions) {
         { field },
       );
     }
-    const verdict = typeof call.operationId === "string" ? confirmations.redeem(call.operationId, subject) : "invalid";
+    const verdict =
+      typeof call.operationId === "string" ? await confirmations.redeem(call.operationId, subject) : "invalid";
     if (verdict === "ok") return undefined;
+    if (verdict === "unavailable") return storeUnavailable(call);
     const why = {
       invalid: "is not an operation id this server issued",
       expired: "has expired",
       mismatch: "was issued for other arguments",
       "other-caller": "was issued to another caller",
       reused: "was already used",
+      forgotten: "was issued before the shared state store last started, so it cannot be checked",
     }[verdict];
     return failureOutcome(
       call,
@@ -117,4 +121,20 @@ export function createConfirm({ confirmations, fallback }: ConfirmOptions) {
       { field, retryable: true },
     );
   }
+}
+
+// --- internal ---
+
+/**
+ * The confirmation holds, but whether it was already used cannot be known now (the shared state store cannot be
+ * reached): the call does not run, so it can never run twice. The token was not taken unless the store recorded it
+ * before the connection failed, in which case a retry with it answers "already used" and the user is asked anew.
+ */
+function storeUnavailable(call: ResumedCall): Outcome {
+  return failureOutcome(
+    call,
+    "UNAVAILABLE",
+    `${call.entry.fullName} did not run: the confirmation cannot be checked against the shared state store, which cannot be reached now; retry shortly`,
+    { retryable: true },
+  );
 }

@@ -12,12 +12,16 @@ import { failureOutcome } from "../envelope.js";
  * state, checked by confirm) pass through.
  */
 export function createResume(confirmations: Confirmations) {
-  return function resume(call: ValidatedCall): ResumedCall | Answered {
+  return async function resume(call: ValidatedCall): Promise<ResumedCall | Answered> {
     const state = call.options.input?.state;
     if (state === undefined || !state.startsWith(INPUT_STATE_PREFIX)) return { ...call, round: undefined };
     const subject = { tool: call.entry.fullName, args: call.args, caller: call.options.caller?.id };
-    const { verdict, round } = confirmations.resume(state, subject);
+    const { verdict, round } = await confirmations.resume(state, subject);
     if (round !== undefined) return { ...call, round };
+    if (verdict === "unavailable") {
+      const message = `${call.entry.fullName} did not run: its round state cannot be checked against the shared state store, which cannot be reached now; retry shortly`;
+      return answer(call, "resume", failureOutcome(call, "UNAVAILABLE", message, { retryable: true }));
+    }
     const message = `requestState ${WHY[verdict]}; call ${call.entry.fullName} again without it to start over`;
     return answer(call, "resume", { ...failureOutcome(call, "ARGUMENT_INVALID", message), rejected: message });
   };
@@ -31,4 +35,6 @@ export const WHY: Record<Redemption, string> = {
   mismatch: "was minted for another call (other tool or arguments)",
   "other-caller": "was minted for another caller",
   reused: "was already used",
+  forgotten: "was minted before the shared state store last started, so it cannot be checked",
+  unavailable: "cannot be checked now (the shared state store cannot be reached)",
 };

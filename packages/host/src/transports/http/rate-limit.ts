@@ -1,3 +1,7 @@
+import type { TokenBuckets } from "../../state/memory-store.js";
+import { createTokenBuckets } from "../../state/memory-store.js";
+import type { RateDecision } from "../../state/store.js";
+
 /** Options for {@link createRateLimiter}. */
 export interface RateLimiterOptions {
   /** Sustained rate per key; 0 turns limiting off. @default 600 */
@@ -10,66 +14,30 @@ export interface RateLimiterOptions {
   now?: () => number;
 }
 
-/** The outcome of taking one request from a key's bucket. */
-export type RateDecision = { ok: true } | { ok: false; retryAfterSec: number };
-
-/** Per-key token buckets. */
+/**
+ * Per-key token buckets, as the HTTP guards use them: in this process ({@link createRateLimiter}) or in the state
+ * store replicas share (what `serveHostHttp` uses: the host's `state.limiter(rate)`).
+ */
 export interface RateLimiter {
+  take(key: string): RateDecision | Promise<RateDecision>;
+}
+
+/** A {@link RateLimiter} kept in this process, answering at once. */
+export interface LocalRateLimiter extends RateLimiter, TokenBuckets {
   take(key: string): RateDecision;
-  /** How many keys hold a bucket. */
-  readonly size: number;
 }
 
 /**
  * A token bucket per key (a caller's identity or remote address), kept in this process: each replica limits on
- * its own, so behind N replicas a caller may get up to N times the rate. A bucket holds `burst` requests and
- * refills at `requestsPerMinute`; an empty bucket answers how many seconds until the next request is allowed.
+ * its own, so behind N replicas a caller may get up to N times the rate (a host with a shared state store limits
+ * across replicas instead). A bucket holds `burst` requests and refills at `requestsPerMinute`; an empty bucket
+ * answers how many seconds until the next request is allowed.
  *
  * @example
  * const limiter = createRateLimiter({ requestsPerMinute: 600 });
  * const decision = limiter.take("ci-bot"); // { ok: false, retryAfterSec: 1 } when over the limit
  */
-export function createRateLimiter(options: RateLimiterOptions): RateLimiter {
+export function createRateLimiter(options: RateLimiterOptions): LocalRateLimiter {
   const { requestsPerMinute, maxKeys = 10_000, now = Date.now } = options;
-  if (requestsPerMinute <= 0) return { take: () => ({ ok: true }), size: 0 };
-  const burst = Math.max(1, options.burst ?? requestsPerMinute);
-  const perMs = requestsPerMinute / 60_000;
-  const buckets = new Map<string, Bucket>();
-
-  return {
-    take(key) {
-      const at = now();
-      let bucket = buckets.get(key);
-      if (bucket === undefined) {
-        if (buckets.size >= maxKeys) sweep(buckets, at, perMs, burst);
-        bucket = { tokens: burst, at };
-        buckets.set(key, bucket);
-      } else {
-        bucket.tokens = Math.min(burst, bucket.tokens + (at - bucket.at) * perMs);
-        bucket.at = at;
-      }
-      if (bucket.tokens >= 1) {
-        bucket.tokens -= 1;
-        return { ok: true };
-      }
-      return { ok: false, retryAfterSec: Math.max(1, Math.ceil((1 - bucket.tokens) / perMs / 1000)) };
-    },
-    get size() {
-      return buckets.size;
-    },
-  };
-}
-
-// --- internal ---
-
-interface Bucket {
-  tokens: number;
-  at: number;
-}
-
-/** Drops buckets that have refilled completely: forgetting them changes no decision. */
-function sweep(buckets: Map<string, Bucket>, at: number, perMs: number, burst: number): void {
-  for (const [key, bucket] of buckets) {
-    if (bucket.tokens + (at - bucket.at) * perMs >= burst) buckets.delete(key);
-  }
+  return createTokenBuckets({ requestsPerMinute, burst: options.burst ?? requestsPerMinute }, { maxKeys, now });
 }

@@ -34,7 +34,7 @@ export function authGuard(options: AuthGuardOptions): Guard {
       context.authenticatedBy = auth.via;
       return undefined;
     }
-    const decision = limiter.take(addressKey(context));
+    const decision = await limiter.take(addressKey(context));
     if (!decision.ok) return rpcError(429, "too many requests", { "retry-after": String(decision.retryAfterSec) });
     if (auth.error === "unavailable") {
       logger.warn({ reason: auth.description }, "cannot verify access tokens");

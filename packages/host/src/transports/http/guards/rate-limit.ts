@@ -5,16 +5,16 @@ import { rpcError } from "../responses.js";
 /**
  * One request, one token from the caller's bucket: `caller:<id>` for an authenticated caller, the remote address
  * on an unauthenticated server. An empty bucket answers 429 with `Retry-After` in seconds. Runs after the auth
- * guard, which names the caller.
+ * guard, which names the caller. With a shared state store the bucket is shared by every replica.
  *
  * @example
  * const guard = rateLimitGuard(createRateLimiter({ requestsPerMinute: 600 }));
  */
 export function rateLimitGuard(limiter: RateLimiter): Guard {
-  return (_request, context) => {
+  return async (_request, context) => {
     const { caller, authenticatedBy } = context;
     const identified = caller !== undefined && authenticatedBy !== undefined && authenticatedBy !== "none";
-    const decision = limiter.take(identified ? `caller:${caller.id}` : addressKey(context));
+    const decision = await limiter.take(identified ? `caller:${caller.id}` : addressKey(context));
     if (decision.ok) return undefined;
     const who = caller === undefined ? "" : ` from "${caller.id}"`;
     return rpcError(429, `too many requests${who}; retry after ${decision.retryAfterSec} s`, {

@@ -1,0 +1,129 @@
+// The README's "Writing a skill", walked end to end as a newcomer would, in a scratch clone of this repository:
+// set up, `skillport new weather`, install, build and test the new skill, enable it, lock, check, list, call, and
+// the repository's own `pnpm test` — which must stay green. Slow (it runs the whole suite once more, inside the clone),
+// so it is one test. The clone's own run of this file is skipped (SKILLPORT_AUTHORING_FLOW=inner).
+import { execFile, spawn } from "node:child_process";
+import { cp, mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { promisify } from "node:util";
+import { describe, expect, it } from "vitest";
+import { REPO } from "./workspace.js";
+
+const exec = promisify(execFile);
+const INNER = process.env.SKILLPORT_AUTHORING_FLOW === "inner";
+
+/** pnpm as the running script was started with (pnpm sets npm_execpath), else from PATH. */
+const PNPM = process.env.npm_execpath?.includes("pnpm") ? [process.execPath, process.env.npm_execpath] : ["pnpm"];
+
+interface Step {
+  command: string;
+  code: number | null;
+  output: string;
+}
+
+describe.skipIf(INNER)("the README's authoring flow, in a scratch clone", () => {
+  it("new → install → build → test → enable → lock → check → list → call → pnpm test at the root: all green", async () => {
+    const dir = await mkdtemp(path.join(os.tmpdir(), "skillport-authoring-"));
+    const repo = path.join(dir, "repo");
+    const steps: Step[] = [];
+    /** Runs one command in the clone, keeping its output for the failure message only. */
+    const sh = async (args: string[], check = true): Promise<Step> => {
+      const [command = "", ...rest] = args[0] === "pnpm" ? [...PNPM, ...args.slice(1)] : args;
+      const step = { ...(await run(command, rest, repo)), command: args.join(" ") };
+      steps.push(step);
+      if (check) expect(step.code, transcript(steps)).toBe(0);
+      return step;
+    };
+    try {
+      await cloneWorkingTree(repo);
+
+      // Set up as the README's first lines do; the packages come from this machine's store (no network needed).
+      const install = await sh(["pnpm", "install", "--offline", "--frozen-lockfile"], false);
+      if (install.code !== 0) await sh(["pnpm", "install", "--prefer-offline", "--frozen-lockfile"]);
+      await sh(["pnpm", "build"]);
+
+      // 1. New
+      await sh(["pnpm", "exec", "skillport", "new", "weather"]);
+      const installNew = await sh(["pnpm", "install", "--offline"], false);
+      if (installNew.code !== 0) await sh(["pnpm", "install", "--prefer-offline"]);
+      await sh(["pnpm", "--filter", "@skillport/skill-weather", "build"]);
+      const tests = await sh(["pnpm", "--filter", "@skillport/skill-weather", "test"]);
+      expect(tests.output).toMatch(/Tests\s+8 passed/);
+
+      // 4. Lock and check: enable it in the manifest, as a person edits it.
+      const manifestFile = path.join(repo, "skills.manifest.json");
+      const manifest = await readFile(manifestFile, "utf8");
+      const disabled = '"mcp": "weather", "enabled": false';
+      expect(manifest).toContain(disabled);
+      await writeFile(manifestFile, manifest.replace(disabled, '"mcp": "weather", "enabled": true'));
+      await sh(["pnpm", "exec", "skillport", "lock"]);
+      await sh(["pnpm", "exec", "skillport", "check"]);
+      const list = await sh(["pnpm", "exec", "skillport", "list"]);
+      expect(list.output).toContain("weather.get_weather");
+      const call = await sh(["pnpm", "exec", "skillport", "call", "weather.get_weather", '{"query":"Paris"}']);
+      expect(call.output).toMatch(/"ok":\s*true/);
+
+      // The repository's own test command, with the new skill in it: build, Biome, knip, typecheck, every test.
+      await sh(["pnpm", "test"]);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  }, 3_600_000);
+});
+
+// --- internal ---
+
+/**
+ * A `git clone` of this repository, with what is not committed yet laid over it (changed and new files that git
+ * does not ignore), so that the flow runs against the code as it is now.
+ */
+async function cloneWorkingTree(into: string): Promise<void> {
+  await exec("git", ["clone", "--quiet", "--no-hardlinks", REPO, into]);
+  const { stdout } = await exec("git", ["status", "--porcelain=v1", "-z", "--untracked-files=all"], { cwd: REPO });
+  const entries = stdout.split("\0").filter((e) => e !== "");
+  for (let i = 0; i < entries.length; i++) {
+    const entry = entries[i] as string;
+    const status = entry.slice(0, 2);
+    const file = entry.slice(3);
+    if (status.startsWith("R") || status.startsWith("C")) i++; // the next entry is the old name
+    if (status.includes("D")) await rm(path.join(into, file), { force: true });
+    else {
+      await mkdir(path.dirname(path.join(into, file)), { recursive: true });
+      await cp(path.join(REPO, file), path.join(into, file));
+    }
+  }
+}
+
+/** Runs a command to completion with stdout and stderr together; the clone's own run of this file is skipped. */
+function run(command: string, args: string[], cwd: string): Promise<Omit<Step, "command">> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, args, {
+      cwd,
+      stdio: ["ignore", "pipe", "pipe"],
+      env: {
+        ...process.env,
+        SKILLPORT_AUTHORING_FLOW: "inner",
+        TURBO_TELEMETRY_DISABLED: "1",
+        NO_COLOR: "1",
+        FORCE_COLOR: "0",
+      },
+    });
+    let output = "";
+    child.stdout.on("data", (d: Buffer) => {
+      output += d.toString();
+    });
+    child.stderr.on("data", (d: Buffer) => {
+      output += d.toString();
+    });
+    child.on("error", reject);
+    child.on("close", (code) => resolve({ code, output }));
+  });
+}
+
+/** Every step so far, and the last lines of the one that failed. */
+function transcript(steps: readonly Step[]): string {
+  const last = steps.at(-1);
+  const tail = last?.output.split("\n").slice(-150).join("\n") ?? "";
+  return `${steps.map((s) => `$ ${s.command}  → exit ${s.code}`).join("\n")}\n--- output of the last step ---\n${tail}`;
+}

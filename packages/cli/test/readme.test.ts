@@ -1,0 +1,499 @@
+import { execFile } from "node:child_process";
+import { existsSync, readFileSync } from "node:fs";
+import { cp, mkdtemp, readFile, rm, symlink, writeFile } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { ServedHttp } from "./workspace.js";
+import { connectStdio, REPO, runCli, serveHttp } from "./workspace.js";
+
+// The README's examples, run: every command its shell blocks show, against the default manifest in a scratch copy,
+// with the output compared by shape (columns, keys, codes; not traceIds, times, ports, versions or paths). A block
+// the test cannot run says so just above its fence: <!-- readme-test: not run (why) -->.
+
+const README = readFileSync(path.join(REPO, "README.md"), "utf8");
+const blocks = fencedBlocks(README);
+const commands = blocks.flatMap(commandsOf);
+
+/** Commands shown in blocks that are run, which this test does not run, and why. */
+const NOT_RUN: readonly [RegExp, string][] = [
+  [/^corepack enable$/, "sets up pnpm, which runs this test"],
+  [/^pnpm install$/, "installs the workspace this test runs in"],
+  [/^pnpm test$/, "runs this test"],
+  [
+    /^pnpm --filter @skillport\/skill-weather (build|test)$/,
+    "builds and tests the scaffolded skill: the authoring flow's test",
+  ],
+  [/^pnpm changeset$/, "asks its questions on a terminal"],
+  [/^pnpm exec skillport call weather\./, "calls the scaffolded skill once enabled: the authoring flow's test"],
+];
+
+/** What the README writes for the machine-specific parts of an output. */
+const PLACEHOLDER_ROOT = "/path/to/skillport";
+const README_URL = "http://127.0.0.1:3333/mcp";
+const README_PUBLIC_URL = "https://skills.example.com/mcp";
+const TOKEN = "readme-token-0123456789abcdef";
+
+let scratch: string;
+let plain: Served;
+let authed: Served;
+
+interface Served extends ServedHttp {
+  urlValue: string;
+  banner: string;
+}
+
+beforeAll(async () => {
+  scratch = await makeScratch();
+  const authedManifest = JSON.parse(await readFile(path.join(scratch, "skills.manifest.json"), "utf8"));
+  authedManifest.http = { auth: { tokens: [{ name: "readme", token: { env: "README_TOKEN" } }] } };
+  await writeFile(path.join(scratch, "authed.manifest.json"), JSON.stringify(authedManifest, null, 2));
+  [plain, authed] = await Promise.all([
+    serve(["--banner"]),
+    serve(["--banner", "--manifest", "authed.manifest.json"], { README_TOKEN: TOKEN }),
+  ]);
+});
+
+afterAll(async () => {
+  for (const served of [plain, authed]) if (served?.child.exitCode === null) served.child.kill("SIGKILL");
+  if (scratch !== undefined) await rm(scratch, { recursive: true, force: true });
+});
+
+describe("the README's shell blocks", () => {
+  it("are all run here, or marked not run, and the set left out stays small", () => {
+    const marked = blocks.filter((b) => b.notRun !== undefined);
+    expect(marked.map((b) => b.notRun)).toEqual([
+      "needs Docker and a network to build the image",
+      "versions, packs and publishes the packages",
+    ]);
+    const unknown = commands.filter((c) => runnerOf(c) === undefined).map((c) => `README.md:${c.line}: ${c.text}`);
+    expect(unknown, "add a runner to readme.test.ts, or mark the block <!-- readme-test: not run (why) -->").toEqual(
+      [],
+    );
+    expect(commands.length).toBeGreaterThan(15);
+  });
+
+  it.each(commands.filter((c) => runnerOf(c) !== undefined && !notRun(c)))("README.md:$line $text", async (command) => {
+    await runnerOf(command)?.(command);
+  });
+});
+
+describe("the README's other examples", () => {
+  it("the 'listening' log line", async () => {
+    const shown = inlineJson(/`(\{"level":30,…[^`]*"msg":"listening"\})`/);
+    const line = logLines(plain.stderr()).find((l) => l.msg === "listening");
+    expect(line).toBeDefined();
+    matchShape(shown, { ...line, url: String(line?.url).replace(/:\d+\//, ":3333/") });
+  });
+
+  it("the /readyz answer", async () => {
+    const shown = inlineJson(/`200 (\{"status":"ready"[^`]*\})`/);
+    const answer = await fetch(new URL("/readyz", plain.urlValue));
+    expect(answer.status).toBe(200);
+    // "…" in the README stands for a replica id, random per process.
+    const ids = (value: unknown): unknown =>
+      JSON.parse(JSON.stringify(value).replace(/"[0-9a-f-]{8,}"/g, '"…"')) as unknown;
+    expect(ids(await answer.json())).toEqual(shown);
+  });
+
+  it("the audit line", async () => {
+    const block = blocks.find((b) => b.lang === "json" && b.text.includes('"kind":"audit"'));
+    const shown = JSON.parse(block?.text ?? "{}") as Record<string, unknown>;
+    // `skillport call` prints its audit line at the info level (the README says so beside the log levels).
+    const run = await runCli(["call", "notes.search_notes", JSON.stringify({ keyword: "agent" })], scratch, {
+      SKILLPORT_LOG_LEVEL: "info",
+    });
+    expect(run.code).toBe(0);
+    const audit = logLines(run.stderr).find((l) => l.kind === "audit");
+    expect(Object.keys(audit ?? {}).sort()).toEqual(Object.keys(shown).sort());
+    for (const key of ["level", "kind", "tool", "instance", "risk", "brief", "outcome", "msg"]) {
+      expect(audit?.[key], key).toEqual(shown[key]);
+    }
+    expect(maskVersions(String(audit?.skill))).toBe(maskVersions(String(shown.skill)));
+  });
+
+  it("the sentence on .ci/run names what the script runs", async () => {
+    const sentence = /`\.ci\/run` runs the README's test command[\s\S]*?line\./.exec(README)?.[0] ?? "";
+    const script = await readFile(path.join(REPO, ".ci/run"), "utf8");
+    const named = [...sentence.matchAll(/`([^`]+)`/g)].map((m) => m[1] as string).filter((c) => c !== ".ci/run");
+    expect(named).toEqual([
+      "corepack enable",
+      "pnpm install",
+      "--frozen-lockfile",
+      "pnpm test",
+      "apt-get",
+      "N passed, N failed",
+    ]);
+    const summary = await readFile(path.join(REPO, ".ci/test-summary.mjs"), "utf8");
+    const pkg = await readFile(path.join(REPO, "package.json"), "utf8");
+    for (const command of named) {
+      if (command === "N passed, N failed") {
+        expect(pkg).toContain("node .ci/test-summary.mjs");
+        expect(summary).toContain("passed, ${counts.failed} failed");
+      } else expect(script, command).toContain(command);
+    }
+  });
+
+  it("every client setup is the one pnpm start's banner prints, and the banner prints none the README lacks", () => {
+    const shown = blocks.filter((b) => b.lang === "json").flatMap((b) => clientSetups(b.text));
+    const printed = [...clientSetups(plain.banner), ...clientSetups(authed.banner)];
+    expect(shown.length).toBeGreaterThanOrEqual(4);
+    for (const setup of shown) {
+      const auth = JSON.stringify(setup.value).includes("Bearer");
+      const same = printed.find((p) => p.kind === setup.kind && JSON.stringify(p.value).includes("Bearer") === auth);
+      expect(same?.value, `the README's ${setup.kind} setup`).toEqual(setup.value);
+    }
+    expect(new Set(shown.map((s) => s.kind))).toEqual(new Set(printed.map((p) => p.kind)));
+  });
+});
+
+// --- runners ---
+
+type Runner = (command: Command) => Promise<void>;
+
+function notRun(command: Command): boolean {
+  return NOT_RUN.some(([pattern]) => pattern.test(command.text));
+}
+
+function runnerOf(command: Command): Runner | undefined {
+  const { text } = command;
+  if (notRun(command)) return async () => undefined;
+  if (text === "pnpm start") return pnpmStart;
+  if (text.startsWith("pnpm exec skillport serve --stdio")) return serveStdio;
+  if (text.startsWith("pnpm exec skillport serve --http")) return serveHttpCommand;
+  if (text.startsWith("pnpm exec skillport ")) return skillport;
+  if (text.startsWith("claude mcp add ")) return claudeMcpAdd;
+  if (text.startsWith("curl ")) return curl;
+  return undefined;
+}
+
+async function pnpmStart(): Promise<void> {
+  const pkg = JSON.parse(await readFile(path.join(REPO, "package.json"), "utf8")) as { scripts: { start: string } };
+  expect(pkg.scripts.start).toMatch(/&& skillport serve --http --banner$/);
+  // The same command, on a free port, in the scratch copy.
+  expect(plain.banner).toMatch(/^Skillport is serving 10 tools from .* over Streamable HTTP\.$/m);
+  expect(plain.banner).toContain(`MCP endpoint  ${plain.urlValue}`);
+}
+
+async function serveStdio(command: Command): Promise<void> {
+  const args = words(command.text).slice(3);
+  const manifest = args[args.indexOf("--manifest") + 1] ?? "skills.manifest.json";
+  const { client, ready } = await connectStdio(path.resolve(scratch, manifest), scratch);
+  try {
+    await ready;
+    const { tools } = await client.listTools();
+    expect(tools.map((t) => t.name)).toContain("notes.search_notes");
+  } finally {
+    await client.close();
+  }
+}
+
+async function serveHttpCommand(command: Command): Promise<void> {
+  const args = words(command.text).slice(5);
+  // On a free port (serveHttp passes --port 0 first; a port the README passes comes after it and wins).
+  const served = serveHttp(args, scratch);
+  try {
+    const url = await served.url;
+    const at = args.indexOf("--path");
+    expect(new URL(url).pathname).toBe(at === -1 ? "/mcp" : args[at + 1]);
+    expect((await fetch(new URL("/readyz", url))).status).toBe(200);
+    expect(served.stderr().includes("Skillport is serving")).toBe(args.includes("--banner"));
+  } finally {
+    served.child.kill("SIGTERM");
+    await served.exit;
+  }
+}
+
+async function skillport(command: Command): Promise<void> {
+  const args = words(command.text).slice(3);
+  const run = await runCli(args, scratch);
+  const shown = command.output.join("\n");
+  const fails = /"ok": false/.test(shown) || /^✖/m.test(shown);
+  expect(run.code, `${command.text}\n${run.stdout}\n${run.stderr}`).toBe(fails ? 1 : 0);
+  if (command.output.length === 0) return;
+  const actual = run.stdout.split(scratch).join(PLACEHOLDER_ROOT).trim();
+  if (shown.trimStart().startsWith("{")) matchShape(elidedJson(shown), JSON.parse(actual));
+  else matchText(command.output, actual);
+}
+
+async function claudeMcpAdd(command: Command): Promise<void> {
+  const served = command.text.includes("--header") ? authed : plain;
+  const line = command.text.replace(README_PUBLIC_URL, served.urlValue).replace(README_URL, served.urlValue);
+  expect(served.banner.split("\n").map((l) => l.trim())).toContain(line);
+}
+
+async function curl(command: Command): Promise<void> {
+  const [request, ...pipe] = command.text.split(" | ");
+  const line = (request ?? "").replace(README_URL, plain.urlValue);
+  // The command the banner prints, word for word.
+  expect(plain.banner.split("\n").map((l) => l.trim())).toContain(line);
+  const jq = pipe.join(" | ");
+  const hasJq = jq !== "" && (await sh("command -v jq")).code === 0;
+  const run = await sh(hasJq ? `${line} | ${jq}` : line);
+  expect(run.code, run.stderr).toBe(0);
+  const names = (await listNames()).join("\n");
+  if (hasJq) expect(run.stdout.trim()).toBe(names);
+  else
+    expect(
+      JSON.parse(run.stdout)
+        .result.tools.map((t: { name: string }) => t.name)
+        .join("\n"),
+    ).toBe(names);
+}
+
+// --- the scratch copy and its servers ---
+
+/**
+ * The default manifest, its lock and the examples it serves, in a fresh folder, resolving packages from the
+ * repository. The README shows the bundled composition: a `path` entry a user added (`skillport new`) is left out.
+ */
+async function makeScratch(): Promise<string> {
+  const dir = await mkdtemp(path.join(os.tmpdir(), "skillport-readme-"));
+  await cp(path.join(REPO, "examples"), path.join(dir, "examples"), { recursive: true });
+  await symlink(path.join(REPO, "node_modules"), path.join(dir, "node_modules"), "dir");
+  const manifest = JSON.parse(await readFile(path.join(REPO, "skills.manifest.json"), "utf8")) as {
+    skills: { path?: string }[];
+  };
+  manifest.skills = manifest.skills.filter((entry) => entry.path === undefined);
+  await writeFile(path.join(dir, "skills.manifest.json"), JSON.stringify(manifest, null, 2));
+  if (existsSync(path.join(REPO, "skills.lock.json"))) {
+    await cp(path.join(REPO, "skills.lock.json"), path.join(dir, "skills.lock.json"));
+  }
+  return dir;
+}
+
+async function serve(args: string[], env: Record<string, string> = {}): Promise<Served> {
+  const served = serveHttp(args, scratch, env);
+  const urlValue = await served.url;
+  const end = "with no server to keep running:";
+  const deadline = Date.now() + 30_000;
+  // The banner is written right after the listening line; wait for its last setup.
+  while (!/with no server to keep running:[\s\S]*\n\}\n[\s\S]*\n\}\n/.test(served.stderr())) {
+    if (Date.now() > deadline) throw new Error(`no banner ending in "${end}":\n${served.stderr()}`);
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+  const banner = served.stderr().slice(served.stderr().indexOf("\nSkillport is serving") + 1);
+  return Object.assign(served, { urlValue, banner: banner.split(scratch).join(PLACEHOLDER_ROOT) });
+}
+
+async function listNames(): Promise<string[]> {
+  const run = await runCli(["list", "--json"], scratch);
+  return (JSON.parse(run.stdout) as { name: string }[]).map((r) => r.name);
+}
+
+function sh(script: string): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    execFile("bash", ["-c", script], { cwd: scratch }, (error, stdout, stderr) =>
+      resolve({ code: error === null ? 0 : Number(error.code ?? 1), stdout, stderr }),
+    );
+  });
+}
+
+// --- reading the README ---
+
+interface Block {
+  lang: string;
+  line: number;
+  text: string;
+  /** Why the block is not run, from `<!-- readme-test: not run (why) -->` just above it. */
+  notRun: string | undefined;
+}
+
+interface Command {
+  line: number;
+  text: string;
+  /** The output a transcript block shows after `$ command`, line by line. */
+  output: string[];
+}
+
+function fencedBlocks(markdown: string): Block[] {
+  const lines = markdown.split("\n");
+  const found: Block[] = [];
+  for (let i = 0; i < lines.length; i++) {
+    const open = /^(\s*)```(\w*)\s*$/.exec(lines[i] as string);
+    if (open === null) continue;
+    const indent = open[1]?.length ?? 0;
+    const body: string[] = [];
+    let j = i + 1;
+    for (; j < lines.length && !/^\s*```\s*$/.test(lines[j] as string); j++)
+      body.push((lines[j] as string).slice(indent));
+    let above = i - 1;
+    while (above >= 0 && (lines[above] as string).trim() === "") above--;
+    const marker = /^<!-- readme-test: not run \((.+)\) -->$/.exec((lines[above] ?? "").trim());
+    found.push({ lang: open[2] ?? "", line: i + 1, text: body.join("\n"), notRun: marker?.[1] });
+    i = j;
+  }
+  return found;
+}
+
+/** The commands of a shell block, or of a text block written as a transcript (`$ command`, then its output). */
+function commandsOf(block: Block): Command[] {
+  if (block.notRun !== undefined) return [];
+  const lines = block.text.split("\n");
+  const transcript = lines.some((l) => l.startsWith("$ "));
+  if (block.lang !== "sh" && !transcript) return [];
+  const found: Command[] = [];
+  for (let i = 0; i < lines.length; i++) {
+    let text = lines[i] as string;
+    if (transcript && !text.startsWith("$ ")) continue;
+    if (text.trim() === "") continue;
+    const line = block.line + 1 + i;
+    while (text.endsWith("\\") && i + 1 < lines.length)
+      text = `${text.slice(0, -1).trimEnd()} ${(lines[++i] as string).trim()}`;
+    text = withoutComment(transcript ? text.slice(2) : text).trim();
+    const output: string[] = [];
+    while (transcript && i + 1 < lines.length && !(lines[i + 1] as string).startsWith("$ "))
+      output.push(lines[++i] as string);
+    while (output.length > 0 && (output.at(-1) as string).trim() === "") output.pop();
+    for (const part of text.split(" && ")) found.push({ line, text: part.trim(), output });
+  }
+  return found;
+}
+
+function withoutComment(line: string): string {
+  let quote: string | undefined;
+  for (let i = 0; i < line.length; i++) {
+    const c = line[i];
+    if (quote !== undefined) {
+      if (c === quote) quote = undefined;
+    } else if (c === "'" || c === '"') quote = c;
+    else if (c === "#" && /\s/.test(line[i - 1] ?? "")) return line.slice(0, i);
+  }
+  return line;
+}
+
+/** Shell words: whitespace-separated, with single and double quotes. */
+function words(text: string): string[] {
+  const out: string[] = [];
+  let word: string | undefined;
+  let quote: string | undefined;
+  for (const c of text) {
+    if (quote !== undefined) {
+      if (c === quote) quote = undefined;
+      else word = (word ?? "") + c;
+    } else if (c === "'" || c === '"') {
+      quote = c;
+      word ??= "";
+    } else if (/\s/.test(c)) {
+      if (word !== undefined) out.push(word);
+      word = undefined;
+    } else word = (word ?? "") + c;
+  }
+  if (word !== undefined) out.push(word);
+  return out;
+}
+
+function inlineJson(pattern: RegExp): unknown {
+  const match = pattern.exec(README);
+  expect(match, `the README shows ${pattern}`).not.toBeNull();
+  return elidedJson(match?.[1] ?? "{}");
+}
+
+// --- comparing shapes ---
+
+/** JSON as the README writes it, with `…` for what it leaves out: `[ … ]` and `{ … }` match anything. */
+function elidedJson(text: string): unknown {
+  const json = text
+    .replace(/\{\s*…\s*\}|\[\s*…\s*\]/g, '"…"')
+    .replace(/,\s*…\s*(?=[}\]])/g, "")
+    .replace(/(?<=[{[])\s*…\s*,/g, "")
+    .replace(/,\s*…\s*,/g, ",");
+  return JSON.parse(json);
+}
+
+/** `shown` as the README has it matches `actual`: every key it shows, `"…"` for anything, `…` in a string for any text. */
+function matchShape(shown: unknown, actual: unknown, at = ""): void {
+  if (shown === "…") return;
+  if (typeof shown === "string" && shown.includes("…")) {
+    expect(typeof actual, at).toBe("string");
+    const parts = shown.split("…");
+    let from = 0;
+    for (const [i, part] of parts.entries()) {
+      const found = i === 0 ? ((actual as string).startsWith(part) ? 0 : -1) : (actual as string).indexOf(part, from);
+      expect(found, `${at}: ${JSON.stringify(actual)} should read as ${JSON.stringify(shown)}`).toBeGreaterThanOrEqual(
+        0,
+      );
+      from = found + part.length;
+    }
+    return;
+  }
+  if (typeof shown === "object" && shown !== null && !Array.isArray(shown)) {
+    expect(typeof actual, at).toBe("object");
+    for (const [key, value] of Object.entries(shown)) {
+      expect(actual, `${at}/${key}`).toHaveProperty([key]);
+      matchShape(value, (actual as Record<string, unknown>)[key], `${at}/${key}`);
+    }
+    return;
+  }
+  if (Array.isArray(shown)) {
+    expect(Array.isArray(actual) ? actual.length : -1, at).toBe(shown.length);
+    for (const [i, value] of shown.entries()) matchShape(value, (actual as unknown[])[i], `${at}/${i}`);
+    return;
+  }
+  expect(actual, at).toEqual(shown);
+}
+
+/**
+ * A text transcript against the real output: lines in order, `…` alone for lines left out, `…` in a line for any
+ * text; runs of spaces and dashes (column widths), versions and numbers of three or more digits (sizes) are shape.
+ */
+function matchText(shown: string[], actual: string): void {
+  const normal = (line: string) =>
+    maskVersions(line)
+      .replace(/\d{3,}/g, "#")
+      .replace(/-{2,}/g, "--")
+      .replace(/\s+/g, " ")
+      .trim();
+  const literal = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+  const pattern = shown
+    .map((line) =>
+      line.trim() === "…" ? "(?:[^\\n]*\\n)*?" : `${normal(line).split("…").map(literal).join("[^\\n]*")}\\n`,
+    )
+    .join("");
+  const text = `${actual.split("\n").map(normal).join("\n")}\n`;
+  expect(text, "the output, as the README shows it").toMatch(new RegExp(`^${pattern}$`));
+}
+
+function maskVersions(text: string): string {
+  return text.replace(/@\d+\.\d+\.\d+(?:-[\w.]+)?/g, "@x.y.z");
+}
+
+function logLines(stderr: string): Record<string, unknown>[] {
+  return stderr
+    .split("\n")
+    .filter((line) => line.startsWith('{"level"'))
+    .map((line) => JSON.parse(line) as Record<string, unknown>);
+}
+
+/** The client setups in a text (README block or banner): each JSON object with one `skillport` server, by kind. */
+function clientSetups(text: string): { kind: string; value: unknown }[] {
+  const found: { kind: string; value: unknown }[] = [];
+  for (const match of text.matchAll(/^\{\n[\s\S]*?\n\}$/gm)) {
+    const value = JSON.parse(match[0]) as {
+      servers?: { skillport?: { type?: string } };
+      mcpServers?: { skillport?: { url?: string; command?: string } };
+    };
+    const kind = value.servers?.skillport
+      ? `VS Code over ${value.servers.skillport.type}`
+      : value.mcpServers?.skillport?.url !== undefined
+        ? "Cursor over http"
+        : value.mcpServers?.skillport?.command !== undefined
+          ? "Claude Desktop or Cursor over stdio"
+          : undefined;
+    if (kind !== undefined) found.push({ kind, value: normalSetup(value) });
+  }
+  return found;
+}
+
+/** One spelling of what differs from machine to machine: the node binary, the checkout's folder, the URL. */
+function normalSetup(value: unknown): unknown {
+  return JSON.parse(
+    JSON.stringify(value, (key, v) => {
+      if (key === "command" && typeof v === "string") return path.basename(v);
+      if (key === "url" && typeof v === "string") return "URL";
+      if (typeof v === "string" && v.endsWith("/packages/cli/bin/skillport.js"))
+        return `${PLACEHOLDER_ROOT}/packages/cli/bin/skillport.js`;
+      return v;
+    }),
+  );
+}

@@ -1,0 +1,334 @@
+import type { Transport, VersionNegotiationOptions } from "@modelcontextprotocol/client";
+import { Client, ProtocolError, SdkError, SdkErrorCode, SdkHttpError } from "@modelcontextprotocol/client";
+import { hideSecrets } from "./credentials.js";
+import { clientError, toClientError } from "./errors.js";
+import { createStateCell } from "./observable-state.js";
+import type {
+  BaseSpec,
+  CallToolOptions,
+  CallToolOutcome,
+  ClientError,
+  ListToolsResult,
+  McpHandle,
+  ProtocolChoice,
+  StartResult,
+  ToolResult,
+  ToolSpec,
+  TransportKind,
+} from "./types.js";
+
+/** What a connector opened for one start: an SDK transport not started yet, and what to free after it closes. */
+interface Opened {
+  transport: Transport;
+  /** Frees what closing the client does not (a host, a worker). */
+  dispose?: () => Promise<void>;
+  /** What the connection left behind when it ended (the process, the tail of its stderr), for messages. */
+  closedDetail?: () => string;
+}
+
+/**
+ * One transport's way to open a connection: read the credentials (at start, never before) and build the SDK
+ * transport, or answer why not (CREDENTIALS_MISSING, HOST_MISSING) without opening anything.
+ */
+export interface Connector {
+  transport: TransportKind;
+  /** The name messages start with. */
+  source: string;
+  versionNegotiation: VersionNegotiationOptions | undefined;
+  open(): Promise<{ ok: true; opened: Opened; secrets: readonly string[] } | { ok: false; error: ClientError }>;
+}
+
+/** The MCP version negotiation for a spec's `protocol`. */
+export function negotiation(choice: ProtocolChoice): VersionNegotiationOptions {
+  if (choice === "auto") return { mode: "auto" };
+  if (choice === "2025-11-25") return { mode: "legacy" };
+  return { mode: { pin: choice } };
+}
+
+/** The name and version this client gives servers. */
+export const CLIENT_INFO = { name: "skillport-client", version: "0.1.0" } as const;
+
+/**
+ * The handle every transport shares: lazy, idempotent start, observable state, calls that answer values. The
+ * connector is all that differs between stdio, HTTP, inproc and worker.
+ */
+export function createHandle(connector: Connector, spec: BaseSpec): McpHandle {
+  const { source } = connector;
+  const cell = createStateCell();
+  const startTimeoutMs = spec.startTimeoutMs ?? DEFAULT_START_TIMEOUT_MS;
+  let current: Connection | undefined;
+  let starting: Promise<StartResult> | undefined;
+  let generation = 0;
+  let activeCalls = 0;
+  let idleTimer: ReturnType<typeof setTimeout> | undefined;
+
+  /** The connection's own listeners: assigned, so attaching twice is attaching once. */
+  const attach = (connection: Connection) => {
+    connection.client.onclose = () => void lost(connection, undefined);
+    connection.client.onerror = () => {
+      // Out-of-band transport errors (a bad line, a failed SSE stream); a real loss of the connection is onclose.
+    };
+  };
+
+  /** The connection ended without stop(): the handle fails with the reason, and frees what is left. */
+  const lost = async (connection: Connection, error: ClientError | undefined) => {
+    if (connection !== current) return;
+    current = undefined;
+    clearIdle();
+    const detail = connection.detail();
+    cell.set("error", {
+      error: error ?? clientError(source, "UNAVAILABLE", `the connection closed${detail === "" ? "" : ` (${detail})`}`),
+    });
+    await close(connection);
+  };
+
+  const start = (): Promise<StartResult> => {
+    if (current !== undefined && cell.snapshot.value === "ready") {
+      attach(current);
+      return Promise.resolve({ ok: true, tools: cell.snapshot.tools ?? [] });
+    }
+    if (starting !== undefined) return starting;
+    const attempt = open(++generation);
+    starting = attempt;
+    void attempt.finally(() => {
+      if (starting === attempt) starting = undefined;
+    });
+    return attempt;
+  };
+
+  const open = async (mine: number): Promise<StartResult> => {
+    cell.set("starting");
+    const stopped = (): StartResult => ({
+      ok: false,
+      error: clientError(source, "UNAVAILABLE", "stopped before it was ready"),
+    });
+    let reading: Awaited<ReturnType<Connector["open"]>>;
+    try {
+      reading = await connector.open();
+    } catch (cause) {
+      reading = { ok: false, error: toClientError(cause, { source, doing: "starting" }) };
+    }
+    if (mine !== generation) {
+      if (reading.ok) await reading.opened.dispose?.();
+      return stopped();
+    }
+    if (!reading.ok) {
+      cell.set("error", { error: reading.error });
+      return { ok: false, error: reading.error };
+    }
+    const connection = newConnection(reading.opened, reading.secrets);
+    current = connection;
+    try {
+      await connection.client.connect(reading.opened.transport, { timeout: startTimeoutMs });
+      const listed = await connection.client.listTools(undefined, { timeout: startTimeoutMs });
+      if (mine !== generation || connection !== current) {
+        await close(connection);
+        return stopped();
+      }
+      const tools = toSpecs(listed.tools);
+      attach(connection);
+      cell.set("ready", { tools });
+      armIdle();
+      return { ok: true, tools };
+    } catch (cause) {
+      await close(connection);
+      if (mine !== generation) return stopped();
+      const error = toClientError(cause, {
+        source,
+        doing: "starting",
+        timeoutMs: startTimeoutMs,
+        closed: connection.detail,
+      });
+      if (connection === current) current = undefined;
+      cell.set("error", { error });
+      return { ok: false, error };
+    }
+  };
+
+  const newConnection = (opened: Opened, secrets: readonly string[]): Connection => {
+    const connection: Connection = {
+      opened,
+      closing: false,
+      detail: () => hideSecrets(opened.closedDetail?.() ?? "", secrets),
+      client: new Client(CLIENT_INFO, {
+        ...(connector.versionNegotiation === undefined ? {} : { versionNegotiation: connector.versionNegotiation }),
+        listChanged: {
+          tools: {
+            debounceMs: LIST_CHANGED_DEBOUNCE_MS,
+            onChanged: (error, tools) => {
+              if (error === null && tools !== null && connection === current) cell.setTools(toSpecs(tools));
+            },
+          },
+        },
+      }),
+    };
+    return connection;
+  };
+
+  const stop = async (): Promise<void> => {
+    generation++;
+    starting = undefined;
+    clearIdle();
+    const connection = current;
+    current = undefined;
+    if (cell.snapshot.value !== "idle") cell.set("idle");
+    if (connection !== undefined) await close(connection);
+  };
+
+  const listTools = async (): Promise<ListToolsResult> => {
+    const started = await start();
+    if (!started.ok) return started;
+    const connection = current;
+    if (connection === undefined) return { ok: false, error: clientError(source, "UNAVAILABLE", "stopped") };
+    try {
+      const listed = await connection.client.listTools(undefined, { cacheMode: "refresh" });
+      const tools = toSpecs(listed.tools);
+      if (connection === current) cell.setTools(tools);
+      return { ok: true, tools };
+    } catch (cause) {
+      const error = toClientError(cause, { source, doing: "listing tools", closed: connection.detail });
+      if (losesConnection(cause)) await lost(connection, error);
+      return { ok: false, error };
+    }
+  };
+
+  const callTool = async (
+    name: string,
+    args: Record<string, unknown> = {},
+    options: CallToolOptions = {},
+  ): Promise<CallToolOutcome> => {
+    const { signal, timeoutMs } = options;
+    const doing = `calling "${name}"`;
+    if (signal?.aborted)
+      return { ok: false, error: clientError(source, "CANCELLED", `${doing}: cancelled before it started`) };
+    activeCalls++;
+    clearIdle();
+    try {
+      const started = await start();
+      if (!started.ok) return { ok: false, error: started.error };
+      const connection = current;
+      if (connection === undefined)
+        return { ok: false, error: clientError(source, "UNAVAILABLE", `${doing}: stopped`) };
+      if (signal?.aborted) return { ok: false, error: clientError(source, "CANCELLED", `${doing}: cancelled`) };
+      try {
+        const result = (await connection.client.callTool(
+          { name, arguments: args },
+          { ...(signal === undefined ? {} : { signal }), timeout: timeoutMs ?? DEFAULT_CALL_TIMEOUT_MS },
+        )) as ToolResult;
+        if (result.isError === true) {
+          return {
+            ok: false,
+            error: clientError(source, "TOOL_ERROR", `"${name}" failed: ${summary(result)}`),
+            result,
+          };
+        }
+        return { ok: true, result };
+      } catch (cause) {
+        const error = toClientError(cause, {
+          source,
+          doing,
+          signal,
+          timeoutMs: timeoutMs ?? DEFAULT_CALL_TIMEOUT_MS,
+          closed: connection.closing ? () => "stopped" : connection.detail,
+        });
+        if (!signal?.aborted && losesConnection(cause)) await lost(connection, undefined);
+        return { ok: false, error };
+      }
+    } finally {
+      activeCalls--;
+      armIdle();
+    }
+  };
+
+  const armIdle = () => {
+    clearIdle();
+    const ms = spec.idleTimeoutMs;
+    if (ms === undefined || activeCalls > 0 || cell.snapshot.value !== "ready") return;
+    idleTimer = setTimeout(() => {
+      if (activeCalls === 0) void stop();
+    }, ms);
+    (idleTimer as { unref?: () => void }).unref?.();
+  };
+
+  const clearIdle = () => {
+    if (idleTimer !== undefined) clearTimeout(idleTimer);
+    idleTimer = undefined;
+  };
+
+  return {
+    transport: connector.transport,
+    state: cell.observable,
+    start,
+    stop,
+    listTools,
+    callTool,
+  };
+}
+
+// --- internal ---
+
+const DEFAULT_START_TIMEOUT_MS = 30_000;
+const DEFAULT_CALL_TIMEOUT_MS = 60_000;
+const LIST_CHANGED_DEBOUNCE_MS = 50;
+
+interface Connection {
+  client: Client;
+  opened: Opened;
+  closing: boolean;
+  detail: () => string;
+}
+
+async function close(connection: Connection): Promise<void> {
+  if (connection.closing) return;
+  connection.closing = true;
+  connection.client.onclose = undefined;
+  try {
+    await connection.client.close();
+  } catch {
+    // Closing what is already gone.
+  }
+  try {
+    await connection.opened.dispose?.();
+  } catch {
+    // Freeing what is already free.
+  }
+}
+
+/** Whether a failure means the connection is gone (not a refusal of this one request). */
+function losesConnection(cause: unknown): boolean {
+  if (cause instanceof SdkHttpError || cause instanceof ProtocolError) return false;
+  if (cause instanceof SdkError) {
+    return [SdkErrorCode.ConnectionClosed, SdkErrorCode.NotConnected, SdkErrorCode.SendFailed].includes(cause.code);
+  }
+  // fetch() failing (connection refused or reset) is a TypeError; a timeout or abort is not a loss.
+  return cause instanceof TypeError;
+}
+
+/** The SDK's tools as plain specs: the fields of the contract, exactly as the server published them. */
+function toSpecs(tools: readonly unknown[]): ToolSpec[] {
+  return tools.map((raw) => {
+    const tool = raw as ToolSpec;
+    const spec: ToolSpec = { name: tool.name, inputSchema: tool.inputSchema };
+    if (tool.title !== undefined) spec.title = tool.title;
+    if (tool.description !== undefined) spec.description = tool.description;
+    if (tool.outputSchema !== undefined) spec.outputSchema = tool.outputSchema;
+    if (tool.annotations !== undefined) spec.annotations = tool.annotations;
+    if (tool._meta !== undefined) spec._meta = tool._meta;
+    return spec;
+  });
+}
+
+/** A short line saying what a failed tool said: a Skillport envelope's message, else its first text. */
+function summary(result: ToolResult): string {
+  const structured = result.structuredContent as { message?: unknown } | undefined;
+  if (typeof structured?.message === "string") return clip(structured.message);
+  for (const block of result.content) {
+    const text = (block as { type?: unknown; text?: unknown }).text;
+    if ((block as { type?: unknown }).type === "text" && typeof text === "string") return clip(text);
+  }
+  return "the tool reported an error";
+}
+
+function clip(text: string): string {
+  return text.length > 500 ? `${text.slice(0, 500)}…` : text;
+}

@@ -1,0 +1,98 @@
+import { randomBytes } from "node:crypto";
+import { connect } from "@skillport/client";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Scratch, ServedHttp } from "./helpers.js";
+import { notesManifest, scratch, serveHttp } from "./helpers.js";
+
+const TOKEN = randomBytes(24).toString("hex");
+
+describe("Streamable HTTP: a loopback skillport serve --http with a bearer token", () => {
+  let where: Scratch;
+  let served: ServedHttp;
+  let url: string;
+
+  beforeAll(async () => {
+    where = await scratch();
+    const manifest = await notesManifest(where, {
+      http: { auth: { tokens: [{ name: "client-test", token: { env: "CLIENT_TEST_TOKEN" } }] } },
+    });
+    served = serveHttp(manifest, { CLIENT_TEST_TOKEN: TOKEN });
+    url = await served.url;
+  });
+  afterAll(async () => {
+    await served?.stop();
+    await where?.dispose();
+  });
+
+  it.each([
+    ["auto", "2026-07-28"],
+    ["2026-07-28", "2026-07-28"],
+    ["2025-11-25", "2025-11-25"],
+  ] as const)("protocol %s speaks the %s era: lists, calls and refuses as values", async (protocol, era) => {
+    const seen: string[] = [];
+    const handle = connect({
+      transport: "http",
+      url,
+      protocol,
+      bearer: TOKEN,
+      fetch: (input, init) => {
+        const version = new Headers(init?.headers).get("mcp-protocol-version");
+        if (version !== null) seen.push(version);
+        return fetch(input, init);
+      },
+    });
+    const started = await handle.start();
+    expect(started.ok).toBe(true);
+    const search = started.ok ? started.tools.find((t) => t.name === "notes.search_notes") : undefined;
+    expect(search?.inputSchema).toMatchObject({ type: "object", required: ["keyword"] });
+    const found = await handle.callTool("notes.search_notes", { keyword: "agent", limit: 2 });
+    expect(found.ok).toBe(true);
+    expect(found.ok && (found.result.structuredContent as { ok: boolean }).ok).toBe(true);
+    const refused = await handle.callTool("notes.search_notes", { keyword: "a" });
+    expect(refused).toMatchObject({ ok: false, error: { code: "TOOL_ERROR" } });
+    expect(refused.ok ? "" : refused.error.message).toContain("keyword");
+    const unknown = await handle.callTool("notes.nope");
+    expect(unknown).toMatchObject({ ok: false, error: { code: "PROTOCOL_ERROR" } });
+    expect(seen).toContain(era);
+    await handle.stop();
+  });
+
+  it("a wrong token answers UNAUTHORIZED at start, as a value", async () => {
+    const handle = connect({ transport: "http", url, bearer: "not-the-token-at-all" });
+    const started = await handle.start();
+    expect(started).toMatchObject({ ok: false, error: { code: "UNAUTHORIZED", status: 401 } });
+    expect(handle.state.value).toBe("error");
+  });
+
+  it("a missing bearer credential sends no request at all", async () => {
+    let requests = 0;
+    const handle = connect({
+      transport: "http",
+      url,
+      bearer: { env: "SKILLPORT_CLIENT_TEST_UNSET" },
+      fetch: (input, init) => {
+        requests++;
+        return fetch(input, init);
+      },
+    });
+    const outcome = await handle.callTool("notes.search_notes", { keyword: "agent" });
+    expect(outcome).toMatchObject({ ok: false, error: { code: "CREDENTIALS_MISSING", credential: "bearer" } });
+    expect(requests).toBe(0);
+  });
+
+  it("a credential as a header of its own, and a server that is gone answers UNAVAILABLE", async () => {
+    const headerHandle = connect({
+      transport: "http",
+      url,
+      credentials: { token: { from: { value: TOKEN }, to: { header: "Authorization", prefix: "Bearer " } } },
+    });
+    expect((await headerHandle.start()).ok).toBe(true);
+    await headerHandle.stop();
+    const gone = connect({ transport: "http", url: "http://127.0.0.1:9/mcp", protocol: "2025-11-25" });
+    expect(await gone.start()).toMatchObject({ ok: false, error: { code: "UNAVAILABLE" } });
+  });
+
+  it("connect() of the root entry takes HTTP only, and says where the others are", () => {
+    expect(() => connect({ transport: "stdio" } as never)).toThrow(/@skillport\/client\/node/);
+  });
+});

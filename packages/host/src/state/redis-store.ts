@@ -1,0 +1,199 @@
+import type { Redis as RedisClient } from "ioredis";
+import { messageOf } from "../errors.js";
+import { retryAfter } from "./memory-store.js";
+import type { Claim, StateStore, StoreHealth } from "./store.js";
+import { StoreUnavailableError } from "./store.js";
+
+/** Options for {@link createRedisStore}. */
+export interface RedisStoreOptions {
+  /** `redis://[user:password@]host:port[/db]`, or `rediss://` for TLS. Redis 6.2 or later, or Valkey. */
+  url: string;
+  /** Put before every key, so compositions can share one Redis. @default "skillport:" */
+  prefix?: string;
+  /** How long one command may take before the store counts as unavailable for it. @default 1000 */
+  commandTimeoutMs?: number;
+  /** Told whenever the store becomes reachable or unreachable. */
+  onHealth?: (health: StoreHealth) => void;
+}
+
+/**
+ * The store replicas share, in Redis (or Valkey) through ioredis. Rate limits run as one Lua script per request
+ * (a token bucket on the server's clock, so replicas' clocks do not matter); one-time claims are `SET … NX PX` in a
+ * script that also keeps the time this Redis's memory began (an `epoch` key written once), so a claim for something
+ * issued before Redis lost its data is `forgotten`, not `first`; ready replicas are a sorted set by expiry. Run
+ * Redis with `maxmemory-policy noeviction`: an evicted claim would be forgotten without a trace. The first command connects; after that a command never waits for
+ * a connection: while Redis cannot be reached each one rejects at once with {@link StoreUnavailableError}, and
+ * ioredis reconnects in the background (every 100 ms to 2 s), so the store recovers by itself when Redis returns.
+ * ioredis is loaded only when this store is made.
+ *
+ * @example
+ * const store = await createRedisStore({ url: "redis://127.0.0.1:6379", prefix: "skillport:notes:" });
+ * await store.claimOnce("once:abc", 60_000, issuedAt); // "first" on one replica, "used" on every other
+ */
+export async function createRedisStore(options: RedisStoreOptions): Promise<StateStore> {
+  const { Redis } = await import("ioredis");
+  const prefix = options.prefix ?? "skillport:";
+  const client = new Redis(options.url, {
+    keyPrefix: prefix,
+    lazyConnect: true,
+    // Fail fast instead of queueing: a call should not wait for a Redis that may not come back.
+    enableOfflineQueue: false,
+    maxRetriesPerRequest: 0,
+    // A command cut off by a lost connection is not sent again: a claim may have been recorded, and its caller
+    // was already told the store is unavailable.
+    autoResendUnfulfilledCommands: false,
+    commandTimeout: options.commandTimeoutMs ?? 1000,
+    connectTimeout: 2000,
+    retryStrategy: (attempt) => Math.min(attempt * 100, 2000),
+    scripts: {
+      takeToken: { numberOfKeys: 1, lua: TAKE_TOKEN },
+      heartbeat: { numberOfKeys: 2, lua: HEARTBEAT },
+      claimOnce: { numberOfKeys: 2, lua: CLAIM_ONCE },
+      startEpoch: { numberOfKeys: 1, lua: START_EPOCH },
+    },
+  }) as RedisWithScripts;
+
+  let health: StoreHealth = { ok: false, reason: "not connected yet", since: new Date() };
+  const setHealth = (next: StoreHealth) => {
+    if (next.ok === health.ok) return;
+    health = next;
+    options.onHealth?.(next);
+  };
+  const down = (reason: string) => setHealth({ ok: false, reason, since: new Date() });
+  client.on("ready", () => setHealth({ ok: true }));
+  client.on("error", (error: Error) => down(messageOf(error)));
+  client.on("close", () => down("the connection closed"));
+  client.on("end", () => down("the store was closed"));
+  // Connected on first use, so a command that never needs the store (skillport list) never opens a socket; a
+  // replica that cannot reach Redis at start-up starts anyway, and says so.
+  let connecting: Promise<void> | undefined;
+
+  /** Runs one command; any failure (no connection, a timeout, an error reply) means the store is unavailable. */
+  async function command<T>(run: () => Promise<T>): Promise<T> {
+    connecting ??= client
+      .connect()
+      .then(() => client.startEpoch(EPOCH))
+      .then(
+        () => undefined,
+        () => undefined,
+      );
+    if (client.status === "connecting" || client.status === "wait") await connecting;
+    try {
+      const result = await run();
+      setHealth({ ok: true });
+      return result;
+    } catch (error) {
+      const reason = messageOf(error);
+      down(reason);
+      throw new StoreUnavailableError(`the state store (redis) cannot be reached: ${reason}`, { cause: error });
+    }
+  }
+
+  return {
+    kind: "redis",
+    async take(key, rate) {
+      if (rate.requestsPerMinute <= 0) return { ok: true };
+      const burst = Math.max(1, rate.burst);
+      const [taken, tokens] = await command(() => client.takeToken(`rate:${key}`, rate.requestsPerMinute, burst));
+      return taken === 1
+        ? { ok: true }
+        : { ok: false, retryAfterSec: retryAfter(Number(tokens), rate.requestsPerMinute / 60_000) };
+    },
+    async claimOnce(key, ttlMs, issuedAt) {
+      const ttl = Math.max(1, Math.ceil(ttlMs));
+      return await command(() => client.claimOnce(`once:${key}`, EPOCH, ttl, Math.floor(issuedAt)));
+    },
+    async heartbeat(id, ttlMs) {
+      return (await command(() => client.heartbeat("replicas", EPOCH, id, Math.max(1, Math.ceil(ttlMs))))).sort();
+    },
+    async leave(id) {
+      await command(() => client.zrem("replicas", id));
+    },
+    health: () => health,
+    async close() {
+      client.disconnect();
+      setHealth({ ok: false, reason: "the store was closed", since: new Date() });
+    },
+  };
+}
+
+// --- internal ---
+
+interface RedisWithScripts extends RedisClient {
+  takeToken(key: string, requestsPerMinute: number, burst: number): Promise<[number, string]>;
+  heartbeat(key: string, epoch: string, id: string, ttlMs: number): Promise<string[]>;
+  claimOnce(key: string, epoch: string, ttlMs: number, issuedAt: number): Promise<Claim>;
+  startEpoch(epoch: string): Promise<unknown>;
+}
+
+/** The key holding when this Redis's memory began (ms, Redis's clock); never expires, written once. */
+const EPOCH = "epoch";
+
+/** The time on Redis's clock, in ms, as Lua code. */
+const NOW = `
+local time = redis.call('TIME')
+local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+`;
+
+/**
+ * Starts the epoch when missing: on the first connection, so that what this replica issues from then on is
+ * remembered (a fresh Redis and one that lost its data look the same).
+ */
+const START_EPOCH = `${NOW}
+redis.call('SET', KEYS[1], now, 'NX')
+return 1
+`;
+
+/**
+ * Set-if-absent of KEYS[1] for ARGV[1] ms, unless what it names was issued (ARGV[2], ms) before KEYS[2], the
+ * epoch, which is written now if missing: a Redis that lost its data (restarted without persistence) starts a new
+ * epoch, and whatever was issued before it may have been used then.
+ */
+const CLAIM_ONCE = `${NOW}
+redis.call('SET', KEYS[2], now, 'NX')
+if tonumber(ARGV[2]) < tonumber(redis.call('GET', KEYS[2])) then return 'forgotten' end
+if redis.call('SET', KEYS[1], '1', 'PX', ARGV[1], 'NX') then return 'first' end
+return 'used'
+`;
+
+/**
+ * The token bucket of memory-store.ts, atomically in Redis on the server's clock: refill by the time passed, take
+ * one when there is one. A bucket is forgotten once it would be full again, which changes no decision.
+ * Answers { 1, "" } when taken, { 0, tokens left } when not (tokens as text: Lua numbers reach the client cut
+ * to integers).
+ */
+const TAKE_TOKEN = `${NOW}
+local rpm = tonumber(ARGV[1])
+local burst = tonumber(ARGV[2])
+local perMs = rpm / 60000
+local saved = redis.call('HMGET', KEYS[1], 'tokens', 'at')
+local tokens = tonumber(saved[1])
+local at = tonumber(saved[2])
+if tokens == nil or at == nil then
+  tokens = burst
+else
+  tokens = math.min(burst, tokens + math.max(0, now - at) * perMs)
+end
+local taken = 0
+if tokens >= 1 then
+  tokens = tokens - 1
+  taken = 1
+end
+redis.call('HSET', KEYS[1], 'tokens', tostring(tokens), 'at', tostring(now))
+redis.call('PEXPIRE', KEYS[1], math.ceil((burst - tokens) / perMs) + 1000)
+if taken == 1 then return { 1, '' } end
+return { 0, tostring(tokens) }
+`;
+
+/**
+ * Marks one replica ready until now + ttl, forgets the expired ones, and lists those left; starts the epoch (see
+ * CLAIM_ONCE) when missing, so it begins when the first replica connects rather than at the first claim.
+ */
+const HEARTBEAT = `${NOW}
+redis.call('SET', KEYS[2], now, 'NX')
+local ttl = tonumber(ARGV[2])
+redis.call('ZADD', KEYS[1], now + ttl, ARGV[1])
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
+redis.call('PEXPIRE', KEYS[1], ttl)
+return redis.call('ZRANGE', KEYS[1], 0, -1)
+`;
