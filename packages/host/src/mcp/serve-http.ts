@@ -10,6 +10,7 @@ import { createAuthenticator } from "../transports/http/auth.js";
 import type { ResolvedHttpConfig, ResolveHttpConfigOptions } from "../transports/http/config.js";
 import { resolveHttpConfig, withoutBrackets } from "../transports/http/config.js";
 import type { EdgeContext, Endpoint } from "../transports/http/guard.js";
+import { paramHeadersOf } from "../transports/http/guards/param-headers.js";
 import type { HttpHandler, ServeState } from "../transports/http/handler.js";
 import { createHttpHandler } from "../transports/http/handler.js";
 import type { HttpMetrics } from "../transports/http/metrics.js";
@@ -167,6 +168,10 @@ export function createHostHttpHandler(
   });
   // 2025-era sessions, where the manifest asks for them: served beside the stateless handler, closed with it.
   const sessions = config.sessions ? createLegacySessions({ factory, logger: host.logger }) : undefined;
+  // SEP-2243: the arguments each tool mirrors into Mcp-Param-* headers, found once in the published schemas.
+  const paramHeaders = new Map(
+    host.registry.listings.map((listing) => [listing.name, paramHeadersOf(listing.inputSchema)] as const),
+  );
   const scopes = [...new Set([...host.registry.tools.values()].flatMap((entry) => entry.scopes))];
   const handle = createHttpHandler({
     config,
@@ -183,6 +188,7 @@ export function createHostHttpHandler(
     }),
     metadata: { name: host.manifest.name, scopes },
     endpoint: mcpEndpoint(mcp, sessions),
+    paramHeaders: (tool) => paramHeaders.get(tool),
   });
   return {
     handle,
