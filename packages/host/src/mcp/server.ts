@@ -18,7 +18,12 @@ import {
   ResourceNotFoundError,
   Server,
 } from "@modelcontextprotocol/server";
-import { SKILLS_EXTENSION_ID, SKILLS_GET_METHOD, SKILLS_LIST_METHOD } from "@modelcontextprotocol/server/ext/skills";
+import {
+  RESOURCES_DIRECTORY_READ_METHOD,
+  SKILLS_EXTENSION_ID,
+  SKILLS_GET_METHOD,
+  SKILLS_LIST_METHOD,
+} from "@modelcontextprotocol/server/ext/skills";
 import type { Envelope } from "@skillport/core";
 import type { InputFeature } from "../entries/tool-entry.js";
 import type { Host } from "../host.js";
@@ -70,7 +75,7 @@ export function createServerFactory(
     prompts: { listChanged: false },
     completions: {},
     logging: {},
-    extensions: { [SKILLS_EXTENSION_ID]: {} },
+    extensions: { [SKILLS_EXTENSION_ID]: { directoryRead: true } },
   };
 
   return (requestContext) => {
@@ -218,6 +223,20 @@ export function createServerFactory(
         ...cacheFields(ctx),
       };
     });
+    server.setRequestHandler(RESOURCES_DIRECTORY_READ_METHOD, { params: DIRECTORY_PARAMS }, async (params, ctx) => {
+      const children = await catalog.readDirectory(params.uri);
+      if (children === undefined) {
+        throw new ProtocolError(ProtocolErrorCode.InvalidParams, `${params.uri} is not a folder of a served skill`);
+      }
+      const start = cursorOf(params.cursor, children.length);
+      const page = children.slice(start, start + SKILLS_PAGE_SIZE);
+      const next = start + page.length;
+      return {
+        resources: page,
+        ...(next < children.length ? { nextCursor: String(next) } : {}),
+        ...cacheFields(ctx),
+      };
+    });
     server.setRequestHandler(SKILLS_GET_METHOD, { params: URI_PARAMS }, async (params, ctx) => {
       const skill = await catalog.get(params.uri);
       if (skill === undefined)
@@ -252,6 +271,11 @@ const CURSOR_PARAMS = paramsSchema<{ cursor?: string }>((value) =>
 );
 const URI_PARAMS = paramsSchema<{ uri: string }>((value) =>
   typeof value.uri === "string" ? { uri: value.uri } : undefined,
+);
+const DIRECTORY_PARAMS = paramsSchema<{ uri: string; cursor?: string }>((value) =>
+  typeof value.uri === "string" && (value.cursor === undefined || typeof value.cursor === "string")
+    ? { uri: value.uri, cursor: value.cursor as string | undefined }
+    : undefined,
 );
 
 function paramsSchema<T>(read: (value: Record<string, unknown>) => T | undefined): StandardSchemaV1<unknown, T> {

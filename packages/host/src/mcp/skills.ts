@@ -3,14 +3,14 @@
 // host serves a low-level Server, so it answers the methods itself and builds each entry with the SDK's skillEntry
 // (frontmatter, digests, sizes, the extension's rules).
 import type { Resource } from "@modelcontextprotocol/server";
-import type { Skill } from "@modelcontextprotocol/server/ext/skills";
-import { skillEntry } from "@modelcontextprotocol/server/ext/skills";
+import type { DirectoryResource, Skill } from "@modelcontextprotocol/server/ext/skills";
+import { DIRECTORY_MIME_TYPE, skillEntry } from "@modelcontextprotocol/server/ext/skills";
 import type { Logger } from "../log.js";
 import type { SkillDoc } from "../registry/skill-docs.js";
 import { readSkillFiles, SKILL_FILE } from "../registry/skill-docs.js";
 
 /** One file of the catalog, as resources/read serves it. */
-export type SkillFile = { text: string; mimeType: string } | { bytes: Uint8Array; mimeType: string };
+type SkillFile = { text: string; mimeType: string } | { bytes: Uint8Array; mimeType: string };
 
 /** The catalog of a composition's skills. */
 export interface SkillsCatalog {
@@ -19,6 +19,11 @@ export interface SkillsCatalog {
   get(uri: string): Promise<Skill | undefined>;
   /** A file of a served skill, or undefined when no skill serves that URI. */
   read(uri: string): Promise<SkillFile | undefined>;
+  /**
+   * The direct children of a skill's folder (`skill://…/<name>`) or of a folder in it, in URI order: files with
+   * their MIME type and size, folders as `inode/directory`. Undefined when the URI is no such folder.
+   */
+  readDirectory(uri: string): Promise<readonly DirectoryResource[] | undefined>;
   /** The SKILL.md files, for resources/list: named and described by their frontmatter. */
   listResources(): Promise<Resource[]>;
 }
@@ -33,6 +38,7 @@ export const SKILLS_PAGE_SIZE = 100;
  */
 export function createSkillsCatalog(docs: readonly SkillDoc[], logger: Logger): SkillsCatalog {
   let built: Promise<Map<string, { skill: Skill; files: Map<string, Uint8Array> }>> | undefined;
+  let folders: Promise<Map<string, DirectoryResource[]>> | undefined;
   const build = () => {
     built ??= (async () => {
       const catalog = new Map<string, { skill: Skill; files: Map<string, Uint8Array> }>();
@@ -64,6 +70,10 @@ export function createSkillsCatalog(docs: readonly SkillDoc[], logger: Logger): 
     async get(uri) {
       return (await build()).get(uri)?.skill;
     },
+    async readDirectory(uri) {
+      folders ??= build().then(foldersOf);
+      return (await folders).get(uri.endsWith("/") ? uri.slice(0, -1) : uri);
+    },
     async read(uri) {
       for (const { files } of (await build()).values()) {
         const bytes = files.get(uri);
@@ -89,6 +99,41 @@ export function createSkillsCatalog(docs: readonly SkillDoc[], logger: Logger): 
 }
 
 // --- internal ---
+
+/** Every folder of every skill (its root, and the folders its files sit in) → its direct children, in URI order. */
+function foldersOf(catalog: Map<string, { skill: Skill; files: Map<string, Uint8Array> }>) {
+  const folders = new Map<string, Map<string, DirectoryResource>>();
+  const folder = (uri: string) => {
+    let children = folders.get(uri);
+    if (children === undefined) {
+      children = new Map();
+      folders.set(uri, children);
+    }
+    return children;
+  };
+  for (const { skill, files } of catalog.values()) {
+    const root = skill.uri.slice(0, -`/${SKILL_FILE}`.length);
+    folder(root);
+    for (const [uri, bytes] of files) {
+      const segments = uri.slice(root.length + 1).split("/");
+      let parent = root;
+      for (const [index, segment] of segments.entries()) {
+        const child = `${parent}/${segment}`;
+        const name = decodeURIComponent(segment);
+        if (index === segments.length - 1) {
+          folder(parent).set(child, { uri: child, name, mimeType: mimeTypeOf(child), size: bytes.byteLength });
+        } else {
+          folder(parent).set(child, { uri: child, name, mimeType: DIRECTORY_MIME_TYPE });
+          folder(child);
+        }
+        parent = child;
+      }
+    }
+  }
+  return new Map(
+    [...folders].map(([uri, children]) => [uri, [...children.values()].sort((a, b) => (a.uri < b.uri ? -1 : 1))]),
+  );
+}
 
 const MIME: Record<string, string> = {
   md: "text/markdown",
