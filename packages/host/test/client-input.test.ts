@@ -199,7 +199,7 @@ describe("round state (2026-07-28, as a client sends it)", () => {
     params: { name: "library.ask_name", arguments: { run: "raw" }, _meta: meta, ...extra },
   });
 
-  it("refuses tampered, replayed and retargeted state with invalid params, and ignores answers it did not ask for", async () => {
+  it("refuses tampered, replayed and retargeted state with invalid params; a first call's own answers count for its questions only", async () => {
     const first = await rpc(call({}));
     expect(first.result).toMatchObject({ resultType: "input_required" });
     const state = first.result?.requestState as string;
@@ -226,8 +226,16 @@ describe("round state (2026-07-28, as a client sends it)", () => {
     const replayed = await rpc(call({ inputResponses: answer, requestState: state }));
     expect(replayed.error?.message).toContain("already used");
 
-    // An answer sent without state (unasked) is not taken: the user is asked.
-    const unasked = await rpc(call({ inputResponses: answer }));
-    expect(unasked.result).toMatchObject({ resultType: "input_required" });
+    // A first call may carry the answer to the question it will ask (MRTR's ephemeral flow): it is taken, and the
+    // next question is asked. An answer for a key the run does not ask, or in the wrong shape, is not.
+    const ahead = await rpc(call({ inputResponses: answer }));
+    expect(ahead.result).toMatchObject({ resultType: "input_required", inputRequests: { "elicit-2": {} } });
+    expect(Object.keys(ahead.result?.inputRequests ?? {})).toEqual(["elicit-2"]);
+    const stray = { other: { action: "accept", content: { name: "Eve" } } };
+    const wrongShape = { "elicit-1": { action: "accept", content: { name: 42 } } };
+    for (const inputResponses of [stray, wrongShape]) {
+      const ignored = await rpc(call({ inputResponses }));
+      expect(Object.keys(ignored.result?.inputRequests ?? {})).toEqual(["elicit-1"]);
+    }
   });
 });

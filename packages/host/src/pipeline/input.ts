@@ -31,16 +31,22 @@ export interface OpenRound {
 
 /**
  * Opens a round: answers come from the earlier rounds (`prior`, verified state) and from the client's responses to
- * the questions the previous round asked (responses to anything else are ignored). An answer is used only when it
- * has the shape of an answer to the question asked now (an elicitation's content valid against its schema);
- * anything else counts as unanswered, and the question is asked again.
+ * the questions the previous round asked (responses to anything else are ignored); on a first call, which carries no
+ * state, from the responses the client sent along for the questions the run asks. An answer is used only when it has
+ * the shape of an answer to the question asked now (an elicitation's content valid against its schema); anything
+ * else counts as unanswered, and the question is asked again. (A dangerous tool's confirmation is not one of these
+ * questions: it counts only with the state of the question this server asked.)
  */
 export function openRound(input: CallInput | undefined, prior: InputRound | undefined, ajv: Ajv2020): OpenRound {
   const answers: Record<string, unknown> = { ...(prior?.answers ?? {}) };
+  const responses = input?.responses ?? {};
   for (const [key, method] of Object.entries(prior?.asked ?? {})) {
-    const response = input?.responses?.[key];
-    if (response !== undefined && Object.hasOwn(input?.responses ?? {}, key)) answers[key] = { method, response };
+    const response = responses[key];
+    if (response !== undefined && Object.hasOwn(responses, key)) answers[key] = { method, response };
   }
+  // A first call (no round state) may carry its answers already, as a client that knows the questions sends them:
+  // each is taken for the question of its key this run asks, when it answers that kind of question in its shape.
+  const firstRound = prior === undefined && input?.state === undefined;
   const used: Record<string, unknown> = {};
   const questions: Record<string, InputRequest> = {};
   const stop = new AbortController();
@@ -48,7 +54,9 @@ export function openRound(input: CallInput | undefined, prior: InputRound | unde
   const channel: InputChannel = {
     supports: (feature) => input?.supports[feature] === true,
     ask(key, request) {
-      const given = Object.hasOwn(answers, key) ? answers[key] : undefined;
+      const unasked =
+        firstRound && Object.hasOwn(responses, key) ? { method: request.method, response: responses[key] } : undefined;
+      const given = Object.hasOwn(answers, key) ? answers[key] : unasked;
       const answer = given === undefined ? undefined : answerFor(given, request, ajv);
       if (answer !== undefined) {
         used[key] = given;
