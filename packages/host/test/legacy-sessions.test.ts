@@ -160,6 +160,47 @@ describe("2025-11-25 sessions over HTTP (http.sessions: true)", () => {
     }
   });
 
+  it("resumes a dropped event stream from the session's own events only (Last-Event-ID)", async () => {
+    const open = async (token: string) => {
+      const init = await raw(serving.url, { headers: bearer(token), body: INITIALIZE });
+      const headers = {
+        ...bearer(token),
+        "mcp-session-id": String(init.headers["mcp-session-id"]),
+        "mcp-protocol-version": "2025-11-25",
+      };
+      await raw(serving.url, {
+        headers,
+        body: JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" }),
+      });
+      return headers;
+    };
+    const alice = await open(ALICE);
+    const call = await raw(serving.url, {
+      headers: alice,
+      body: rpc("tools/call", { name: "library.show_cover", arguments: {} }, 41),
+    });
+    // The answer's stream opens with an event that only carries its id and the reconnection delay.
+    const first = /^id: (\S+)\nretry: (\d+)\ndata: *\n/.exec(call.text);
+    expect(first?.[2]).toBe("1000");
+    const replay = new AbortController();
+    const resumed = await fetch(serving.url, {
+      headers: { ...alice, accept: "text/event-stream", "last-event-id": String(first?.[1]) },
+      signal: replay.signal,
+    });
+    expect(resumed.status).toBe(200);
+    const replayed = await firstEventWith(resumed, '"id":41');
+    replay.abort();
+    expect(replayed).toMatchObject({ id: 41, result: { structuredContent: { ok: true } } });
+
+    // Another session (here another caller's) finds none of alice's events.
+    const mallory = await open(BOB);
+    const stolen = await fetch(serving.url, {
+      headers: { ...mallory, accept: "text/event-stream", "last-event-id": String(first?.[1]) },
+    });
+    expect(stolen.status).toBe(400);
+    expect(await stolen.text()).not.toContain("structuredContent");
+  });
+
   it("answers GET or DELETE without a session id with 400", async () => {
     for (const method of ["GET", "DELETE"]) {
       const answer = await raw(serving.url, { method, headers: bearer(ALICE) });
@@ -167,6 +208,19 @@ describe("2025-11-25 sessions over HTTP (http.sessions: true)", () => {
     }
   });
 });
+
+/** Reads an event stream until an event's data contains `marker`, and returns that event's message. */
+async function firstEventWith(response: Response, marker: string): Promise<unknown> {
+  const reader = (response.body as ReadableStream<Uint8Array>).getReader();
+  let text = "";
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) throw new Error(`the stream ended without ${marker}:\n${text}`);
+    text += new TextDecoder().decode(value);
+    const line = text.split("\n").find((l) => l.startsWith("data: ") && l.includes(marker));
+    if (line !== undefined) return JSON.parse(line.slice(6));
+  }
+}
 
 describe("without sessions (the default)", () => {
   let host: Host;

@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import type { AuthInfo, McpRequestContext, Server } from "@modelcontextprotocol/server";
+import type { AuthInfo, EventStore, JSONRPCMessage, McpRequestContext, Server } from "@modelcontextprotocol/server";
 import { isInitializeRequest, WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/server";
 import type { Logger } from "../log.js";
 import { rpcError } from "../transports/http/responses.js";
@@ -16,7 +16,7 @@ export interface LegacySessionsOptions {
 }
 
 /** Who sends a request to a session, as the HTTP edge authenticated it. */
-export interface SessionCaller {
+interface SessionCaller {
   /** The caller's id (`token:<name>`, `jwt:<sub>`, `anonymous`): a session answers only the caller that opened it. */
   id: string;
   authInfo: AuthInfo;
@@ -74,6 +74,9 @@ export function createLegacySessions(options: LegacySessionsOptions): LegacySess
       const server = options.factory({ era: "legacy", authInfo: caller.authInfo });
       const transport = new WebStandardStreamableHTTPServerTransport({
         sessionIdGenerator: () => randomUUID(),
+        // A dropped event stream resumes (GET with Last-Event-ID) from this session's own recent events only.
+        eventStore: sessionEventStore(),
+        retryInterval: RETRY_MS,
         onsessioninitialized: (sessionId) => {
           sessions.set(sessionId, { caller: caller.id, transport, server, timer: idle(sessionId) });
         },
@@ -120,6 +123,54 @@ export function createLegacySessions(options: LegacySessionsOptions): LegacySess
 }
 
 // --- internal ---
+
+/** How long a client waits before it reconnects a dropped event stream (the `retry` of its first event). */
+const RETRY_MS = 1000;
+/** A session keeps this many recent events per stream, for this many of its latest streams. */
+const KEPT_EVENTS = 256;
+const KEPT_STREAMS = 32;
+
+/**
+ * One session's recent events, so its client can resume a dropped stream: each stream's last events (the oldest
+ * dropped first) for the session's latest streams. It belongs to one session, so an event id of another session
+ * (another caller's, or a guess) finds nothing.
+ */
+function sessionEventStore(): EventStore {
+  const streams = new Map<string, { id: string; message: JSONRPCMessage }[]>();
+  let counter = 0;
+  const find = (eventId: string) => {
+    for (const [streamId, events] of streams) {
+      const at = events.findIndex((e) => e.id === eventId);
+      if (at !== -1) return { streamId, events, at };
+    }
+    return undefined;
+  };
+  return {
+    async storeEvent(streamId, message) {
+      let events = streams.get(streamId);
+      if (events === undefined) {
+        events = [];
+        streams.set(streamId, events);
+        if (streams.size > KEPT_STREAMS) streams.delete(streams.keys().next().value as string);
+      }
+      const id = `${streamId}.${++counter}`;
+      events.push({ id, message });
+      if (events.length > KEPT_EVENTS) events.shift();
+      return id;
+    },
+    async getStreamIdForEventId(eventId) {
+      return find(eventId)?.streamId;
+    },
+    async replayEventsAfter(lastEventId, { send }) {
+      const found = find(lastEventId);
+      if (found === undefined) throw new Error("unknown event id");
+      for (const event of found.events.slice(found.at + 1)) {
+        if (Object.keys(event.message).length > 0) await send(event.id, event.message);
+      }
+      return found.streamId;
+    },
+  };
+}
 
 interface Session {
   caller: string;
