@@ -5,7 +5,15 @@ import { sandboxAvailable } from "@skillport/core/sandbox";
 import type { Host } from "@skillport/host";
 import { createHost } from "@skillport/host";
 import type { LockFile, SurfaceChange } from "@skillport/host/tooling";
-import { classifySkillChanges, lintSkill, lockCommand, lockPathOf, messageOf, readLock } from "@skillport/host/tooling";
+import {
+  classifySkillChanges,
+  lintSkill,
+  lintSkillDoc,
+  lockCommand,
+  lockPathOf,
+  messageOf,
+  readLock,
+} from "@skillport/host/tooling";
 import semver from "semver";
 import { count } from "../count.js";
 import { formatTable } from "../format-table.js";
@@ -68,6 +76,7 @@ export async function check(options: CheckOptions): Promise<number> {
         add(finding.severity === "error" ? "error" : "warning", finding.rule, where, finding.message);
       }
       await diagnose(instance, skill, add);
+      await checkSkillDoc(host, instance, skill, add);
     }
     if (compat !== undefined) checkNames(host, options.compat as string, compat, add);
     const sizes = sizeOf(host);
@@ -103,6 +112,28 @@ type Add = (severity: Finding["severity"], rule: string, where: string, message:
  * What the skill itself says about this instance's config (`defineSkill({ diagnose })`): sandbox missing, etc.; and
  * whether `isolation: "process"` gets the sandbox it promises here.
  */
+/** The instance's SKILL.md, when it serves one, against the rules testSkill() applies: frontmatter, tool names. */
+async function checkSkillDoc(
+  host: Host,
+  instance: Host["registry"]["instances"][number],
+  skill: RegisteredSkill,
+  add: Add,
+): Promise<void> {
+  const doc = host.registry.skillDocs.find((d) => d.instance === instance);
+  if (doc === undefined) return;
+  const file = path.join(doc.dir, "SKILL.md");
+  let text: string;
+  try {
+    text = await readFile(file, "utf8");
+  } catch (error) {
+    add("error", "skill-md-frontmatter", `${instance.source}, SKILL.md`, `cannot read ${file}: ${messageOf(error)}`);
+    return;
+  }
+  for (const finding of lintSkillDoc(text, skill)) {
+    add(finding.severity, finding.rule, `${instance.source}, SKILL.md`, finding.message);
+  }
+}
+
 async function diagnose(
   instance: Host["registry"]["instances"][number],
   skill: RegisteredSkill,
