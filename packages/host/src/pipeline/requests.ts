@@ -44,10 +44,10 @@ export type RequestOutcome<T> =
   | { status: "input"; requests: Record<string, InputRequest>; state: string };
 
 /** A reference completion/complete names: a prompt, or a resource template by its URI template. */
-export type CompletionRef = { type: "ref/prompt"; name: string } | { type: "ref/resource"; uri: string };
+type CompletionRef = { type: "ref/prompt"; name: string } | { type: "ref/resource"; uri: string };
 
 /** What completion/complete answers. */
-export type Completion = {
+type Completion = {
   values: string[];
   total?: number;
   hasMore: boolean;

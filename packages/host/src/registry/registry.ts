@@ -10,18 +10,8 @@ import type { ToolEntry, ToolListing } from "../entries/tool-entry.js";
 import type { TemplateIndex } from "./build-resources.js";
 import type { SkillDoc } from "./skill-docs.js";
 
-export type {
-  PromptEntry,
-  PromptListing,
-  ResourceEntry,
-  ResourceListing,
-  ResourceTemplateEntry,
-  ResourceTemplateListing,
-} from "../entries/resource-entry.js";
 export type { SkillInstance } from "../entries/skill-instance.js";
 export type { ToolEntry, ToolListing } from "../entries/tool-entry.js";
-export type { TemplateIndex } from "./build-resources.js";
-export type { SkillDoc } from "./skill-docs.js";
 
 /** The namespaced table of a manifest: tools, resources and their templates, prompts, and SKILL.md documents. */
 export interface Registry {

@@ -67,7 +67,7 @@ export function compileUriTemplate(template: string): UriTemplate {
  * The mount of a skill instance's URIs: under its id (`scheme://<id>/rest`), or as they are when `id` is undefined
  * (an instance mounted without a prefix). Only URIs in `schemes`, the schemes the skill's own resources use, move.
  */
-export function uriMount(id: string | undefined, schemes: ReadonlySet<string>): UriMount {
+function uriMount(id: string | undefined, schemes: ReadonlySet<string>): UriMount {
   return {
     served(uri) {
       if (id === undefined) return uri;
@@ -92,7 +92,7 @@ export function instanceMount(
 }
 
 /** The longest URI a template is matched against. */
-export const MAX_URI = 8192;
+const MAX_URI = 8192;
 
 // --- internal ---
 

@@ -91,7 +91,7 @@ export function createExecute(options: ExecuteOptions) {
 }
 
 /** The MCP features a round's questions need, for a message. */
-export function featuresOf(questions: Readonly<Record<string, InputRequest>>): string {
+function featuresOf(questions: Readonly<Record<string, InputRequest>>): string {
   const names = { "elicitation/create": "elicitation", "sampling/createMessage": "sampling", "roots/list": "roots" };
   return [...new Set(Object.values(questions).map((q) => names[q.method]))].join(" and ");
 }
