@@ -45,8 +45,9 @@ describe.skipIf(INNER)("the README's authoring flow, in a scratch clone", () => 
 
       // 1. New
       await sh(["pnpm", "exec", "skillport", "new", "weather"]);
-      const installNew = await sh(["pnpm", "install", "--offline"], false);
-      if (installNew.code !== 0) await sh(["pnpm", "install", "--prefer-offline"]);
+      // A person's `pnpm install` updates the lockfile with the new package; under CI=true pnpm would refuse to.
+      const installNew = await sh(["pnpm", "install", "--offline", "--no-frozen-lockfile"], false);
+      if (installNew.code !== 0) await sh(["pnpm", "install", "--prefer-offline", "--no-frozen-lockfile"]);
       await sh(["pnpm", "--filter", "@skillport/skill-weather", "build"]);
       const tests = await sh(["pnpm", "--filter", "@skillport/skill-weather", "test"]);
       expect(tests.output).toMatch(/Tests\s+9 passed/);
