@@ -1,5 +1,6 @@
 import path from "node:path";
 import { createAjv } from "./ajv.js";
+import type { UpstreamClient } from "./entries/upstream-server.js";
 import { HostError } from "./errors.js";
 import type { Logger } from "./log.js";
 import { createLogger, redactingLogger } from "./log.js";
@@ -58,6 +59,14 @@ export interface HostOptions {
    * @default the manifest's `state` (or SKILLPORT_STATE_URL): a store in this process unless Redis is configured
    */
   state?: StateStore;
+  /**
+   * How to reach the manifest's upstream MCP servers (`servers`): a function that imports `@skillport/client/node`,
+   * called only when the manifest has enabled servers. A manifest with enabled servers does not start without it.
+   * @default undefined
+   * @example
+   * const host = await createHost({ manifest: "./skills.manifest.json", client: () => import("@skillport/client/node") });
+   */
+  client?: UpstreamClient;
 }
 
 /** A manifest turned into a tool table and a call pipeline; transports serve it. */
@@ -121,6 +130,8 @@ export async function createHost(options: HostOptions = {}): Promise<Host> {
       }
     }
   }
+  // What a server entry read from the environment for its env, headers and URL never leaves the host.
+  for (const server of registry.servers) redactor.add(server.secrets);
   for (const failure of registry.failures) {
     logger.error(
       { instance: failure.source },
@@ -189,6 +200,7 @@ async function registryOf(
     return buildRegistry(manifest, {
       modules: options.modules ?? {},
       logger,
+      ...(options.client === undefined ? {} : { client: options.client }),
       ...(lock === undefined ? {} : { lock, lockMode: mode === "frozen" ? "frozen" : "auto" }),
       onStaleLock: (stale) =>
         logger.warn(

@@ -5,7 +5,17 @@
 
 export type { CredentialAccess, CredentialAccessOptions, FetchLike } from "./entries/credential-fetch.js";
 export { credentialAccess } from "./entries/credential-fetch.js";
-export type { LegacyShape, RunCall, Runnable } from "./entries/tool-entry.js";
+export type { LegacyShape, RunCall, Runnable, ToolOwner } from "./entries/tool-entry.js";
+export type {
+  UpstreamClient,
+  UpstreamConnect,
+  UpstreamError,
+  UpstreamHandle,
+  UpstreamResult,
+  UpstreamServer,
+  UpstreamSpec,
+  UpstreamTool,
+} from "./entries/upstream-server.js";
 export type { HostErrorCode } from "./errors.js";
 export { HostError } from "./errors.js";
 export type { Host, HostOptions } from "./host.js";
@@ -22,6 +32,7 @@ export type {
   Manifest,
   SecretSource,
   Separator,
+  ServerEntry,
   SkillEntry,
   StateSettings,
   StaticTokenEntry,

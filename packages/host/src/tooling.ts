@@ -10,7 +10,7 @@ export type { ChangeLevel, ComparableSkill, ComparableTool, SurfaceChange } from
 export { classifyChanges, classifySkillChanges, worstLevel } from "./registry/classify-changes.js";
 export type { InstanceConfig, InstanceConfigOptions } from "./registry/instance-config.js";
 export { instanceConfig } from "./registry/instance-config.js";
-export type { LockedInstance, LockFile } from "./registry/lock.js";
+export type { LockedInstance, LockedServer, LockFile } from "./registry/lock.js";
 export { hashOf, lockCommand, lockOf, lockPathOf, readLock, stringifyLock, writeLock } from "./registry/lock.js";
 export type {
   PromptSurface,

@@ -45,6 +45,10 @@ describe("manifest.schema.json", () => {
       "$defs.skill.tools.override.*.description",
       "$defs.skill.tools.override.*.annotations.idempotentHint",
       "$defs.skill.tools.override.*.annotations.openWorldHint",
+      "$defs.server.tools.override.*.title",
+      "$defs.server.tools.override.*.description",
+      "$defs.server.tools.override.*.annotations.idempotentHint",
+      "$defs.server.tools.override.*.annotations.openWorldHint",
     ]);
   });
 });

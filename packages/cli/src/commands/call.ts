@@ -4,6 +4,7 @@ import { createHost, DEFAULT_MANIFEST } from "@skillport/host";
 import { messageOf } from "@skillport/host/tooling";
 import { closestNames } from "../closest-names.js";
 import { quietLogger } from "../quiet-logger.js";
+import { upstreamClient } from "../upstream-client.js";
 
 export interface CallCommandOptions {
   manifest: string;
@@ -27,7 +28,7 @@ export async function call(fullName: string, json: string, options: CallCommandO
     );
     return 2;
   }
-  const host = await createHost({ manifest: options.manifest, logger: quietLogger() });
+  const host = await createHost({ manifest: options.manifest, client: upstreamClient, logger: quietLogger() });
   try {
     const outcome = await host.pipeline.call(fullName, args, { confirmation: terminalConfirmation(options) });
     if (outcome.stage === "lookup") {

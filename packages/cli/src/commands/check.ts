@@ -7,6 +7,8 @@ import { createHost } from "@skillport/host";
 import type { LockFile, SurfaceChange } from "@skillport/host/tooling";
 import {
   classifySkillChanges,
+  compileSchema,
+  hashOf,
   lintSkill,
   lintSkillDoc,
   lockCommand,
@@ -19,6 +21,7 @@ import { count } from "../count.js";
 import { formatTable } from "../format-table.js";
 import { providerNamesNote, separatorFixes } from "../provider-names.js";
 import { quietLogger } from "../quiet-logger.js";
+import { upstreamClient } from "../upstream-client.js";
 
 export interface CheckOptions {
   manifest: string;
@@ -60,7 +63,12 @@ export async function check(options: CheckOptions): Promise<number> {
     );
     return 2;
   }
-  const host = await createHost({ manifest: options.manifest, logger: quietLogger(), lock: "off" });
+  const host = await createHost({
+    manifest: options.manifest,
+    client: upstreamClient,
+    logger: quietLogger(),
+    lock: "off",
+  });
   try {
     const findings: Finding[] = [];
     const add = (severity: Finding["severity"], rule: string, where: string, message: string) =>
@@ -78,6 +86,7 @@ export async function check(options: CheckOptions): Promise<number> {
       await diagnose(instance, skill, add);
       await checkSkillDoc(host, instance, skill, add);
     }
+    checkServers(host, add);
     if (compat !== undefined) checkNames(host, options.compat as string, compat, add);
     const sizes = sizeOf(host);
     const changes = await checkLock(host, add);
@@ -160,6 +169,39 @@ async function diagnose(
   }
 }
 
+/**
+ * The upstream servers, started and listed (check runs without the lock): a variable not set, an input schema that
+ * does not compile (a call to that tool could never be validated), a destructive tool left out of `allow`.
+ */
+function checkServers(host: Host, add: Add): void {
+  for (const server of host.registry.servers) {
+    for (const message of server.missingCredentials) add("error", "credentials", server.source, message);
+    for (const entry of host.registry.tools.values()) {
+      if (entry.instance !== server) continue;
+      const where = `${server.source}, tool ${entry.toolName}`;
+      const { $schema: _dialect, ...schema } = entry.listing.inputSchema;
+      try {
+        compileSchema(schema);
+      } catch (error) {
+        add(
+          "error",
+          "upstream-schema",
+          where,
+          `its input schema does not compile (${messageOf(error)}), so every call to it would fail; exclude it in tools.exclude or fix the server`,
+        );
+      }
+      if (entry.risk === "dangerous" && !server.allow.has(entry.toolName)) {
+        add(
+          "warning",
+          "upstream-destructive",
+          where,
+          `its annotations say destructiveHint, so it is refused unless listed in ${server.where}.allow (then it runs after its user confirms)`,
+        );
+      }
+    }
+  }
+}
+
 function checkNames(host: Host, client: string, compat: { pattern: RegExp; rule: string }, add: Add): void {
   const sanitised = new Map<string, string>();
   for (const entry of host.registry.tools.values()) {
@@ -188,6 +230,14 @@ function sizeOf(host: Host) {
     const listings = [...host.registry.tools.values()].filter((t) => t.instance === instance).map((t) => t.listing);
     return { mcp: instance.id, tools: listings.length, tokens: Math.ceil(JSON.stringify(listings).length / 4) };
   });
+  for (const server of host.registry.servers) {
+    const listings = [...host.registry.tools.values()].filter((t) => t.instance === server).map((t) => t.listing);
+    perInstance.push({
+      mcp: server.id,
+      tools: listings.length,
+      tokens: Math.ceil(JSON.stringify(listings).length / 4),
+    });
+  }
   return { perInstance, total: Math.ceil(JSON.stringify(host.registry.listings).length / 4) };
 }
 
@@ -219,6 +269,19 @@ async function checkLock(host: Host, add: Add) {
           `${change.message}: a breaking change, but ${instance.packageName} ${locked.version} → ${instance.version} is not a major bump; bump it (pnpm changeset, major) or undo the change`,
         );
       }
+    }
+  }
+  for (const server of host.registry.servers) {
+    const locked = lock.servers?.find((s) => s.entry === server.index && s.mcp === server.id);
+    if (locked === undefined) {
+      add("warning", "lock", server.source, `is not in ${lockName}; run ${lockCommand(host.manifest)}`);
+    } else if (locked.hash !== hashOf(server.tools)) {
+      add(
+        "warning",
+        "lock",
+        server.source,
+        `its tools changed since ${lockName} (calls answer UNAVAILABLE for a changed tool until it is relocked); review them and run ${lockCommand(host.manifest)}`,
+      );
     }
   }
   if (all.length > 0 && !all.some((c) => c.level === "breaking")) {
@@ -291,7 +354,7 @@ function report(
   const errors = findings.filter((f) => f.severity === "error").length;
   const warnings = findings.length - errors;
   lines.push(
-    `${ok ? "✔" : "✖"} ${host.manifest.file}: ${count(host.registry.instances.length, "skill instance")}, ${count(host.registry.tools.size, "tool")}, no conflicts; ${count(errors, "error")}, ${count(warnings, "warning")}`,
+    `${ok ? "✔" : "✖"} ${host.manifest.file}: ${count(host.registry.instances.length, "skill instance")}${host.registry.servers.length === 0 ? "" : `, ${count(host.registry.servers.length, "upstream server")}`}, ${count(host.registry.tools.size, "tool")}, no conflicts; ${count(errors, "error")}, ${count(warnings, "warning")}`,
   );
   return `${lines.join("\n")}\n`;
 }

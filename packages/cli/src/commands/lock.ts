@@ -2,6 +2,7 @@ import { createHost } from "@skillport/host";
 import { lockOf, writeLock } from "@skillport/host/tooling";
 import { count } from "../count.js";
 import { quietLogger } from "../quiet-logger.js";
+import { upstreamClient } from "../upstream-client.js";
 
 export interface LockOptions {
   manifest: string;
@@ -11,11 +12,16 @@ export interface LockOptions {
  * `skillport lock`: imports every enabled skill and writes the manifest's own lock beside it (`skills.lock.json` for
  * `skills.manifest.json`, `<name>.lock.json` for `<name>.manifest.json`): each instance's resolved version and its
  * full tool surface, with a hash, keys sorted, laid out as the repository's formatter writes JSON, so relocking an
- * unchanged workspace leaves the file byte for byte. Exit 1 if a skill fails to load, or if the lock's path holds
+ * unchanged workspace leaves the file byte for byte. Exit 1 if a skill fails to load or an upstream server cannot be listed, or if the lock's path holds
  * another manifest's lock (left untouched).
  */
 export async function lock(options: LockOptions): Promise<number> {
-  const host = await createHost({ manifest: options.manifest, logger: quietLogger(), lock: "off" });
+  const host = await createHost({
+    manifest: options.manifest,
+    client: upstreamClient,
+    logger: quietLogger(),
+    lock: "off",
+  });
   try {
     if (host.registry.failures.length > 0) {
       for (const f of host.registry.failures) process.stderr.write(`✖ ${f.source}: ${f.message}\n`);
@@ -24,10 +30,13 @@ export async function lock(options: LockOptions): Promise<number> {
     }
     const lockFile = lockOf(host.manifest, host.registry);
     const file = await writeLock(host.manifest, lockFile);
-    const tools = lockFile.instances.reduce((n, i) => n + i.skill.tools.length, 0);
-    process.stdout.write(
-      `✔ locked ${count(lockFile.instances.length, "skill instance")} (${count(tools, "tool")}) in ${file}\n`,
-    );
+    const servers = lockFile.servers ?? [];
+    const tools =
+      lockFile.instances.reduce((n, i) => n + i.skill.tools.length, 0) +
+      servers.reduce((n, s) => n + s.tools.length, 0);
+    const what = count(lockFile.instances.length, "skill instance");
+    const upstream = servers.length === 0 ? "" : ` and ${count(servers.length, "upstream server")}`;
+    process.stdout.write(`✔ locked ${what}${upstream} (${count(tools, "tool")}) in ${file}\n`);
     return 0;
   } finally {
     await host.close();

@@ -6,6 +6,7 @@ import type { HttpServing } from "@skillport/host/http";
 import { formatTable } from "../format-table.js";
 import { providerNamesNote } from "../provider-names.js";
 import { toolRows } from "../tool-rows.js";
+import { upstreamClient } from "../upstream-client.js";
 
 export interface ServeOptions {
   manifest: string;
@@ -36,7 +37,7 @@ export async function serve(options: ServeOptions): Promise<number> {
   const { claimStdout, serveHostStdio } = await import("@skillport/host/stdio");
   // stdout is the protocol from the first byte: what a skill prints, even while it is imported, goes to stderr.
   claimStdout();
-  const host = await createHost({ manifest: options.manifest, lock: lockMode(options) });
+  const host = await createHost({ manifest: options.manifest, client: upstreamClient, lock: lockMode(options) });
   installProcessGuards(host.logger);
   if (options.banner) process.stderr.write(stdioBanner(host, options.manifest, toolRows(host)));
   const serving = serveHostStdio(host);
@@ -80,7 +81,7 @@ async function serveHttp(options: ServeOptions): Promise<number> {
   process.on("SIGTERM", stop);
   process.on("SIGINT", stop);
   try {
-    const host = await createHost({ manifest: options.manifest, lock: lockMode(options) });
+    const host = await createHost({ manifest: options.manifest, client: upstreamClient, lock: lockMode(options) });
     installProcessGuards(host.logger);
     const { serveHostHttp } = await import("@skillport/host/http");
     const serving = await serveHostHttp(host, {

@@ -1,8 +1,9 @@
 import type { RegisteredSkill } from "@skillport/core";
 import type { SkillSurface } from "../registry/surface.js";
+import type { ToolOwner } from "./tool-entry.js";
 
 /** One skill instance from the manifest: where it comes from, how it is configured, and how to load its code. */
-export interface SkillInstance {
+export interface SkillInstance extends ToolOwner {
   /** The instance's mcp id, the prefix of its tool names. */
   readonly id: string;
   /** Its position in the manifest's `skills`. */

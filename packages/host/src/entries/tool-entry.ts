@@ -1,7 +1,6 @@
 import type { JsonSchema, Risk, SkillContext, SkillLogger, ToolAnnotations } from "@skillport/core";
 import type { Caller } from "../pipeline/check-scopes.js";
 import type { UriMount } from "./resource-entry.js";
-import type { SkillInstance } from "./skill-instance.js";
 
 /** A tool as tools/list shows it. */
 export interface ToolListing {
@@ -14,9 +13,34 @@ export interface ToolListing {
 }
 
 /**
+ * What a tool entry comes from, as far as the pipeline needs it: a skill instance or an upstream MCP server. Its
+ * limits, `allow` list and names for messages and audit lines.
+ */
+export interface ToolOwner {
+  /** The mcp id, the prefix of its tool names. */
+  readonly id: string;
+  /** Its position in the manifest's `skills` or `servers`. */
+  readonly index: number;
+  /** Where the manifest configures it, for messages that say what to change: `skills[0]` or `servers[1]`. */
+  readonly where: string;
+  /** How messages name it: `skills[0] (@skillport/skill-notes as "notes")`. */
+  readonly source: string;
+  /** The skill's package, or what an upstream server is (its command or URL), for audit lines. */
+  readonly packageName: string;
+  /** The installed package version, or the version an upstream server reports. */
+  readonly version: string;
+  /** Required credentials that were not found, each saying what to set. Non-empty → CREDENTIALS_MISSING. */
+  readonly missingCredentials: readonly string[];
+  /** Dangerous tools the manifest allows it to run. */
+  readonly allow: ReadonlySet<string>;
+  readonly concurrency: number;
+  readonly queue: number;
+}
+
+/**
  * One row of the tool table: what tools/list shows, known at start-up without running anything, and how to get
- * the code that answers a call. A tool of an in-process skill, of a worker- or process-isolated skill (and, next, of
- * an upstream MCP server) are kinds of it; the pipeline knows only this interface.
+ * the code that answers a call. A tool of an in-process skill, of a worker- or process-isolated skill, and of an
+ * upstream MCP server are kinds of it; the pipeline knows only this interface.
  */
 export interface ToolEntry {
   /** The name clients call, `<mcp><separator><tool>` (`notes.search_notes`). */
@@ -27,7 +51,7 @@ export interface ToolEntry {
   /** The risk the tool publishes (from the lock or the skill): for listings and audit lines, never for a decision. */
   readonly risk: Risk;
   /** The manifest entry it comes from: its id, limits, `allow`, credentials. */
-  readonly instance: SkillInstance;
+  readonly instance: ToolOwner;
   /** Scopes an HTTP caller must hold to call it (manifest `skills[i].scopes`); empty when none. */
   readonly scopes: readonly string[];
   /** The call's time limit: the instance's override, else the tool's own, else the host default. */

@@ -23,6 +23,17 @@ export const SKILL_DEFAULTS = {
   isolation: "in-process",
 } as const;
 
+/** Defaults of an upstream server entry (`servers[i]`). */
+export const SERVER_DEFAULTS = {
+  enabled: true,
+  /** What `npx` needs to find node and its cache; nothing secret. */
+  inheritEnv: ["PATH", "HOME"] as readonly string[],
+  timeoutMs: 30_000,
+  startTimeoutMs: 30_000,
+  concurrency: 8,
+  queue: 64,
+} as const;
+
 /** Defaults of the manifest's `http` object. */
 export const HTTP_DEFAULTS = {
   host: "127.0.0.1",

@@ -6,7 +6,14 @@ import { createAjv } from "../ajv.js";
 import { HostError, messageOf } from "../errors.js";
 import { DEFAULT_MANIFEST, HTTP_DEFAULTS, MANIFEST_DEFAULTS, STATE_DEFAULTS, STDIO_DEFAULTS } from "./defaults.js";
 import { describeAjvErrors } from "./format-ajv-errors.js";
-import type { HttpSettings, LoadedHttpSettings, LoadedManifest, Manifest, SkillEntry } from "./manifest.js";
+import type {
+  HttpSettings,
+  LoadedHttpSettings,
+  LoadedManifest,
+  Manifest,
+  ServerEntry,
+  SkillEntry,
+} from "./manifest.js";
 
 export { DEFAULT_MANIFEST, HTTP_DEFAULTS };
 
@@ -111,6 +118,7 @@ function inspectManifest(json: unknown, file: string): ManifestReading {
     }
     if (problems.length > before) setAside.add(index);
   });
+  problems.push(...serverProblems(manifest.servers ?? []));
   problems.push(...httpProblems(manifest.http));
   const skills = manifest.skills.map((entry, index) => (setAside.has(index) ? setAsideEntry() : entry));
   return { file, manifest: loaded({ ...manifest, skills }, file), problems };
@@ -184,10 +192,38 @@ function loaded(json: Manifest, file: string): LoadedManifest {
       fallback: json.confirmation?.fallback ?? MANIFEST_DEFAULTS.confirmationFallback,
     },
     skills: json.skills,
+    servers: json.servers ?? [],
     http: httpDefaults(json.http),
     stdio: { maxMessageBytes: json.stdio?.maxMessageBytes ?? STDIO_DEFAULTS.maxMessageBytes },
     state: json.state ?? { store: STATE_DEFAULTS.store },
   };
+}
+
+/** What the schema cannot say about `servers`: a program or a URL, each with its own fields; distinct ids. */
+function serverProblems(servers: readonly ServerEntry[]): string[] {
+  const problems: string[] = [];
+  const ids = new Set<string>();
+  for (const [index, entry] of servers.entries()) {
+    const where = `servers[${index}]`;
+    if ((entry.command === undefined) === (entry.url === undefined)) {
+      problems.push(`${where}: give exactly one of "command" (a program over stdio) or "url" (a remote server)`);
+    }
+    if (entry.url !== undefined) {
+      for (const field of ["args", "env", "cwd"] as const) {
+        if (entry[field] !== undefined) problems.push(`${where}.${field}: only a "command" server takes ${field}`);
+      }
+    }
+    if (entry.command !== undefined && entry.headers !== undefined) {
+      problems.push(`${where}.headers: only a "url" server takes headers; give a program its secrets in env`);
+    }
+    const { include, exclude } = entry.tools ?? {};
+    if (include !== undefined && exclude !== undefined) {
+      problems.push(`${where}.tools: use "include" or "exclude", not both`);
+    }
+    if (ids.has(entry.mcp)) problems.push(`${where}.mcp: "${entry.mcp}" is used twice; each server needs its own id`);
+    ids.add(entry.mcp);
+  }
+  return problems;
 }
 
 /**

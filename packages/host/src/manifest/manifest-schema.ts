@@ -1,3 +1,4 @@
+// biome-ignore-all lint/suspicious/noTemplateCurlyInString: manifests write environment variables as ${NAME}, literally
 // The manifest, defined once. manifest.schema.json is generated from these schemas at build time
 // (scripts/generate-manifest-schema.mjs), and the manifest's TypeScript types are inferred from them (manifest.ts).
 // The host never imports this module at run time: it validates with ajv against the generated JSON Schema, compiled
@@ -7,6 +8,7 @@ import {
   HTTP_AUTH_DEFAULTS,
   HTTP_DEFAULTS,
   MANIFEST_DEFAULTS,
+  SERVER_DEFAULTS,
   SKILL_DEFAULTS,
   STATE_DEFAULTS,
   STDIO_DEFAULTS,
@@ -258,6 +260,151 @@ export const SkillEntrySchema = z
   .meta({
     id: "skill",
     description: "One skill instance: a package (or local folder) with its own mcp id and config.",
+  });
+
+// --- an upstream MCP server ---
+
+/** A string in which `${NAME}` is replaced by the host's environment variable NAME at start. */
+const Expandable = (description: string, examples: readonly string[]) =>
+  z
+    .string()
+    .max(8192)
+    .meta({
+      description: `${description} \`\${NAME}\` is replaced by the host's environment variable NAME at start; a variable that is not set stops the host.`,
+      examples: [...examples],
+    });
+
+export const ServerEntrySchema = z
+  .strictObject({
+    mcp: matching("^[A-Za-z][A-Za-z0-9-]{0,31}$").meta({
+      description: "This server's id, the prefix of its tool names (fs.read_file).",
+      examples: ["fs", "remote"],
+    }),
+    command: Expandable("A program that speaks MCP over stdio, as MCP clients configure it.", ["npx"])
+      .min(1)
+      .optional(),
+    args: z
+      .array(Expandable("One argument.", ["-y", "${ROOT}"]))
+      .max(256)
+      .describe("The program's arguments.")
+      .optional(),
+    env: z
+      .record(
+        matching("^[A-Za-z_][A-Za-z0-9_]*$").and(SafeName),
+        Expandable("The value. Values read from the host's environment are secrets to the redactor.", ["${ROOT}"]),
+      )
+      .meta({
+        description:
+          "The program's environment, exactly: besides these it gets only the `inheritEnv` variables, never the host's whole environment.",
+        examples: [{ GITHUB_TOKEN: "${GITHUB_TOKEN}" }],
+      })
+      .optional(),
+    inheritEnv: unique(matching("^[A-Za-z_][A-Za-z0-9_]*$"))
+      .max(64)
+      .default([...SERVER_DEFAULTS.inheritEnv])
+      .describe(
+        "Variables the program gets from the host's environment, when set. The default lets `npx` find node and its cache; [] gives none.",
+      ),
+    cwd: Expandable("The program's working folder, relative to the manifest.", ["./data"]).min(1).optional(),
+    url: Expandable("A remote server's Streamable HTTP endpoint. Use instead of command.", [
+      "https://tools.example.com/mcp",
+    ])
+      .min(1)
+      .optional(),
+    headers: z
+      .record(
+        matching("^[A-Za-z0-9-]{1,128}$").and(SafeName),
+        Expandable("The header's value. Values read from the host's environment are secrets to the redactor.", [
+          "Bearer ${TOOLS_TOKEN}",
+        ]),
+      )
+      .meta({
+        description:
+          "Headers sent to a remote server with every request. The caller's own token is never forwarded: a server gets only what its entry names.",
+        examples: [{ Authorization: "Bearer ${TOOLS_TOKEN}" }],
+      })
+      .optional(),
+    enabled: z
+      .boolean()
+      .default(SERVER_DEFAULTS.enabled)
+      .describe("false keeps the server in the manifest without starting or listing it."),
+    tools: z
+      .strictObject({
+        include: unique(z.string().min(1))
+          .describe("Serve only these tools (names as the server lists them).")
+          .optional(),
+        exclude: unique(z.string().min(1)).describe("Serve every tool but these.").optional(),
+        rename: z
+          .record(SafeName, matching("^[A-Za-z0-9_-]{1,64}$"))
+          .meta({
+            description: 'New names for tools, as { "old_name": "new_name" } (names as the server lists them).',
+            examples: [{ read_text_file: "read" }],
+          })
+          .optional(),
+        override: z
+          .record(SafeName, ToolOverride)
+          .meta({
+            description: "Per tool (as the server names it): a title, description or annotation hints to show instead.",
+            examples: [{ read_text_file: { description: "Read a file of the team's docs." } }],
+          })
+          .optional(),
+      })
+      .describe("Which of the server's tools are served.")
+      .optional(),
+    allow: unique(z.string().min(1))
+      .meta({
+        description:
+          "Tools of this server whose annotations say destructiveHint: true (and not readOnlyHint: true) that may run, each call after its user confirms it. Every other such tool is refused.",
+        examples: [["write_file"]],
+      })
+      .optional(),
+    scopes: z
+      .record(z.string().min(1).max(128).and(SafeName), ScopeList)
+      .meta({
+        description:
+          'Scopes a caller over HTTP must hold to call this server\'s tools: tool name (as the server lists it) → scopes; "*" for every tool.',
+        examples: [{ "*": ["fs:read"] }],
+      })
+      .optional(),
+    timeoutMs: z
+      .int()
+      .min(1)
+      .max(3_600_000)
+      .default(SERVER_DEFAULTS.timeoutMs)
+      .describe("How long one call may take before it answers TIMEOUT and the server is told to cancel it."),
+    startTimeoutMs: z
+      .int()
+      .min(1)
+      .max(600_000)
+      .default(SERVER_DEFAULTS.startTimeoutMs)
+      .describe("How long starting the server (spawn or connect, handshake, tools/list) may take."),
+    concurrency: z
+      .int()
+      .min(1)
+      .max(1000)
+      .default(SERVER_DEFAULTS.concurrency)
+      .describe("Calls to this server at once; more wait in a queue."),
+    queue: z
+      .int()
+      .min(0)
+      .max(100_000)
+      .default(SERVER_DEFAULTS.queue)
+      .describe("Calls that may wait for a free slot; beyond it a call answers RATE_LIMITED."),
+    idleStopMs: z
+      .int()
+      .min(1000)
+      .max(86_400_000)
+      .meta({
+        description:
+          "Stop a stdio server after this long without a call (never while a call runs); the next call starts it again. Default: keep it running.",
+        examples: [300000],
+      })
+      .optional(),
+  })
+  .meta({
+    id: "server",
+    description:
+      'An upstream MCP server, written as MCP clients configure one: { "mcp": "fs", "command": "npx", "args": [...] } or { "mcp": "remote", "url": "https://…/mcp", "headers": {...} }. Its tools are served beside the skills\' as <mcp><separator><tool>, through the same checks.',
   });
 
 // --- http ---
@@ -553,6 +700,11 @@ export const ManifestSchema = z
       .array(SkillEntrySchema)
       .max(1000)
       .describe("The skill instances to serve. The same package may appear several times under different mcp ids."),
+    servers: z
+      .array(ServerEntrySchema)
+      .max(100)
+      .describe("Upstream MCP servers whose tools are served beside the skills', as MCP clients configure them.")
+      .optional(),
     audit: z
       .strictObject({
         file: z

@@ -9,6 +9,7 @@ import type {
   ManifestSchema,
   SecretSourceSchema,
   SeparatorSchema,
+  ServerEntrySchema,
   SkillEntrySchema,
   StateSettingsSchema,
   StaticTokenSchema,
@@ -20,6 +21,9 @@ export type Manifest = z.input<typeof ManifestSchema>;
 
 /** One skill instance in the manifest. */
 export type SkillEntry = z.input<typeof SkillEntrySchema>;
+
+/** One upstream MCP server in the manifest (`servers[i]`), as MCP clients configure one. */
+export type ServerEntry = z.input<typeof ServerEntrySchema>;
 
 /** How an instance's full tool names join its mcp id and the tool's name. */
 export type Separator = z.output<typeof SeparatorSchema>;
@@ -79,6 +83,8 @@ export interface LoadedManifest {
   confirmation: { secret: SecretSource | undefined; ttlSeconds: number; fallback: ConfirmationFallback };
   /** As written: the registry applies a skill entry's defaults when it builds the instance. */
   skills: SkillEntry[];
+  /** As written (empty when absent): the registry applies a server entry's defaults when it builds the server. */
+  servers: ServerEntry[];
   /** How `serve --http` serves it, defaults filled in. */
   http: LoadedHttpSettings;
   /** How `serve --stdio` reads messages, defaults filled in. */

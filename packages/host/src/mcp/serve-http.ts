@@ -151,6 +151,8 @@ export function createHostHttpHandler(
   // A token a tool echoes back, or a log line quotes, is redacted like any credential.
   host.redactor.add(config.auth?.tokens.map((token) => token.secret) ?? []);
   const factory = createServerFactory(host, {
+    // The stateless handler serves one request per server: nothing to announce to. (Sessions are not told either.)
+    announceListChanged: false,
     callerOf: (ctx) => callerOf(ctx?.authInfo),
     observer: {
       started: () => metrics.callStarted(),
@@ -168,10 +170,19 @@ export function createHostHttpHandler(
   });
   // 2025-era sessions, where the manifest asks for them: served beside the stateless handler, closed with it.
   const sessions = config.sessions ? createLegacySessions({ factory, logger: host.logger }) : undefined;
-  // SEP-2243: the arguments each tool mirrors into Mcp-Param-* headers, found once in the published schemas.
-  const paramHeaders = new Map(
-    host.registry.listings.map((listing) => [listing.name, paramHeadersOf(listing.inputSchema)] as const),
-  );
+  // SEP-2243: the arguments each tool mirrors into Mcp-Param-* headers, found once per listing (an upstream server's
+  // tools may be listed anew at run time).
+  const paramHeaders = new WeakMap<object, ReturnType<typeof paramHeadersOf>>();
+  const paramHeadersFor = (tool: string) => {
+    const listing = host.registry.tools.get(tool)?.listing;
+    if (listing === undefined) return undefined;
+    let found = paramHeaders.get(listing);
+    if (found === undefined) {
+      found = paramHeadersOf(listing.inputSchema);
+      paramHeaders.set(listing, found);
+    }
+    return found;
+  };
   const scopes = [...new Set([...host.registry.tools.values()].flatMap((entry) => entry.scopes))];
   const handle = createHttpHandler({
     config,
@@ -188,7 +199,7 @@ export function createHostHttpHandler(
     }),
     metadata: { name: host.manifest.name, scopes },
     endpoint: mcpEndpoint(mcp, sessions),
-    paramHeaders: (tool) => paramHeaders.get(tool),
+    paramHeaders: paramHeadersFor,
   });
   return {
     handle,

@@ -39,6 +39,13 @@ export interface ServerFactoryOptions {
   callerOf?: (ctx: McpRequestContext | undefined) => Caller | undefined;
   /** Told when each tools/call starts and ends, e.g. for metrics. */
   observer?: CallObserver;
+  /**
+   * Whether servers stay connected to one client (stdio, in memory), so that a change of the upstream servers'
+   * tools can be announced to it (`notifications/tools/list_changed`). Stateless HTTP has no stream to announce on:
+   * its clients read the new list at their next tools/list.
+   * @default true
+   */
+  announceListChanged?: boolean;
 }
 
 /**
@@ -62,25 +69,37 @@ export function createServerFactory(
   options: ServerFactoryOptions = {},
 ): (ctx?: McpRequestContext) => Server {
   const { registry } = host;
-  const listResult: ListToolsResult = { tools: registry.listings.map((l) => ({ ...l })) };
+  let listResult: ListToolsResult | undefined;
   const templatesResult = { resourceTemplates: registry.templateListings.map((l) => ({ ...l })) };
   const promptsResult = { prompts: registry.promptListings.map((l) => ({ ...l, arguments: [...l.arguments] })) };
   const catalog = createSkillsCatalog(registry.skillDocs, host.logger);
   const info = { name: host.manifest.name, version: host.manifest.version };
   const instructions = instructionsOf(host);
   const { callerOf, observer } = options;
+  // Upstream servers may change their tools at run time: then the list is built again and every connected client
+  // is told (notifications/tools/list_changed). A host of skills alone never changes its list.
+  const listChanged = registry.servers.length > 0 && options.announceListChanged !== false;
   const capabilities = {
-    tools: { listChanged: false },
+    tools: { listChanged },
     resources: { subscribe: true, listChanged: false },
     prompts: { listChanged: false },
     completions: {},
     logging: {},
     extensions: { [SKILLS_EXTENSION_ID]: { directoryRead: true } },
   };
+  const open = new Set<Server>();
+  registry.subscribe(() => {
+    listResult = undefined;
+    for (const server of open) server.sendToolListChanged().catch(() => undefined);
+  });
 
   return (requestContext) => {
     const caller = callerOf?.(requestContext);
     const server = new Server(info, { capabilities, instructions });
+    if (listChanged) {
+      open.add(server);
+      server.onclose = () => open.delete(server);
+    }
     const base = (ctx: ServerContext): CallOptions => ({
       signal: ctx.mcpReq.signal,
       input: inputOf(server, ctx),
@@ -88,7 +107,10 @@ export function createServerFactory(
       ...(caller === undefined ? {} : { caller }),
     });
 
-    server.setRequestHandler("tools/list", () => listResult);
+    server.setRequestHandler("tools/list", () => {
+      listResult ??= { tools: registry.listings.map((l) => ({ ...l })) };
+      return listResult;
+    });
     server.setRequestHandler("tools/call", async (request, ctx) => {
       const { name, arguments: args } = request.params;
       const progressToken = request.params._meta?.progressToken;
@@ -327,13 +349,14 @@ async function servedOrThrow(host: Host, catalog: SkillsCatalog, uri: string): P
 
 /** Instructions for the model: which instances serve what, and how tools answer. */
 function instructionsOf(host: Host): string {
-  const { instances, resourceListings, templateListings, promptListings, skillDocs } = host.registry;
+  const { instances, servers, resourceListings, templateListings, promptListings, skillDocs } = host.registry;
   const extras = [
     resourceListings.length + templateListings.length > 0 ? "resources" : undefined,
     promptListings.length > 0 ? "prompts" : undefined,
     skillDocs.length > 0 ? "skills (skills/list, skill:// resources)" : undefined,
   ].filter((x) => x !== undefined);
-  return `Tools from ${instances.length} skill instances: ${instances.map((i) => i.id).join(", ")}. Every tool answers with an envelope { ok, message, data | error, evidencePaths, warnings, meta }.${extras.length === 0 ? "" : ` This server also offers ${extras.join(", ")}.`}`;
+  const sources = [...instances, ...servers].map((i) => i.id);
+  return `Tools from ${sources.length} skill instances and MCP servers: ${sources.join(", ")}. Every tool answers with an envelope { ok, message, data | error, evidencePaths, warnings, meta }.${extras.length === 0 ? "" : ` This server also offers ${extras.join(", ")}.`}`;
 }
 
 /**

@@ -1,7 +1,6 @@
 import type { SkillLogger } from "@skillport/core";
 import { createAjv } from "../ajv.js";
-import type { SkillInstance } from "../entries/skill-instance.js";
-import type { RunCall } from "../entries/tool-entry.js";
+import type { RunCall, ToolOwner } from "../entries/tool-entry.js";
 import type { Logger } from "../log.js";
 import type { CallOptions } from "./call.js";
 import type { InputRound } from "./confirmations.js";
@@ -13,7 +12,7 @@ import { throttleProgress } from "./throttle-progress.js";
 
 /** What one bounded run is for: its instance (concurrency), how it is named in logs, its time limit. */
 export interface RunSubject {
-  instance: SkillInstance;
+  instance: ToolOwner;
   /** How logs name it: the tool's full name, `resource <uri>`, `prompt <name>`. */
   name: string;
   timeoutMs: number;
@@ -43,8 +42,8 @@ export type BoundedRun = (
  * the same when the signal aborts. The concurrency slots are one per instance, whatever runs in them.
  */
 export function createBoundedRun({ logger, redactor }: { logger: Logger; redactor: Redactor }): BoundedRun {
-  const limiters = new Map<SkillInstance, Limiter>();
-  const limiterOf = (instance: SkillInstance) => {
+  const limiters = new Map<ToolOwner, Limiter>();
+  const limiterOf = (instance: ToolOwner) => {
     let limiter = limiters.get(instance);
     if (limiter === undefined) {
       limiter = new Limiter(instance.concurrency, instance.queue);

@@ -8,6 +8,7 @@ import type { SkillInstance } from "../entries/skill-instance.js";
 import { memoizedLoad } from "../entries/skill-instance.js";
 import { createIsolates, skillToolEntry } from "../entries/skill-tool.js";
 import type { ToolEntry, ToolListing } from "../entries/tool-entry.js";
+import type { UpstreamClient, UpstreamServer } from "../entries/upstream-server.js";
 import type { HostErrorCode } from "../errors.js";
 import { HostError } from "../errors.js";
 import type { Logger } from "../log.js";
@@ -25,9 +26,10 @@ import { resolveSkill } from "./resolve-skill.js";
 import { readSkillHead } from "./skill-docs.js";
 import type { SkillSurface, ToolSurface } from "./surface.js";
 import { surfaceOf } from "./surface.js";
+import { openServers, serverRows, watchServers } from "./upstream-servers.js";
 import { instanceMount } from "./uri-template.js";
 
-const FULL_NAME = /^[A-Za-z0-9._-]{1,128}$/;
+export const FULL_NAME = /^[A-Za-z0-9._-]{1,128}$/;
 
 /** A call's time limit when neither the manifest nor the tool sets one. */
 const DEFAULT_TIMEOUT_MS = 30_000;
@@ -71,6 +73,16 @@ export interface BuildRegistryOptions {
   lockMode?: "auto" | "frozen";
   /** Told why the lock does not match, in "auto" mode. */
   onStaleLock?: (problems: readonly string[]) => void;
+  /**
+   * How to reach the manifest's upstream MCP servers (`servers`): imports `@skillport/client/node`, called only when
+   * the manifest has enabled servers, which cannot be built without it.
+   */
+  client?: UpstreamClient;
+  /**
+   * Where `${NAME}` in a `servers` entry is read from.
+   * @default process.env
+   */
+  env?: Readonly<Record<string, string | undefined>>;
   /**
    * Where the instances' isolates (worker threads, child processes) log what goes wrong in them.
    * @default a silent logger
@@ -160,16 +172,55 @@ export async function buildRegistry(manifest: LoadedManifest, options: BuildRegi
   const heads = await Promise.all(instances.map((instance) => docOf(instance, resolutions)));
   const docs = new Map(instances.flatMap((instance, i) => (heads[i] === undefined ? [] : [[instance, heads[i]]])));
   const tables = buildResourceTables(manifest, instances, docs, isolates, problems, DEFAULT_TIMEOUT_MS);
+  // Upstream servers' tools come after the skills': a name both offer is a conflict, reported with the others.
+  const opened = await openServers(manifest, {
+    client: options.client,
+    lock: problems.length === 0 ? options.lock : undefined,
+    lockMode: options.lockMode,
+    env: options.env ?? process.env,
+  });
+  problems.push(...opened.problems);
+  failures.push(...opened.failures);
+  const servers = opened.servers;
+  const skillListings = [...listings];
+  for (const server of servers) {
+    for (const row of serverRows(server, server.tools, manifest, problems)) {
+      const taken = tools.get(row.fullName);
+      if (taken !== undefined) {
+        problems.push({
+          code: "TOOL_CONFLICT",
+          message: `tool "${row.fullName}" is defined by both ${describeTool(taken.instance, taken.toolName)} and ${describeTool(server, row.entry.toolName)}; give one of them another "mcp" id, or rename one in tools.rename`,
+        });
+        continue;
+      }
+      tools.set(row.fullName, row.entry);
+      listings.push(row.listing);
+    }
+  }
+  if (problems.length > 0) await stopServers(servers);
   failOn(problems, manifest);
+  const table = watchServers({ manifest, servers, tools, skillListings, listings, logger: options.logger });
   return {
     instances,
+    servers,
     tools,
-    listings,
+    get listings() {
+      return table.listings();
+    },
+    subscribe: table.subscribe,
     ...tables,
     failures,
     fromLock: lock !== undefined,
-    close: () => isolates.close(),
+    close: async () => {
+      table.close();
+      await Promise.all([isolates.close(), stopServers(servers)]);
+    },
   };
+}
+
+/** Stops every upstream server (a stdio server's process ends). */
+async function stopServers(servers: readonly UpstreamServer[]): Promise<void> {
+  await Promise.all(servers.map((server) => server.handle?.stop()));
 }
 
 /** The instance's SKILL.md name and description, when its package folder has one. */
@@ -181,7 +232,7 @@ async function docOf(instance: SkillInstance, resolutions: readonly Resolution[]
 }
 
 /** Names a tool and where it comes from: `skills[0] (@skillport/skill-notes as "notes")` or with its own name. */
-function describeTool(instance: SkillInstance, tool: string): string {
+function describeTool(instance: { source: string }, tool: string): string {
   return `${instance.source.replace(/\)$/, "")}, tool ${tool})`;
 }
 
@@ -338,6 +389,7 @@ async function instanceOf(
   return {
     id,
     index: resolution.index,
+    where,
     source,
     packageName,
     version,
@@ -448,7 +500,10 @@ function checkVersion(entry: SkillEntry, where: string, packageName: string, ver
 }
 
 /** Where the manifest takes operation ids, a dangerous tool advertises the host's confirmation argument. */
-function advertisedInput(tool: ToolSurface, fallback: LoadedManifest["confirmation"]["fallback"]) {
+export function advertisedInput(
+  tool: Pick<ToolSurface, "risk" | "inputSchema">,
+  fallback: LoadedManifest["confirmation"]["fallback"],
+) {
   const schema = tool.inputSchema as ToolListing["inputSchema"];
   if (tool.risk !== "dangerous" || fallback !== "operation-id") return schema;
   const properties = (schema.properties ?? {}) as Record<string, unknown>;
@@ -493,7 +548,7 @@ function selectTools(instance: SkillInstance, entry: SkillEntry, problems: Probl
 }
 
 /** The scopes a tool requires: those given for every tool ("*") and those given for it by name. */
-function toolScopes(entry: SkillEntry, tool: string): readonly string[] {
+export function toolScopes(entry: Pick<SkillEntry, "scopes">, tool: string): readonly string[] {
   const scopes = entry.scopes;
   if (scopes === undefined) return [];
   return [...new Set([...(ownValue(scopes, "*") ?? []), ...(ownValue(scopes, tool) ?? [])])];
@@ -503,6 +558,6 @@ function toolScopes(entry: SkillEntry, tool: string): readonly string[] {
  * `map[name]` for names read from a manifest or a skill: only the map's own entries count, never what every object
  * inherits (`toString`, `constructor`, `__proto__`), which would otherwise pass for a credential, tool or module.
  */
-function ownValue<T>(map: Readonly<Record<string, T>> | undefined, name: string): T | undefined {
+export function ownValue<T>(map: Readonly<Record<string, T>> | undefined, name: string): T | undefined {
   return map !== undefined && Object.hasOwn(map, name) ? map[name] : undefined;
 }

@@ -2,9 +2,10 @@ import { createHash } from "node:crypto";
 import { readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { canonicalJson, sortKeys } from "../canonical-json.js";
+import type { UpstreamTool } from "../entries/upstream-server.js";
 import { HostError, messageOf } from "../errors.js";
 import { formatJson } from "../format-json.js";
-import type { LoadedManifest } from "../manifest/manifest.js";
+import type { LoadedManifest, ServerEntry } from "../manifest/manifest.js";
 import type { Registry } from "./registry.js";
 import type { SkillSurface } from "./surface.js";
 
@@ -21,6 +22,25 @@ export interface LockFile {
    */
   manifest?: string;
   instances: LockedInstance[];
+  /** The upstream MCP servers' catalogs, so tools/list answers without starting them. */
+  servers?: LockedServer[];
+}
+
+/** One enabled `servers` entry as it was locked: the tools it listed. */
+export interface LockedServer {
+  /** Its index in the manifest's `servers`. */
+  entry: number;
+  mcp: string;
+  /** The entry's command and arguments, or its URL, as written (`${NAME}` not expanded): see {@link serverSourceOf}. */
+  source: string;
+  /** A hash of `tools`. */
+  hash: string;
+  tools: UpstreamTool[];
+}
+
+/** What a `servers` entry connects to, as written: its URL, or its command and arguments; never a secret's value. */
+export function serverSourceOf(entry: ServerEntry): string {
+  return entry.url ?? [entry.command ?? "", ...(entry.args ?? [])].join(" ");
 }
 
 /** One enabled manifest entry as it was locked. */
@@ -75,6 +95,18 @@ export function lockOf(manifest: LoadedManifest, registry: Registry): LockFile {
         skill,
       };
     }),
+    // A manifest without servers keeps the lock it always had.
+    ...(registry.servers.length === 0
+      ? {}
+      : {
+          servers: registry.servers.map((server) => ({
+            entry: server.index,
+            mcp: server.id,
+            source: serverSourceOf(server.entry),
+            hash: hashOf(server.tools),
+            tools: [...server.tools],
+          })),
+        }),
   };
 }
 
@@ -153,8 +185,8 @@ export function lockProblems(
   return problems;
 }
 
-/** A stable hash of a skill surface. */
-export function hashOf(surface: SkillSurface): string {
+/** A stable hash of a skill surface (or of an upstream server's tools). */
+export function hashOf(surface: SkillSurface | readonly UpstreamTool[]): string {
   return `sha256-${createHash("sha256").update(canonicalJson(surface)).digest("base64url")}`;
 }
 

@@ -32,7 +32,7 @@ export function createConfirm({ confirmations, fallback }: ConfirmOptions) {
       return failureOutcome(
         call,
         "PERMISSION_DENIED",
-        `${entry.fullName} is dangerous and this server does not allow it; to enable it add "${entry.toolName}" to skills[${entry.instance.index}].allow in the manifest`,
+        `${entry.fullName} is dangerous and this server does not allow it; to enable it add "${entry.toolName}" to ${entry.instance.where}.allow in the manifest`,
       );
     }
     // A later round of the same call (its state bound to this tool, these arguments and this caller) was confirmed.

@@ -1,4 +1,5 @@
-import type { SkillInstance } from "../../entries/skill-instance.js";
+import { isSkillError } from "@skillport/core";
+import type { ToolOwner } from "../../entries/tool-entry.js";
 import { messageOf } from "../../errors.js";
 import type { Logger } from "../../log.js";
 import type { Answered, Call, LoadedCall } from "../call.js";
@@ -11,7 +12,7 @@ import { failureOutcome } from "../envelope.js";
  * logged once per instance.
  */
 export function createEnsureLoaded(logger: Logger) {
-  const logged = new Set<SkillInstance>();
+  const logged = new Set<ToolOwner>();
   return async function ensureLoaded(call: Call): Promise<LoadedCall | Answered> {
     const { instance } = call.entry;
     try {
@@ -24,15 +25,12 @@ export function createEnsureLoaded(logger: Logger) {
           "a skill could not be loaded; its tools answer UNAVAILABLE",
         );
       }
-      return answer(
-        call,
-        "ensure-loaded",
-        failureOutcome(
-          call,
-          "UNAVAILABLE",
-          `${instance.id} could not be loaded (${messageOf(error)}); its tools are unavailable, every other tool keeps working`,
-        ),
-      );
+      // An upstream server that is down or restarting may answer on the next try: its entry says so.
+      const retryable = isSkillError(error) && error.retryable;
+      const message = retryable
+        ? `${instance.id} is unavailable (${messageOf(error)}); retry shortly, every other tool keeps working`
+        : `${instance.id} could not be loaded (${messageOf(error)}); its tools are unavailable, every other tool keeps working`;
+      return answer(call, "ensure-loaded", failureOutcome(call, "UNAVAILABLE", message, { retryable }));
     }
   };
 }

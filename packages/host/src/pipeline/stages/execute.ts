@@ -65,7 +65,7 @@ export function createExecute(options: ExecuteOptions) {
 
   function failed(call: ResumedCall, error: unknown, signal: AbortSignal, timeout: AbortSignal): Outcome {
     const { entry } = call;
-    const place = `skills[${entry.instance.index}]`;
+    const place = entry.instance.where;
     if (error instanceof QueueFullError) {
       return failureOutcome(
         call,

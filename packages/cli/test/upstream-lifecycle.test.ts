@@ -1,0 +1,237 @@
+// biome-ignore-all lint/suspicious/noTemplateCurlyInString: manifests write environment variables as ${NAME}, literally
+// An upstream server's life under a Skillport host, through real processes: a fixture server that records its
+// starts and cancellations, mounted through the manifest and driven by the SDK client over `skillport serve --stdio`.
+import { readFile } from "node:fs/promises";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import type { Client } from "@modelcontextprotocol/client";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import type { Workspace } from "./workspace.js";
+import { connectStdio, makeWorkspace, NOTES_SKILL, runCli } from "./workspace.js";
+
+const FIXTURE = fileURLToPath(new URL("./fixtures/upstream-fixture.mjs", import.meta.url));
+
+type Envelope = { ok: boolean; message: string; data?: unknown; error?: { code: string; retryable?: boolean } };
+
+let ws: Workspace;
+let log: string;
+const clients: Client[] = [];
+
+beforeEach(async () => {
+  ws = await makeWorkspace();
+  log = path.join(ws.dir, "fixture.log");
+});
+afterEach(async () => {
+  await Promise.all(clients.splice(0).map((c) => c.close()));
+  await ws.dispose();
+});
+
+/** A manifest mounting the fixture as `up`, its log in the workspace. */
+function manifestWith(server: Record<string, unknown> = {}, extra: Record<string, unknown> = {}) {
+  return ws.writeManifest(
+    {
+      name: "lifecycle",
+      skills: [],
+      servers: [
+        {
+          mcp: "up",
+          command: process.execPath,
+          args: [FIXTURE],
+          ...server,
+          env: { FIXTURE_LOG: log, ...(server.env as object) },
+        },
+      ],
+      ...extra,
+    },
+    "up.manifest.json",
+  );
+}
+
+async function lines(): Promise<string[]> {
+  return (await readFile(log, "utf8").catch(() => "")).split("\n").filter(Boolean);
+}
+const starts = async () => (await lines()).filter((l) => l.startsWith("start "));
+
+async function serve(manifest: string, env: Record<string, string> = {}) {
+  const connected = await connectStdio(manifest, ws.dir, { env });
+  clients.push(connected.client);
+  await connected.ready;
+  const call = async (name: string, args: Record<string, unknown> = {}, options: { signal?: AbortSignal } = {}) =>
+    (await connected.client.callTool({ name, arguments: args }, options)).structuredContent as Envelope;
+  return { client: connected.client, call, stderr: connected.stderr };
+}
+
+async function until(check: () => boolean | Promise<boolean>, what: string): Promise<void> {
+  const deadline = Date.now() + 30_000;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+const alive = (pid: number) => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
+const pidOf = (envelope: Envelope) =>
+  Number(((envelope.data as { content: { text: string }[] }).content[0] as { text: string }).text);
+
+describe("an upstream server's life", () => {
+  it("with a lock, tools/list answers without starting it; the first call starts it", async () => {
+    const manifest = await manifestWith();
+    const locked = await runCli(["lock", "--manifest", manifest], ws.dir, { SKILLPORT_LOG_LEVEL: "silent" });
+    expect(locked.stderr).toBe("");
+    expect(locked.code).toBe(0);
+    expect(locked.stdout).toContain("1 upstream server");
+    expect(await starts()).toHaveLength(1); // locking lists it once
+    const lock = JSON.parse(await readFile(path.join(ws.dir, "up.lock.json"), "utf8"));
+    expect(lock.servers[0]).toMatchObject({ entry: 0, mcp: "up" });
+
+    const { client, call } = await serve(manifest);
+    const { tools } = await client.listTools();
+    expect(tools.map((t) => t.name)).toEqual(expect.arrayContaining(["up.echo", "up.sleep", "up.pid"]));
+    expect(await starts()).toHaveLength(1);
+    expect(await call("up.echo", { text: "hi" })).toMatchObject({ ok: true });
+    expect(await starts()).toHaveLength(2);
+  }, 60_000);
+
+  it("killed mid-call answers UNAVAILABLE (retryable), then the next call starts it again", async () => {
+    const { call } = await serve(await manifestWith());
+    const pid = pidOf(await call("up.pid"));
+    const sleeping = call("up.sleep", { ms: 60_000 });
+    await until(async () => (await lines()).includes(`sleeping ${pid}`), "the call to reach the server");
+    process.kill(pid, "SIGKILL");
+    expect(await sleeping).toMatchObject({ ok: false, error: { code: "UNAVAILABLE", retryable: true } });
+    const again = await call("up.pid");
+    expect(again.ok).toBe(true);
+    expect(pidOf(again)).not.toBe(pid);
+    expect(await starts()).toHaveLength(2);
+  }, 60_000);
+
+  it("forwards the client's cancel and the host's timeout to the server", async () => {
+    const { client, call } = await serve(await manifestWith({ timeoutMs: 1500 }));
+    const pid = pidOf(await call("up.pid"));
+    const controller = new AbortController();
+    const cancelled = client.callTool({ name: "up.sleep", arguments: { ms: 60_000 } }, { signal: controller.signal });
+    await until(async () => (await lines()).includes(`sleeping ${pid}`), "the call to reach the server");
+    controller.abort();
+    await expect(cancelled).rejects.toThrow();
+    await until(async () => (await lines()).includes(`cancelled ${pid}`), "the server to be told to cancel");
+
+    const timedOut = await call("up.sleep", { ms: 60_000 });
+    expect(timedOut).toMatchObject({ ok: false, error: { code: "TIMEOUT" } });
+    await until(
+      async () => (await lines()).filter((l) => l === `cancelled ${pid}`).length === 2,
+      "the server to be told to cancel at the timeout",
+    );
+  }, 60_000);
+
+  it("an idle server is stopped after idleStopMs, and the next call starts it again", async () => {
+    const { call } = await serve(await manifestWith({ idleStopMs: 1000 }));
+    const pid = pidOf(await call("up.pid"));
+    await until(() => !alive(pid), "the idle server to stop");
+    const again = await call("up.pid");
+    expect(pidOf(again)).not.toBe(pid);
+  }, 60_000);
+
+  it("is never stopped for idleness while a call to it runs", async () => {
+    const { call } = await serve(await manifestWith({ idleStopMs: 1000 }));
+    const pid = pidOf(await call("up.pid"));
+    const slept = await call("up.sleep", { ms: 2500 });
+    expect(slept).toMatchObject({ ok: true });
+    expect(pidOf(await call("up.pid"))).toBe(pid);
+  }, 60_000);
+});
+
+describe("a variable a server entry names that is not set", () => {
+  it("starts nothing: check names the variable and its place, and a locked tool answers CREDENTIALS_MISSING", async () => {
+    const manifest = await manifestWith({ env: { API_TOKEN: "${UPSTREAM_TOKEN}" } });
+    const checked = await runCli(["check", "--manifest", manifest], ws.dir, { UPSTREAM_TOKEN: undefined });
+    expect(checked.code).toBe(1);
+    expect(checked.stdout).toContain("servers[0].env.API_TOKEN");
+    expect(checked.stdout).toContain("UPSTREAM_TOKEN");
+    expect(await starts()).toHaveLength(0);
+
+    const locked = await runCli(["lock", "--manifest", manifest], ws.dir, {
+      UPSTREAM_TOKEN: "a-token-long-enough",
+      SKILLPORT_LOG_LEVEL: "silent",
+    });
+    expect(locked.code).toBe(0);
+    expect(await starts()).toHaveLength(1);
+    const { call } = await serve(manifest, { UPSTREAM_TOKEN: "" });
+    const refused = await call("up.echo", { text: "hi" });
+    expect(refused).toMatchObject({ ok: false, error: { code: "CREDENTIALS_MISSING" } });
+    expect(refused.message).toContain("UPSTREAM_TOKEN");
+    expect(await starts()).toHaveLength(1);
+  }, 60_000);
+});
+
+describe("names an upstream server shares with a skill", () => {
+  it("stop the host at start, naming both", async () => {
+    const manifest = await ws.writeManifest(
+      {
+        skills: [{ path: NOTES_SKILL, mcp: "notes", config: { vault: "./vault" } }],
+        servers: [
+          {
+            mcp: "notes",
+            command: process.execPath,
+            args: [FIXTURE],
+            env: { FIXTURE_LOG: log, FIXTURE_TOOLS: "search_notes" },
+          },
+        ],
+      },
+      "clash.manifest.json",
+    );
+    const listed = await runCli(["list", "--manifest", manifest], ws.dir, { SKILLPORT_LOG_LEVEL: "silent" });
+    expect(listed.code).not.toBe(0);
+    expect(listed.stderr).toContain('tool "notes.search_notes" is defined by both');
+    expect(listed.stderr).toContain("servers[0]");
+    expect(listed.stderr).toContain("skills[0]");
+  }, 60_000);
+});
+
+describe("an upstream server whose tools change at run time", () => {
+  it("is announced to the client (list_changed) and served; a name that collides keeps its first owner, with a warning", async () => {
+    const manifest = await ws.writeManifest(
+      {
+        skills: [{ path: NOTES_SKILL, mcp: "notes", config: { vault: "./vault" } }],
+        servers: [{ mcp: "notes", command: process.execPath, args: [FIXTURE], env: { FIXTURE_LOG: log } }],
+      },
+      "changes.manifest.json",
+    );
+    const connected = await connectStdio(manifest, ws.dir, { env: { SKILLPORT_LOG_LEVEL: "warn" } });
+    clients.push(connected.client);
+    let announced = 0;
+    connected.client.setNotificationHandler("notifications/tools/list_changed", () => {
+      announced++;
+    });
+    await connected.ready;
+    const call = async (name: string, args: Record<string, unknown>) =>
+      (await connected.client.callTool({ name, arguments: args })).structuredContent as Envelope;
+    const names = async () => (await connected.client.listTools()).tools.map((t) => t.name);
+    expect(await names()).not.toContain("notes.fresh");
+
+    expect(await call("notes.add_tool", { name: "fresh" })).toMatchObject({ ok: true });
+    await until(() => announced >= 1, "the list change to be announced");
+    expect(await names()).toContain("notes.fresh");
+    expect(JSON.stringify((await call("notes.fresh", { text: "new" })).data)).toContain("fresh: new");
+
+    // The server now offers search_notes too, which the notes skill already serves as notes.search_notes.
+    expect(await call("notes.add_tool", { name: "search_notes" })).toMatchObject({ ok: true });
+    await until(() => announced >= 2, "the second list change to be announced");
+    await until(
+      () => connected.stderr().includes('tool \\"notes.search_notes\\" of servers[0]'),
+      "the warning naming both",
+    );
+    expect(connected.stderr()).toContain("skills[0]");
+    // The skill keeps the name: the call reaches it, with its own schema.
+    const searched = await call("notes.search_notes", { keyword: "agent" });
+    expect(searched.ok).toBe(true);
+    expect(JSON.stringify(searched.data)).not.toContain("search_notes: ");
+    expect((await names()).filter((n) => n === "notes.search_notes")).toHaveLength(1);
+  }, 60_000);
+});

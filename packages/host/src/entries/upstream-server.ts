@@ -1,0 +1,192 @@
+import path from "node:path";
+import { SERVER_DEFAULTS } from "../manifest/defaults.js";
+import type { ServerEntry } from "../manifest/manifest.js";
+import type { ToolOwner } from "./tool-entry.js";
+
+// An upstream MCP server (the manifest's `servers`) is reached through @skillport/client. The host does not depend
+// on that package (the client's inproc transport runs a host, so the dependency would go both ways): whoever
+// creates the host passes `connect` (the CLI passes @skillport/client/node's), and the host names here only the part
+// of the client's contract it uses. A client handle fits these types as it is.
+
+/** A tool as an upstream server lists it (the client's `ToolSpec`). */
+export interface UpstreamTool {
+  name: string;
+  title?: string;
+  description?: string;
+  inputSchema: Record<string, unknown>;
+  outputSchema?: Record<string, unknown>;
+  annotations?: Record<string, unknown>;
+}
+
+/** A failure the client reports as a value (the client's `ClientError`). */
+export interface UpstreamError {
+  code: string;
+  message: string;
+  rpcCode?: number;
+  status?: number;
+}
+
+/** What an upstream tool answered (the client's `ToolResult`). */
+export interface UpstreamResult {
+  content: unknown[];
+  structuredContent?: unknown;
+  isError?: boolean;
+}
+
+/** The part of a `@skillport/client` handle the host uses. */
+export interface UpstreamHandle {
+  start(): Promise<{ ok: true; tools: readonly UpstreamTool[] } | { ok: false; error: UpstreamError }>;
+  stop(): Promise<void>;
+  callTool(
+    name: string,
+    args: Record<string, unknown>,
+    options: { signal: AbortSignal; timeoutMs: number },
+  ): Promise<{ ok: true; result: UpstreamResult } | { ok: false; error: UpstreamError; result?: UpstreamResult }>;
+  readonly state: {
+    readonly value: string;
+    readonly tools: readonly UpstreamTool[] | undefined;
+    subscribe(
+      listener: (snapshot: {
+        value: string;
+        error?: UpstreamError;
+        tools?: readonly UpstreamTool[];
+        change: "state" | "tools";
+      }) => void,
+    ): () => void;
+  };
+}
+
+/** A secret given to an upstream server as it is: read by the host from its environment. */
+interface GivenCredential<To> {
+  from: { value: string };
+  to: To;
+}
+
+/** How the host asks the client for a connection: a subset of `@skillport/client/node`'s `ServerSpec`. */
+export type UpstreamSpec =
+  | {
+      transport: "stdio";
+      name: string;
+      command: string;
+      args: string[];
+      cwd: string;
+      env: Record<string, string>;
+      inheritEnv: string[];
+      credentials: Record<string, GivenCredential<{ env: string }>>;
+      startTimeoutMs: number;
+      idleTimeoutMs?: number;
+    }
+  | {
+      transport: "http";
+      name: string;
+      url: string;
+      headers: Record<string, string>;
+      credentials: Record<string, GivenCredential<{ header: string }>>;
+      startTimeoutMs: number;
+    };
+
+/** Opens a handle on an upstream MCP server (nothing is started before its first use): the client's `connect`. */
+export type UpstreamConnect = (spec: UpstreamSpec) => UpstreamHandle;
+
+/**
+ * Imports the client the host reaches upstream servers with, when the manifest has any.
+ *
+ * @example
+ * const client: UpstreamClient = () => import("@skillport/client/node");
+ */
+export type UpstreamClient = () => Promise<{ connect: UpstreamConnect }>;
+
+/** One enabled `servers` entry: its handle (nothing opened until used), its limits and what it lists. */
+export interface UpstreamServer extends ToolOwner {
+  readonly transport: "stdio" | "http";
+  /** Undefined when a variable its entry names is not set: then nothing is ever started. */
+  readonly handle: UpstreamHandle | undefined;
+  /** The values read from the host's environment for its `env` and `headers`: secrets to the redactor. */
+  readonly secrets: readonly string[];
+  /** A call's time limit. */
+  readonly timeoutMs: number;
+  /** The entry as written. */
+  readonly entry: ServerEntry;
+  /** Its tools as listed when the table was built: from the lock, or from the server at start. */
+  readonly tools: readonly UpstreamTool[];
+}
+
+/**
+ * The spec of a `servers` entry with every `${NAME}` replaced from `env`, and what is missing: each variable that is
+ * not set (or empty), named with its place. `env` and `headers` values go to the client as credentials, so the
+ * client keeps them out of its messages; the values read for them (and for `url`) are the entry's secrets.
+ */
+export function upstreamSpec(
+  entry: ServerEntry,
+  where: string,
+  dir: string,
+  env: Readonly<Record<string, string | undefined>>,
+): { spec: UpstreamSpec; secrets: string[]; missing: string[] } {
+  const missing: string[] = [];
+  const secrets: string[] = [];
+  const expand = (text: string, at: string, secret: boolean): string =>
+    text.replace(VARIABLE, (_, name: string) => {
+      const value = env[name];
+      if (value === undefined || value === "") {
+        missing.push(
+          `${at} needs the environment variable ${name}, which is not set; set it where the host runs (it is read at start)`,
+        );
+        return "";
+      }
+      if (secret) secrets.push(value);
+      return value;
+    });
+  const startTimeoutMs = entry.startTimeoutMs ?? SERVER_DEFAULTS.startTimeoutMs;
+  const name = `${where} ("${entry.mcp}")`;
+  let spec: UpstreamSpec;
+  if (entry.url !== undefined) {
+    const url = expand(entry.url, `${where}.url`, true);
+    const credentials: Record<string, GivenCredential<{ header: string }>> = {};
+    for (const [header, value] of Object.entries(entry.headers ?? {})) {
+      credentials[`header ${header}`] = {
+        from: { value: expand(value, `${where}.headers.${header}`, true) },
+        to: { header },
+      };
+    }
+    spec = { transport: "http", name, url, headers: {}, credentials, startTimeoutMs };
+  } else {
+    // In the order the fields are written, so the problems read top to bottom.
+    const command = expand(entry.command ?? "", `${where}.command`, false);
+    const args = (entry.args ?? []).map((arg, i) => expand(arg, `${where}.args[${i}]`, false));
+    const cwd = path.resolve(dir, expand(entry.cwd ?? ".", `${where}.cwd`, false));
+    const credentials: Record<string, GivenCredential<{ env: string }>> = {};
+    for (const [variable, value] of Object.entries(entry.env ?? {})) {
+      credentials[`env ${variable}`] = {
+        from: { value: expand(value, `${where}.env.${variable}`, true) },
+        to: { env: variable },
+      };
+    }
+    spec = {
+      transport: "stdio",
+      name,
+      command,
+      args,
+      cwd,
+      env: {},
+      inheritEnv: [...(entry.inheritEnv ?? SERVER_DEFAULTS.inheritEnv)],
+      credentials,
+      startTimeoutMs,
+      ...(entry.idleStopMs === undefined ? {} : { idleTimeoutMs: entry.idleStopMs }),
+    };
+  }
+  return { spec, secrets: secrets.filter((s) => s !== ""), missing };
+}
+
+/**
+ * The risk an upstream tool's annotations declare: read-only → read_only; else destructive → dangerous (allow and
+ * confirmation); else write.
+ */
+export function upstreamRisk(tool: UpstreamTool): "read_only" | "write" | "dangerous" {
+  const hints = tool.annotations ?? {};
+  if (hints.readOnlyHint === true) return "read_only";
+  return hints.destructiveHint === true ? "dangerous" : "write";
+}
+
+// --- internal ---
+
+const VARIABLE = /\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g;

@@ -1,0 +1,181 @@
+import type { ErrorCode, Risk } from "@skillport/core";
+import { ERROR_CODES, result, SkillError } from "@skillport/core";
+import { canonicalJson } from "../canonical-json.js";
+import type { UriMount } from "./resource-entry.js";
+import type { RunCall, Runnable, ToolEntry, ToolListing } from "./tool-entry.js";
+import type { UpstreamError, UpstreamResult, UpstreamServer, UpstreamTool } from "./upstream-server.js";
+import { upstreamRisk } from "./upstream-server.js";
+
+/** An upstream server's URIs (in resource links and embedded resources) are its own: passed on as they are. */
+const AS_IS: UriMount = { served: (uri) => uri };
+
+/** What an upstream tool's entry is made of, besides its server. */
+export interface UpstreamToolInit {
+  fullName: string;
+  /** The tool as the server listed it when the table was built (from the lock or from the server). */
+  tool: UpstreamTool;
+  listing: ToolListing;
+  scopes: readonly string[];
+}
+
+/**
+ * An upstream server's tool as a table entry. Resolving it starts the server if it is not running (the first call
+ * after a lock, after an idle stop or after the server died) and takes the tool as the running server lists it now:
+ * calls are validated against that schema and decided on those annotations, never on what the lock said; a tool
+ * whose schema or annotations differ from what tools/list showed answers UNAVAILABLE until the lock is rewritten.
+ * A failure is not remembered: the next call tries again.
+ */
+export function upstreamToolEntry(server: UpstreamServer, init: UpstreamToolInit): ToolEntry {
+  const listed = fingerprint(init.tool);
+  let cached: { spec: UpstreamTool; runnable: Runnable } | undefined;
+  return {
+    fullName: init.fullName,
+    toolName: init.tool.name,
+    listing: init.listing,
+    risk: upstreamRisk(init.tool),
+    instance: server,
+    scopes: init.scopes,
+    timeoutMs: server.timeoutMs,
+    mount: AS_IS,
+    async resolve() {
+      const handle = server.handle;
+      if (handle === undefined) throw unavailable(`${server.id} has missing credentials`);
+      const started = await handle.start();
+      if (!started.ok) throw unavailable(started.error.message);
+      const live = started.tools.find((t) => t.name === init.tool.name);
+      if (live === undefined) {
+        throw unavailable(`${server.id} no longer lists the tool "${init.tool.name}"; run skillport lock, or restart`);
+      }
+      if (cached?.spec === live) return cached.runnable;
+      if (fingerprint(live) !== listed) {
+        throw unavailable(
+          `${server.id}'s tool "${live.name}" changed its schema or annotations since it was listed; review it, then run skillport lock (or restart)`,
+        );
+      }
+      cached = { spec: live, runnable: runnableOf(server, live, init.listing.title) };
+      return cached.runnable;
+    },
+  };
+}
+
+// --- internal ---
+
+/** What decides how a call to an upstream tool is checked: its name, schemas and annotations. */
+function fingerprint(tool: UpstreamTool): string {
+  return canonicalJson({
+    name: tool.name,
+    inputSchema: tool.inputSchema,
+    outputSchema: tool.outputSchema ?? null,
+    annotations: tool.annotations ?? null,
+  });
+}
+
+function runnableOf(server: UpstreamServer, tool: UpstreamTool, title: string): Runnable {
+  const risk: Risk = upstreamRisk(tool);
+  // The host validates with JSON Schema 2020-12; servers often stamp draft-07, which reads the same for arguments.
+  const { $schema: _dialect, ...inputSchema } = tool.inputSchema;
+  return {
+    risk,
+    title,
+    inputSchema: { type: "object", ...inputSchema },
+    // The client already checks structuredContent against the server's own output schema.
+    outputSchema: undefined,
+    legacy: [],
+    brief(args) {
+      const text = JSON.stringify(args);
+      return `Call ${tool.name} on ${server.id} with ${text.length > 300 ? `${text.slice(0, 300)}…` : text}`;
+    },
+    async run(args, call: RunCall) {
+      const handle = server.handle;
+      if (handle === undefined) throw unavailable(`${server.id} has missing credentials`);
+      // The host's own timeout (the execute stage) answers first; the client's is a backstop.
+      const outcome = await handle.callTool(tool.name, args, {
+        signal: call.signal,
+        timeoutMs: server.timeoutMs + 1000,
+      });
+      if (outcome.ok) return answerOf(outcome.result, title);
+      throw errorOf(server, outcome.error, outcome.result);
+    },
+  };
+}
+
+/**
+ * An upstream answer as the envelope's parts. A Skillport host upstream already answers with an envelope: its
+ * message, data, evidence and warnings are taken as they are. Any other server's structured content is the data;
+ * without it, its content blocks are.
+ */
+function answerOf(answered: UpstreamResult, title: string) {
+  const envelope = skillportEnvelope(answered.structuredContent);
+  if (envelope?.ok === true) {
+    return result(envelope.data ?? null, {
+      message: typeof envelope.message === "string" ? envelope.message : `${title}: done`,
+      evidencePaths: stringsOf(envelope.evidencePaths),
+      warnings: stringsOf(envelope.warnings),
+    });
+  }
+  // The data holds what the server said; the message does not repeat it (the text rendering shows both).
+  return result(answered.structuredContent ?? { content: answered.content }, { message: `${title}: done` });
+}
+
+/** A client failure as the SkillError the envelope carries. */
+function errorOf(server: UpstreamServer, error: UpstreamError, answered: UpstreamResult | undefined): SkillError {
+  switch (error.code) {
+    case "TOOL_ERROR": {
+      const envelope = skillportEnvelope(answered?.structuredContent);
+      const failure = envelope?.ok === false ? (envelope.error as Record<string, unknown> | undefined) : undefined;
+      const code = failure?.code;
+      if (typeof code === "string" && (ERROR_CODES as readonly string[]).includes(code)) {
+        return new SkillError({
+          code: code as ErrorCode,
+          message: typeof envelope?.message === "string" ? envelope.message : error.message,
+          ...(typeof failure?.field === "string" ? { field: failure.field } : {}),
+          retryable: failure?.retryable === true,
+        });
+      }
+      return new SkillError({
+        code: "UPSTREAM_ERROR",
+        message: `${server.id}: ${(answered === undefined ? undefined : firstText(answered)) ?? error.message}`,
+      });
+    }
+    case "UNAVAILABLE":
+      return unavailable(error.message);
+    case "TIMEOUT":
+      return new SkillError({ code: "TIMEOUT", message: error.message, retryable: true });
+    case "CANCELLED":
+      return new SkillError({ code: "CANCELLED", message: error.message, retryable: true });
+    case "PROTOCOL_ERROR":
+      return error.rpcCode === -32602
+        ? new SkillError({ code: "ARGUMENT_INVALID", message: error.message })
+        : new SkillError({ code: "UPSTREAM_ERROR", message: error.message });
+    case "UNAUTHORIZED":
+      return new SkillError({
+        code: "UPSTREAM_ERROR",
+        message: `${error.message}; the host's credentials for ${server.where} were refused: check its headers`,
+        ...(error.status === undefined ? {} : { status: error.status }),
+      });
+    default:
+      return new SkillError({ code: "UPSTREAM_ERROR", message: error.message });
+  }
+}
+
+function unavailable(message: string): SkillError {
+  return new SkillError({ code: "UNAVAILABLE", message, retryable: true });
+}
+
+function skillportEnvelope(structured: unknown): Record<string, unknown> | undefined {
+  if (typeof structured !== "object" || structured === null) return undefined;
+  const value = structured as Record<string, unknown>;
+  return typeof value.ok === "boolean" && typeof value.meta === "object" && "message" in value ? value : undefined;
+}
+
+function firstText(answered: UpstreamResult): string | undefined {
+  for (const block of answered.content) {
+    const { type, text } = block as { type?: unknown; text?: unknown };
+    if (type === "text" && typeof text === "string") return text.length > 500 ? `${text.slice(0, 500)}…` : text;
+  }
+  return undefined;
+}
+
+function stringsOf(value: unknown): string[] {
+  return Array.isArray(value) ? value.filter((v): v is string => typeof v === "string") : [];
+}

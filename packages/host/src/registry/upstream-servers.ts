@@ -1,0 +1,275 @@
+import { envelopeSchema } from "@skillport/core";
+import type { ToolEntry, ToolListing } from "../entries/tool-entry.js";
+import type { UpstreamClient, UpstreamServer, UpstreamTool } from "../entries/upstream-server.js";
+import { upstreamRisk, upstreamSpec } from "../entries/upstream-server.js";
+import { upstreamToolEntry } from "../entries/upstream-tool.js";
+import type { HostErrorCode } from "../errors.js";
+import type { Logger } from "../log.js";
+import { createLogger } from "../log.js";
+import { SERVER_DEFAULTS } from "../manifest/defaults.js";
+import type { LoadedManifest, ServerEntry } from "../manifest/manifest.js";
+import { advertisedInput, FULL_NAME, ownValue, toolScopes } from "./build-registry.js";
+import type { LockFile } from "./lock.js";
+import { hashOf, lockCommand, serverSourceOf } from "./lock.js";
+
+/** How {@link openServers} reaches and lists the manifest's upstream servers. */
+export interface OpenServersOptions {
+  /** Imports the client, only when there are enabled servers. */
+  client: UpstreamClient | undefined;
+  /** The lock, when the host starts from one: a server it lists is not started before its first call. */
+  lock: LockFile | undefined;
+  lockMode: "auto" | "frozen" | undefined;
+  /** Where `${NAME}` is read from. */
+  env: Readonly<Record<string, string | undefined>>;
+}
+
+/** The enabled servers with their tools, what stops the host, and the servers that could not be listed. */
+export interface OpenedServers {
+  servers: UpstreamServer[];
+  problems: { code: HostErrorCode; message: string }[];
+  failures: { source: string; message: string }[];
+}
+
+/**
+ * Opens a handle on every enabled `servers` entry (nothing is started by that) and finds each one's tools: from the
+ * lock when it lists the entry as written, else by starting the server and asking it now. A server with a variable
+ * that is not set is never started: with a lock its tools are listed and answer CREDENTIALS_MISSING, without one
+ * they are not served; either way its problem is reported with the others.
+ */
+export async function openServers(manifest: LoadedManifest, options: OpenServersOptions): Promise<OpenedServers> {
+  const problems: OpenedServers["problems"] = [];
+  const failures: OpenedServers["failures"] = [];
+  const enabled = [...manifest.servers.entries()].filter(([, entry]) => entry.enabled !== false);
+  if (enabled.length === 0) return { servers: [], problems, failures };
+  if (options.client === undefined) {
+    problems.push({
+      code: "CONFIG_INVALID",
+      message: `servers: this host was created without a way to reach MCP servers; pass createHost({ client: () => import("@skillport/client/node") }) (the skillport command does)`,
+    });
+    return { servers: [], problems, failures };
+  }
+  const { connect } = await options.client();
+  const opened = await Promise.all(
+    enabled.map(async ([index, entry]): Promise<UpstreamServer | undefined> => {
+      const where = `servers[${index}]`;
+      const source = `${where} ("${entry.mcp}")`;
+      const { spec, secrets, missing } = upstreamSpec(entry, where, manifest.dir, options.env);
+      const handle = missing.length > 0 ? undefined : connect(spec);
+      const locked = options.lock?.servers?.find((s) => s.entry === index && s.source === serverSourceOf(entry));
+      let tools: readonly UpstreamTool[];
+      if (locked !== undefined && Array.isArray(locked.tools) && hashOf(locked.tools) === locked.hash) {
+        tools = locked.tools;
+      } else if (options.lock !== undefined && options.lockMode === "frozen") {
+        problems.push({
+          code: "LOCK_STALE",
+          message: `${source} is not in the lock as written; run ${lockCommand(manifest)}`,
+        });
+        return undefined;
+      } else if (handle === undefined) {
+        failures.push({ source, message: `not started: ${missing.join("; ")}` });
+        return undefined;
+      } else {
+        const started = await handle.start();
+        if (!started.ok) {
+          failures.push({ source, message: started.error.message });
+          await handle.stop();
+          return undefined;
+        }
+        tools = started.tools;
+      }
+      return {
+        id: entry.mcp,
+        index,
+        where,
+        source,
+        packageName: clip(serverSourceOf(entry)),
+        version: "upstream",
+        missingCredentials: missing,
+        allow: new Set(entry.allow ?? []),
+        concurrency: entry.concurrency ?? SERVER_DEFAULTS.concurrency,
+        queue: entry.queue ?? SERVER_DEFAULTS.queue,
+        transport: spec.transport,
+        handle,
+        secrets,
+        timeoutMs: entry.timeoutMs ?? SERVER_DEFAULTS.timeoutMs,
+        entry,
+        tools,
+      };
+    }),
+  );
+  return { servers: opened.filter((s): s is UpstreamServer => s !== undefined), problems, failures };
+}
+
+/** One upstream tool as a row of the table: its full name, its entry and its listing. */
+export interface ServerRow {
+  fullName: string;
+  entry: ToolEntry;
+  listing: ToolListing;
+}
+
+/**
+ * The rows an upstream server's tools make, as its entry selects, renames and overrides them; the problems of its
+ * options (names the server does not list, full names MCP does not take) join `problems`.
+ */
+export function serverRows(
+  server: UpstreamServer,
+  tools: readonly UpstreamTool[],
+  manifest: LoadedManifest,
+  problems: { code: HostErrorCode; message: string }[],
+): ServerRow[] {
+  const rows: ServerRow[] = [];
+  for (const tool of selectServerTools(server, tools, problems)) {
+    const name = ownValue(server.entry.tools?.rename, tool.name) ?? tool.name;
+    const fullName = `${server.id}${manifest.separator}${name}`;
+    if (!FULL_NAME.test(fullName)) {
+      problems.push({
+        code: "SKILL_INVALID",
+        message: `${server.source}: the full tool name "${fullName}" is invalid for MCP (letters, digits, ".", "_", "-", at most 128); rename it in tools.rename`,
+      });
+      continue;
+    }
+    const override = ownValue(server.entry.tools?.override, tool.name) ?? {};
+    const title = override.title ?? tool.title ?? (tool.annotations?.title as string | undefined) ?? tool.name;
+    const { $schema: _dialect, ...inputSchema } = tool.inputSchema;
+    const listing: ToolListing = {
+      name: fullName,
+      title,
+      description: override.description ?? tool.description ?? "",
+      inputSchema: advertisedInput(
+        { risk: upstreamRisk(tool), inputSchema: { type: "object", ...inputSchema } },
+        manifest.confirmation.fallback,
+      ),
+      outputSchema: envelopeSchema(undefined) as ToolListing["outputSchema"],
+      annotations: { ...tool.annotations, title, ...override.annotations },
+    };
+    const scopes = toolScopes(server.entry, tool.name);
+    rows.push({ fullName, listing, entry: upstreamToolEntry(server, { fullName, tool, listing, scopes }) });
+  }
+  return rows;
+}
+
+/** What {@link watchServers} keeps up to date. */
+export interface WatchServersOptions {
+  manifest: LoadedManifest;
+  servers: readonly UpstreamServer[];
+  /** The table: the servers' rows in it are replaced when their tools change. */
+  tools: Map<string, ToolEntry>;
+  /** The skills' listings, which never change at run time. */
+  skillListings: readonly ToolListing[];
+  /** The listings at start. */
+  listings: readonly ToolListing[];
+  logger: Logger | undefined;
+}
+
+/**
+ * Keeps the table up to date with the servers' own lists: when a server announces `notifications/tools/list_changed`
+ * (the client fetches its new list), its rows are replaced. A new name that another source already serves is hidden
+ * — a name already served keeps it (skills, and servers whose tools came first) — with a warning naming both; it is
+ * served once the other goes away. Listeners hear of every change, to tell clients (`listChanged`).
+ */
+export function watchServers(options: WatchServersOptions) {
+  const { manifest, servers, tools, skillListings } = options;
+  const logger = options.logger ?? createLogger({ level: "silent" });
+  const listeners = new Set<() => void>();
+  const held = new Map<UpstreamServer, string[]>();
+  const hidden = new Map<UpstreamServer, ServerRow[]>();
+  for (const server of servers) {
+    held.set(
+      server,
+      [...tools.values()].filter((entry) => entry.instance === server).map((entry) => entry.fullName),
+    );
+  }
+  let listings = options.listings;
+
+  const place = (server: UpstreamServer, row: ServerRow): boolean => {
+    const taken = tools.get(row.fullName);
+    if (taken === undefined) {
+      tools.set(row.fullName, row.entry);
+      held.get(server)?.push(row.fullName);
+      return true;
+    }
+    logger.warn(
+      { tool: row.fullName, served: taken.instance.source, hidden: server.source },
+      `tool "${row.fullName}" of ${server.source} is not served: ${taken.instance.source} already serves that name, and a name already served keeps it; rename one in tools.rename`,
+    );
+    return false;
+  };
+
+  const update = (server: UpstreamServer, list: readonly UpstreamTool[]) => {
+    for (const name of held.get(server) ?? []) tools.delete(name);
+    held.set(server, []);
+    const problems: { code: HostErrorCode; message: string }[] = [];
+    hidden.set(
+      server,
+      serverRows(server, list, manifest, problems).filter((row) => !place(server, row)),
+    );
+    for (const problem of problems) logger.warn({ server: server.source }, problem.message);
+    // A name this server let go of may be one another server's tool was hidden behind.
+    for (const [other, rows] of hidden) {
+      if (other !== server)
+        hidden.set(
+          other,
+          rows.filter((row) => tools.has(row.fullName) || !place(other, row)),
+        );
+    }
+    listings = [
+      ...skillListings,
+      ...servers.flatMap((s) => (held.get(s) ?? []).map((name) => (tools.get(name) as ToolEntry).listing)),
+    ];
+    for (const listener of listeners) listener();
+  };
+
+  const unsubscribes = servers.map((server) =>
+    server.handle?.state.subscribe((snapshot) => {
+      if (snapshot.change === "tools" && snapshot.tools !== undefined) update(server, snapshot.tools);
+    }),
+  );
+
+  return {
+    listings: () => listings,
+    subscribe(listener: () => void): () => void {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+    close() {
+      for (const unsubscribe of unsubscribes) unsubscribe?.();
+      listeners.clear();
+    },
+  };
+}
+
+// --- internal ---
+
+/** The tools a server entry serves, and the problems of its tools options (names the server does not list). */
+function selectServerTools(
+  server: UpstreamServer,
+  tools: readonly UpstreamTool[],
+  problems: { code: HostErrorCode; message: string }[],
+): UpstreamTool[] {
+  const entry: ServerEntry = server.entry;
+  const { include, exclude } = entry.tools ?? {};
+  const names = new Set(tools.map((t) => t.name));
+  const scoped = Object.keys(entry.scopes ?? {}).filter((name) => name !== "*");
+  for (const [field, list] of [
+    ["tools.include", include],
+    ["tools.exclude", exclude],
+    ["tools.rename", Object.keys(entry.tools?.rename ?? {})],
+    ["tools.override", Object.keys(entry.tools?.override ?? {})],
+    ["scopes", scoped],
+    ["allow", entry.allow],
+  ] as const) {
+    for (const name of list ?? []) {
+      if (!names.has(name)) {
+        problems.push({
+          code: "MANIFEST_INVALID",
+          message: `${server.where}.${field}: server "${server.id}" lists no tool "${name}"; its tools are ${[...names].join(", ")}`,
+        });
+      }
+    }
+  }
+  return tools.filter((t) => (include === undefined || include.includes(t.name)) && !(exclude ?? []).includes(t.name));
+}
+
+function clip(text: string): string {
+  return text.length > 60 ? `${text.slice(0, 60)}…` : text;
+}

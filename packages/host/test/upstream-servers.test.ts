@@ -1,0 +1,155 @@
+// biome-ignore-all lint/suspicious/noTemplateCurlyInString: manifests write environment variables as ${NAME}, literally
+// The manifest's `servers`: what the loader refuses, how an entry becomes the client's spec (variables, secrets, the
+// child's environment), and a host created without a client. Calls to real upstream servers are tested through
+// `skillport serve --stdio` in the CLI's tests (upstream-*.test.ts).
+import { describe, expect, it } from "vitest";
+import { upstreamRisk, upstreamSpec } from "../src/entries/upstream-server.js";
+import { HostError } from "../src/errors.js";
+import { parseManifest } from "../src/manifest/load-manifest.js";
+import { buildRegistry } from "../src/registry/build-registry.js";
+import { manifestOf } from "./helpers.js";
+
+function problemsOf(json: unknown): readonly string[] {
+  try {
+    parseManifest(json, "/srv/skills.manifest.json");
+  } catch (error) {
+    expect(error).toBeInstanceOf(HostError);
+    return (error as HostError).problems;
+  }
+  return [];
+}
+
+describe("servers in the manifest", () => {
+  it("takes entries as MCP clients write them", () => {
+    const manifest = parseManifest(
+      {
+        skills: [],
+        servers: [
+          { mcp: "fs", command: "npx", args: ["-y", "@modelcontextprotocol/server-filesystem", "${ROOT}"] },
+          { mcp: "remote", url: "https://tools.example.com/mcp", headers: { Authorization: "Bearer ${TOKEN}" } },
+        ],
+      },
+      "/srv/skills.manifest.json",
+    );
+    expect(manifest.servers.map((s) => s.mcp)).toEqual(["fs", "remote"]);
+    expect(parseManifest({ skills: [] }, "/srv/skills.manifest.json").servers).toEqual([]);
+  });
+
+  it("refuses, all at once, an entry with both or neither of command and url, misplaced fields and a reused id", () => {
+    const problems = problemsOf({
+      skills: [],
+      servers: [
+        { mcp: "both", command: "x", url: "https://a.example/mcp" },
+        { mcp: "neither" },
+        { mcp: "remote", url: "https://a.example/mcp", args: ["-v"], env: { A: "b" } },
+        { mcp: "local", command: "x", headers: { "X-Key": "k" } },
+        { mcp: "local", command: "y", tools: { include: ["a"], exclude: ["b"] } },
+      ],
+    });
+    expect(problems).toEqual([
+      'servers[0]: give exactly one of "command" (a program over stdio) or "url" (a remote server)',
+      'servers[1]: give exactly one of "command" (a program over stdio) or "url" (a remote server)',
+      'servers[2].args: only a "command" server takes args',
+      'servers[2].env: only a "command" server takes env',
+      'servers[3].headers: only a "url" server takes headers; give a program its secrets in env',
+      'servers[4].tools: use "include" or "exclude", not both',
+      'servers[4].mcp: "local" is used twice; each server needs its own id',
+    ]);
+  });
+
+  it("refuses unknown fields and object names as keys, like a skill entry", () => {
+    const problems = problemsOf({
+      skills: [],
+      servers: [{ mcp: "fs", command: "x", tokens: "y", env: { constructor: "z" } }],
+    });
+    expect(problems.join("\n")).toMatch(/servers\/0|servers\[0\]/);
+    expect(problems.length).toBeGreaterThanOrEqual(2);
+  });
+});
+
+describe("an entry as the client's spec", () => {
+  const env = { ROOT: "/srv/docs", TOKEN: "token-0123456789abcdef", KEY: "key-0123456789", EMPTY: "" };
+
+  it("expands ${NAME} from the environment; the values for env, headers and url are secrets, paths are not", () => {
+    const stdio = upstreamSpec(
+      { mcp: "fs", command: "npx", args: ["-y", "server", "${ROOT}"], env: { API_KEY: "${KEY}", MODE: "fast" } },
+      "servers[0]",
+      "/srv",
+      env,
+    );
+    expect(stdio.missing).toEqual([]);
+    expect(stdio.spec).toMatchObject({
+      transport: "stdio",
+      command: "npx",
+      args: ["-y", "server", "/srv/docs"],
+      cwd: "/srv",
+      // The child's environment is exactly these, through the client's credentials (hidden from its messages).
+      env: {},
+      inheritEnv: ["PATH", "HOME"],
+      credentials: {
+        "env API_KEY": { from: { value: "key-0123456789" }, to: { env: "API_KEY" } },
+        "env MODE": { from: { value: "fast" }, to: { env: "MODE" } },
+      },
+    });
+    expect(stdio.secrets).toEqual(["key-0123456789"]);
+
+    const http = upstreamSpec(
+      { mcp: "remote", url: "https://tools.example.com/mcp", headers: { Authorization: "Bearer ${TOKEN}" } },
+      "servers[1]",
+      "/srv",
+      env,
+    );
+    expect(http.spec).toMatchObject({
+      transport: "http",
+      url: "https://tools.example.com/mcp",
+      headers: {},
+      credentials: {
+        "header Authorization": { from: { value: "Bearer token-0123456789abcdef" }, to: { header: "Authorization" } },
+      },
+    });
+    expect(http.secrets).toEqual(["token-0123456789abcdef"]);
+  });
+
+  it("names every variable that is not set (or empty), with its place", () => {
+    const { missing } = upstreamSpec(
+      { mcp: "fs", command: "${BIN}", args: ["${ROOT}", "${EMPTY}"], env: { A: "${NOPE}" } },
+      "servers[2]",
+      "/srv",
+      env,
+    );
+    expect(missing).toEqual([
+      "servers[2].command needs the environment variable BIN, which is not set; set it where the host runs (it is read at start)",
+      "servers[2].args[1] needs the environment variable EMPTY, which is not set; set it where the host runs (it is read at start)",
+      "servers[2].env.A needs the environment variable NOPE, which is not set; set it where the host runs (it is read at start)",
+    ]);
+  });
+
+  it("takes its risk from the annotations: read-only wins, then destructive, else write", () => {
+    const tool = (annotations?: Record<string, unknown>) => ({
+      name: "t",
+      inputSchema: { type: "object" },
+      ...(annotations === undefined ? {} : { annotations }),
+    });
+    expect(upstreamRisk(tool({ readOnlyHint: true }))).toBe("read_only");
+    expect(upstreamRisk(tool({ readOnlyHint: true, destructiveHint: true }))).toBe("read_only");
+    expect(upstreamRisk(tool({ readOnlyHint: false, destructiveHint: true }))).toBe("dangerous");
+    expect(upstreamRisk(tool({ destructiveHint: false }))).toBe("write");
+    expect(upstreamRisk(tool())).toBe("write");
+  });
+});
+
+describe("a host without a client", () => {
+  it("refuses a manifest with enabled servers, saying how to give it one", async () => {
+    const manifest = manifestOf({ skills: [], servers: [{ mcp: "fs", command: "npx" }] });
+    const error = await buildRegistry(manifest).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(HostError);
+    expect((error as HostError).problems.join("\n")).toContain('client: () => import("@skillport/client/node")');
+  });
+
+  it("builds a manifest whose servers are all disabled", async () => {
+    const manifest = manifestOf({ skills: [], servers: [{ mcp: "fs", command: "npx", enabled: false }] });
+    const registry = await buildRegistry(manifest);
+    expect(registry.servers).toEqual([]);
+    await registry.close();
+  });
+});
