@@ -50,7 +50,7 @@ describe.skipIf(INNER)("the README's authoring flow, in a scratch clone", () => 
       if (installNew.code !== 0) await sh(["pnpm", "install", "--prefer-offline", "--no-frozen-lockfile"]);
       await sh(["pnpm", "--filter", "@skillport/skill-weather", "build"]);
       const tests = await sh(["pnpm", "--filter", "@skillport/skill-weather", "test"]);
-      expect(tests.output).toMatch(/Tests\s+8 passed/);
+      expect(tests.output).toMatch(/Tests\s+9 passed/);
 
       // 4. Lock and check: enable it in the manifest, as a person edits it.
       const manifestFile = path.join(repo, "skills.manifest.json");

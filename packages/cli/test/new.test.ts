@@ -77,12 +77,15 @@ describe("skillport new", () => {
       name: "@skillport/skill-demo-tool",
       peerDependencies: { "@skillport/core": "workspace:^" },
       devDependencies: { "@skillport/testing": "workspace:*" },
-      files: ["dist"],
+      files: ["dist", "SKILL.md"],
     });
     const test = await readFile(path.join(skill, "test/get-demo-tool.test.ts"), "utf8");
     expect(test).toContain("testSkill(register)");
     expect(test).toContain('mockContext({ token: "test-token" })');
     expect(await readFile(path.join(skill, "README.md"), "utf8")).toContain("`get_demo_tool`");
+    const skillMd = await readFile(path.join(skill, "SKILL.md"), "utf8");
+    expect(skillMd).toMatch(/^---\nname: demo-tool\ndescription: .+\n---\n/);
+    expect(skillMd).toContain("`get_demo_tool`");
     expect(await readFile(path.join(skill, "LICENSE"), "utf8")).toContain("The Skillport authors");
     expect(await readFile(path.join(ws, ".changeset/skill-demo-tool-first-release.md"), "utf8")).toContain(
       '"@skillport/skill-demo-tool": minor',
@@ -101,7 +104,8 @@ describe("skillport new", () => {
     expect(typecheck.code, typecheck.output).toBe(0);
     const tests = await run(path.join(BIN, "vitest"), ["run"], skill);
     expect(tests.code, tests.output).toBe(0);
-    expect(tests.output).toMatch(/Tests\s+8 passed/);
+    // testSkill() checks the scaffolded SKILL.md too.
+    expect(tests.output).toMatch(/Tests\s+9 passed/);
 
     manifest.skills[1].enabled = true;
     manifest.skills.splice(0, 1);

@@ -1,4 +1,11 @@
-/** Structured log lines from a capability; the host routes them to stderr with the call's traceId. */
+import type { AudioContent, ImageContent, TextContent } from "./content.js";
+import type { SchemaInput } from "./schema.js";
+
+/**
+ * Structured log lines from a capability. The host writes them to its log (stderr) with the call's traceId and, where
+ * the protocol era has them, sends them to the client as MCP logging notifications (at the level the client asked
+ * for); both are redacted.
+ */
 export interface SkillLogger {
   debug(message: string, data?: Record<string, unknown>): void;
   info(message: string, data?: Record<string, unknown>): void;
@@ -56,6 +63,80 @@ export interface SkillContext<Config = unknown> {
    * refuses with PERMISSION_DENIED when a secret is found.
    */
   findSecret(content: string | Uint8Array): Promise<SecretFinding | undefined>;
+  /**
+   * Asks the user for input through the client (MCP elicitation): a message and a flat object schema of strings,
+   * numbers, booleans and enums. Resolves with the user's answer, its `content` checked against the schema.
+   *
+   * The question ends this run: the host answers the client with the question, and when the answer comes back it
+   * runs the capability again from the start, this time resolving `elicit` with the answer (MCP's multi-round-trip
+   * requests, in both protocol eras). So do nothing that must not happen twice before asking; ask first, act after.
+   * Questions asked in the same turn (`Promise.all`) go to the client together. Refuses with UNAVAILABLE when the
+   * client cannot ask its user (see {@link SkillContext.clientSupports}).
+   *
+   * @example
+   * const answer = await ctx.elicit({ message: "Which branch?", schema: { type: "object", properties: { branch: { type: "string" } }, required: ["branch"] } });
+   * if (answer.action !== "accept") throw new SkillError({ code: "PERMISSION_DENIED", message: "the user declined" });
+   */
+  elicit<T = Record<string, unknown>>(request: ElicitRequest): Promise<ElicitAnswer<T>>;
+  /**
+   * Asks the client's model for a completion (MCP sampling), the way {@link SkillContext.elicit} asks the user:
+   * the run ends, and runs again with the answer.
+   */
+  sample(request: SampleRequest): Promise<SampleAnswer>;
+  /** Asks the client for its roots (MCP roots), the way {@link SkillContext.elicit} asks the user. */
+  listRoots(options?: { key?: string }): Promise<readonly Root[]>;
+  /** Whether the client can answer `elicit` (elicitation), `sample` (sampling) or `listRoots` (roots). */
+  clientSupports(feature: "elicitation" | "sampling" | "roots"): boolean;
+}
+
+/** A question to the user. */
+export interface ElicitRequest {
+  /** What to ask, shown to the user. */
+  message: string;
+  /** The answer's shape: a flat object schema (zod or JSON Schema) of strings, numbers, booleans and enums. */
+  schema: SchemaInput;
+  /**
+   * Names the question, so its answer finds it when the run starts again. Defaults to its place among this run's
+   * questions (`elicit-1`, `elicit-2`, …): give one when which questions a run asks depends on earlier answers.
+   */
+  key?: string;
+}
+
+/** The user's answer: accepted with content, declined, or dismissed. */
+export type ElicitAnswer<T = Record<string, unknown>> =
+  | { action: "accept"; content: T }
+  | { action: "decline" }
+  | { action: "cancel" };
+
+/** A request for the client's model (MCP `sampling/createMessage`). */
+export interface SampleRequest {
+  messages: readonly SamplingMessage[];
+  maxTokens: number;
+  systemPrompt?: string;
+  temperature?: number;
+  stopSequences?: readonly string[];
+  /** Names the request, like {@link ElicitRequest.key}. @default `sample-1`, `sample-2`, … */
+  key?: string;
+}
+
+/** A message to or from the client's model. */
+export interface SamplingMessage {
+  role: "user" | "assistant";
+  content: TextContent | ImageContent | AudioContent;
+}
+
+/** What the client's model answered. */
+export interface SampleAnswer {
+  role: "user" | "assistant";
+  content: TextContent | ImageContent | AudioContent;
+  model: string;
+  stopReason?: string;
+}
+
+/** A folder or location the client shares (MCP roots). */
+export interface Root {
+  uri: string;
+  name?: string;
 }
 
 /** Where {@link SkillContext.findSecret} found a secret: the encoding it was in, never the secret. */

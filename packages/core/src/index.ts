@@ -1,11 +1,49 @@
 // Any new export added here becomes public API. Use named exports, not wildcards.
 
-export type { SecretFinding, SkillContext, SkillLogger } from "./context.js";
+export type {
+  AudioContent,
+  Content,
+  EmbeddedResourceContent,
+  ImageContent,
+  PromptMessage,
+  ResourceContents,
+  ResourceLinkContent,
+  TextContent,
+} from "./content.js";
+export { CONTENT_TYPES } from "./content.js";
+export type {
+  ElicitAnswer,
+  ElicitRequest,
+  Root,
+  SampleAnswer,
+  SampleRequest,
+  SamplingMessage,
+  SecretFinding,
+  SkillContext,
+  SkillLogger,
+} from "./context.js";
+export type { PromptDefinition, PromptResult, PromptSpec } from "./define-prompt.js";
+export { definePrompt } from "./define-prompt.js";
+export type {
+  Completer,
+  CompletionContext,
+  ReadResult,
+  ResourceDefinition,
+  ResourceSpec,
+  ResourceTemplateDefinition,
+  ResourceTemplateSpec,
+  TemplateResource,
+} from "./define-resource.js";
+export { defineResource, defineResourceTemplate } from "./define-resource.js";
 export type {
   CredentialFetch,
   CredentialSpec,
+  PromptArgumentListing,
   RegisteredCredential,
   RegisteredCredentialFetch,
+  RegisteredPrompt,
+  RegisteredResource,
+  RegisteredResourceTemplate,
   RegisteredSkill,
   RegisteredTool,
   RegisterSkill,

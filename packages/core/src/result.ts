@@ -1,3 +1,4 @@
+import type { Content } from "./content.js";
 import type { JsonSchema } from "./schema.js";
 import type { ErrorCode } from "./skill-error.js";
 
@@ -13,6 +14,12 @@ export interface ResultExtras {
   warnings?: readonly string[];
   /** True when only part of the work succeeded; say what failed in `warnings`. */
   partial?: boolean;
+  /**
+   * Content for the client beside the envelope: images, audio, links to resources, embedded resources, more text.
+   * The host sends them after the envelope's own text, in this order; `structuredContent` stays the envelope.
+   * @example [{ type: "image", data: png, mimeType: "image/png" }]
+   */
+  content?: readonly Content[];
 }
 
 /** Data plus extras, as a capability returns it. Build one with {@link result} or {@link withEvidence}. */

@@ -1,4 +1,5 @@
 import path from "node:path";
+import { createAjv } from "./ajv.js";
 import type { UpstreamClient } from "./entries/upstream-server.js";
 import { HostError } from "./errors.js";
 import type { Logger } from "./log.js";
@@ -6,12 +7,17 @@ import { createLogger, redactingLogger } from "./log.js";
 import type { ManifestReading } from "./manifest/load-manifest.js";
 import { manifestError, readManifest } from "./manifest/load-manifest.js";
 import type { LoadedManifest } from "./manifest/manifest.js";
+import type { Audit } from "./pipeline/audit.js";
 import { createAudit } from "./pipeline/audit.js";
+import { createBoundedRun } from "./pipeline/bounded-run.js";
 import { createConfirmations, MIN_CONFIRMATION_SECRET_BYTES } from "./pipeline/confirmations.js";
 import type { Pipeline } from "./pipeline/pipeline.js";
 import { createPipeline } from "./pipeline/pipeline.js";
 import type { Redactor } from "./pipeline/redact.js";
 import { createRedactor } from "./pipeline/redact.js";
+import type { Requests } from "./pipeline/requests.js";
+import { createRequests } from "./pipeline/requests.js";
+import { createValidators } from "./pipeline/validators.js";
 import type { SkillModule } from "./registry/build-registry.js";
 import { buildRegistry } from "./registry/build-registry.js";
 import { lockCommand, lockPathOf, readLock, requireLock } from "./registry/lock.js";
@@ -68,7 +74,10 @@ export interface HostOptions {
 export interface Host {
   manifest: LoadedManifest;
   registry: Registry;
+  /** Tool calls. */
   pipeline: Pipeline;
+  /** Resource reads, prompt renders, completions and resource listings, bounded and checked like tool calls. */
+  requests: Requests;
   logger: Logger;
   /**
    * Knows every secret the host read; whatever leaves the host passes through it, every line of `logger`
@@ -139,19 +148,29 @@ export async function createHost(options: HostOptions = {}): Promise<Host> {
       : createAudit(manifest.audit, redactor);
   const store = options.state ?? (await openStore(manifest, { redactor, logger }));
   const state = createSharedState({ store, logger });
+  const confirmations = createConfirmations({ secret, ttlSeconds: manifest.confirmation.ttlSeconds, store: state });
+  // One bounded runner for tool calls and for reads, renders and completions: one concurrency limit per instance.
+  const run = createBoundedRun({ logger, redactor });
+  const auditLine: Audit = audit ?? (() => undefined);
   const pipeline = createPipeline(registry, {
     logger,
     redactor,
-    audit: audit ?? (() => undefined),
-    confirmations: createConfirmations({ secret, ttlSeconds: manifest.confirmation.ttlSeconds, store: state }),
+    audit: auditLine,
+    confirmations,
     confirmationFallback: manifest.confirmation.fallback,
+    run,
   });
+  const validators = createValidators(
+    createAjv({ firstError: true }),
+    createAjv({ firstError: true, fillDefaults: false }),
+  );
+  const requests = createRequests(registry, { logger, redactor, audit: auditLine, confirmations, validators, run });
   const close = async () => {
     await Promise.all([registry.close(), state.close()]);
     // Every audit line is on disk (or stderr) before close resolves: a caller may exit right after.
     audit?.close();
   };
-  return { manifest, registry, pipeline, logger, redactor, state, close };
+  return { manifest, registry, pipeline, requests, logger, redactor, state, close };
 }
 
 // --- internal ---

@@ -6,13 +6,21 @@ export type { SchemaCheck } from "./compile-schema.js";
 export { compileSchema } from "./compile-schema.js";
 export { messageOf } from "./errors.js";
 export { escapePointer, resolveRef } from "./json-pointer.js";
-export type { ChangeLevel, ComparableTool, SurfaceChange } from "./registry/classify-changes.js";
-export { classifyChanges, worstLevel } from "./registry/classify-changes.js";
+export type { ChangeLevel, ComparableSkill, ComparableTool, SurfaceChange } from "./registry/classify-changes.js";
+export { classifyChanges, classifySkillChanges, worstLevel } from "./registry/classify-changes.js";
 export type { InstanceConfig, InstanceConfigOptions } from "./registry/instance-config.js";
 export { instanceConfig } from "./registry/instance-config.js";
 export type { LockedInstance, LockedServer, LockFile } from "./registry/lock.js";
 export { hashOf, lockCommand, lockOf, lockPathOf, readLock, stringifyLock, writeLock } from "./registry/lock.js";
-export type { SkillSurface, ToolSurface } from "./registry/surface.js";
+export type {
+  PromptSurface,
+  ResourceSurface,
+  ResourceTemplateSurface,
+  SkillSurface,
+  ToolSurface,
+} from "./registry/surface.js";
 export { surfaceOf } from "./registry/surface.js";
 export type { LintFinding, LintRule } from "./spec-lint/lint-skill.js";
 export { formatLintFinding, LINT_RULES, lintSkill } from "./spec-lint/lint-skill.js";
+export type { SkillDocFinding, SkillDocRule } from "./spec-lint/lint-skill-doc.js";
+export { lintSkillDoc, SKILL_DOC_RULES } from "./spec-lint/lint-skill-doc.js";

@@ -35,6 +35,7 @@ describe("the manifest's http object", () => {
       rateLimit: { requestsPerMinute: 600, burst: 600 },
       timeouts: { headersMs: 10000, requestMs: 30000, idleMs: 5000 },
       shutdownGraceMs: 10000,
+      sessions: false,
       auth: { tokens: [], jwt: undefined },
     });
   });

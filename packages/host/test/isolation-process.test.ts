@@ -206,9 +206,15 @@ describe("process isolation without a sandbox", () => {
       log: { debug: () => undefined, info: () => undefined, warn: () => undefined, error: () => undefined },
       fetch: () => Promise.reject(new Error("no fetch in this test")),
       findSecret: async () => undefined,
+      elicit: () => Promise.reject(new Error("no client in this test")),
+      sample: () => Promise.reject(new Error("no client in this test")),
+      listRoots: () => Promise.reject(new Error("no client in this test")),
+      clientSupports: () => false,
     };
+    const input = { supports: () => false, ask: () => Promise.reject(new Error("no client in this test")) };
     try {
-      const data = (await pool.run("snoop", {}, ctx)) as { seen: Record<string, string>; hasToken: boolean };
+      const target = { kind: "tool", name: "snoop" } as const;
+      const data = (await pool.run(target, {}, ctx, input)) as { seen: Record<string, string>; hasToken: boolean };
       const seen = Object.fromEntries(Object.entries(data.seen).map(([k, v]) => [k, unhide(v)]));
       expect(JSON.parse(seen.processEnv as string)).toEqual({});
       expect(seen.procSelfEnviron).not.toContain(TOKEN);

@@ -1,9 +1,12 @@
 import { randomBytes } from "node:crypto";
+import { existsSync } from "node:fs";
+import { readFile } from "node:fs/promises";
+import path from "node:path";
 import { inspect } from "node:util";
 import type { JsonSchema, RegisteredSkill, RegisteredTool, RegisterSkill } from "@skillport/core";
 import { isSkillError, isToolResult, isZodSchema } from "@skillport/core";
 import type { LintFinding, SchemaCheck } from "@skillport/host/tooling";
-import { compileSchema, formatLintFinding, lintSkill, messageOf } from "@skillport/host/tooling";
+import { compileSchema, formatLintFinding, lintSkill, lintSkillDoc, messageOf } from "@skillport/host/tooling";
 import fc from "fast-check";
 import { withoutIo } from "./io-guard.js";
 import type { MockContext } from "./mock-context.js";
@@ -49,6 +52,12 @@ export interface TestSkillOptions {
    */
   strict?: boolean;
   /**
+   * The skill's `SKILL.md`, checked for its frontmatter (a name that is the skill's, a description) and for the
+   * tools it names (each one a tool of the skill): the rules `skillport check` applies too. `false` skips it.
+   * @default "SKILL.md" in the current folder (the package folder vitest runs in), when there is one
+   */
+  skillMd?: string | false;
+  /**
    * Where the log and audit lines of the hosts the suite starts go: `"silent"` drops them, so a passing run prints
    * nothing; `"stderr"` writes them as `skillport serve` would, to watch a failing check.
    * @default "silent"
@@ -58,7 +67,7 @@ export interface TestSkillOptions {
 
 /** One check of the suite: a group, a title that names the tool, and what to run. */
 export interface ConformanceCheck {
-  group: "register" | "spec lint" | "spec parity" | "runtime";
+  group: "register" | "spec lint" | "SKILL.md" | "spec parity" | "runtime";
   title: string;
   /**
    * Throws a {@link ConformanceError} on failure. When it had nothing to check, it calls `skip` with the reason
@@ -121,6 +130,14 @@ export function planConformance(register: RegisterSkill, options: TestSkillOptio
       run: async () => lintCheck(tool, findings, options),
     });
   }
+  const skillMd = skillMdOf(options);
+  if (skillMd !== undefined) {
+    checks.push({
+      group: "SKILL.md",
+      title: `SKILL.md describes ${skill.name}: its frontmatter, and the tools it names exist`,
+      run: async () => skillMdCheck(skill, skillMd),
+    });
+  }
   for (const tool of skill.tools) {
     if (!isZodSchema(tool.input)) continue;
     checks.push({
@@ -161,6 +178,27 @@ export function planConformance(register: RegisterSkill, options: TestSkillOptio
 }
 
 // --- internal ---
+
+/** The SKILL.md to check: the one given, else the current folder's when it has one; undefined for none. */
+function skillMdOf(options: TestSkillOptions): string | undefined {
+  if (options.skillMd === false) return undefined;
+  if (options.skillMd !== undefined) return path.resolve(options.skillMd);
+  const here = path.resolve("SKILL.md");
+  return existsSync(here) ? here : undefined;
+}
+
+async function skillMdCheck(skill: RegisteredSkill, file: string): Promise<void> {
+  let text: string;
+  try {
+    text = await readFile(file, "utf8");
+  } catch (error) {
+    throw new ConformanceError("skill-md-frontmatter", undefined, `cannot read ${file}: ${messageOf(error)}`);
+  }
+  const [first, ...more] = lintSkillDoc(text, skill).filter((f) => f.severity === "error");
+  if (first === undefined) return;
+  const rest = more.map((f) => `\n  ${f.rule}: ${f.message}`).join("");
+  throw new ConformanceError(first.rule, undefined, `${file}: ${first.message}${rest}`);
+}
 
 /** One example run with a canary credential: its arguments, what it answered, and its context. */
 interface ExampleRun {

@@ -2,7 +2,14 @@
 
 export type { ConformanceSetup, TestSkillOptions } from "./conformance.js";
 export { ConformanceError } from "./conformance.js";
-export type { LogRecord, MockContext, MockContextOptions, ProgressCall } from "./mock-context.js";
+export type {
+  AskedQuestion,
+  LogRecord,
+  MockClient,
+  MockContext,
+  MockContextOptions,
+  ProgressCall,
+} from "./mock-context.js";
 export { mockContext } from "./mock-context.js";
 export type { TestCallOptions, TestHost, TestHostOptions, TestSkill } from "./test-host.js";
 export { createTestHost } from "./test-host.js";

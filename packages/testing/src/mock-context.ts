@@ -1,4 +1,14 @@
-import type { RegisteredSkill, RegisterSkill, SkillContext } from "@skillport/core";
+import type {
+  ElicitAnswer,
+  ElicitRequest,
+  RegisteredSkill,
+  RegisterSkill,
+  Root,
+  SampleAnswer,
+  SampleRequest,
+  SkillContext,
+} from "@skillport/core";
+import { SkillError } from "@skillport/core";
 import { createRedactor, credentialAccess } from "@skillport/host";
 import { instanceConfig, surfaceOf } from "@skillport/host/tooling";
 
@@ -59,8 +69,27 @@ export interface MockContextOptions<Config = unknown> {
    * @example mockContext({ skill: register, token: "test-token", config: { vault: "./vault" } })
    */
   skill?: RegisterSkill | RegisteredSkill;
+  /**
+   * The client the capability may ask (`ctx.elicit`, `ctx.sample`, `ctx.listRoots`): how it answers each. What is
+   * left out, the client cannot answer (`ctx.clientSupports` says false, and asking rejects with UNAVAILABLE).
+   * @default {} (a client that answers nothing)
+   * @example { elicit: () => ({ action: "accept", content: { branch: "main" } }), roots: [{ uri: "file:///work" }] }
+   */
+  client?: MockClient;
 }
 
+/** How a {@link mockContext}'s client answers the capability's questions. */
+export interface MockClient {
+  elicit?: (request: ElicitRequest) => ElicitAnswer | Promise<ElicitAnswer>;
+  sample?: (request: SampleRequest) => SampleAnswer | Promise<SampleAnswer>;
+  roots?: readonly Root[];
+}
+
+/** One question the capability asked the client. */
+export type AskedQuestion =
+  | { kind: "elicit"; request: ElicitRequest }
+  | { kind: "sample"; request: SampleRequest }
+  | { kind: "roots" };
 /**
  * The type of `ctx.config` when `mockContext` builds it from the skill's schema: the capability under test names it
  * (`searchNotes(params, ctx: SkillContext<NotesConfig>)`), or the test does (`mockContext<NotesConfig>({ skill, … })`).
@@ -88,6 +117,8 @@ export interface MockContext<Config = unknown> extends SkillContext<Config> {
   readonly progressCalls: ProgressCall[];
   /** Every `ctx.log` call, in order. */
   readonly logs: LogRecord[];
+  /** Every question asked of the client, in order. */
+  readonly asked: AskedQuestion[];
 }
 
 /**
@@ -132,6 +163,13 @@ export function mockContext<Config = unknown>(options: MockContextOptions<Config
   const access =
     skill === undefined ? undefined : credentialAccess(skill, credentials, config, { signal, fetch: network });
   const visible = access?.credentials ?? credentials;
+  const asked: AskedQuestion[] = [];
+  const client = options.client ?? {};
+  const cannot = (feature: string) =>
+    new SkillError({
+      code: "UNAVAILABLE",
+      message: `the mock client cannot answer ${feature}; give mockContext a client that does`,
+    });
   return {
     token: visible.token,
     credentials: Object.freeze({ ...visible }),
@@ -146,7 +184,29 @@ export function mockContext<Config = unknown>(options: MockContextOptions<Config
     log: { debug: log("debug"), info: log("info"), warn: log("warn"), error: log("error") },
     fetch: access?.fetch ?? ((input, init) => network(input, { ...init, signal: init?.signal ?? signal })),
     findSecret: async (content) => redactor.find(content),
+    clientSupports: (feature) =>
+      feature === "elicitation"
+        ? client.elicit !== undefined
+        : feature === "sampling"
+          ? client.sample !== undefined
+          : client.roots !== undefined,
+    async elicit<T>(request: ElicitRequest): Promise<ElicitAnswer<T>> {
+      asked.push({ kind: "elicit", request });
+      if (client.elicit === undefined) throw cannot("elicitation");
+      return (await client.elicit(request)) as ElicitAnswer<T>;
+    },
+    async sample(request) {
+      asked.push({ kind: "sample", request });
+      if (client.sample === undefined) throw cannot("sampling");
+      return client.sample(request);
+    },
+    async listRoots() {
+      asked.push({ kind: "roots" });
+      if (client.roots === undefined) throw cannot("roots");
+      return client.roots;
+    },
     progressCalls,
     logs,
+    asked,
   };
 }

@@ -1,6 +1,14 @@
 import { devNull } from "node:os";
 import path from "node:path";
-import type { Tool } from "@modelcontextprotocol/client";
+import type {
+  CompleteResult,
+  GetPromptResult,
+  Prompt,
+  ReadResourceResult,
+  Resource,
+  ResourceTemplateType,
+  Tool,
+} from "@modelcontextprotocol/client";
 import { Client } from "@modelcontextprotocol/client";
 import type { Envelope, RegisterSkill } from "@skillport/core";
 import type { Host, LoadedManifest, Logger, Separator, SkillModule } from "@skillport/host";
@@ -18,6 +26,17 @@ export type TestSkill =
       config?: Record<string, unknown>;
       /** Serve only these tools, or all but these. */
       tools?: { include?: string[]; exclude?: string[] };
+      /** Serve only these resources and templates, or all but these. */
+      resources?: { include?: string[]; exclude?: string[] };
+      /** Serve only these prompts, or all but these. */
+      prompts?: { include?: string[]; exclude?: string[] };
+      /** The skill's package folder: its SKILL.md is served through the Skills extension. */
+      dir?: string;
+      /**
+       * Where each declared credential comes from, as in a manifest (read when the host starts).
+       * @example { token: { env: "TEST_GITHUB_TOKEN" } }
+       */
+      credentials?: Record<string, { env: string } | { file: string }>;
       /** Dangerous tools this instance may run, after confirmation (see {@link TestHost.confirm}). */
       allow?: string[];
       /** The package name messages use. @default `skill-<name>` */
@@ -79,6 +98,20 @@ export interface TestHost {
   confirm<T = unknown>(name: string, args?: Record<string, unknown>, options?: TestCallOptions): Promise<Envelope<T>>;
   /** Every confirmation question the host asked the test client, in order (`echo.wipe wants to: … Allow it?`). */
   readonly questions: readonly string[];
+  /** resources/list: fixed resources, those the templates list, and SKILL.md files. */
+  listResources(): Promise<Resource[]>;
+  listResourceTemplates(): Promise<ResourceTemplateType[]>;
+  /** resources/read; a URI the server does not serve, or arguments it refuses, reject with the JSON-RPC error. */
+  readResource(uri: string): Promise<ReadResourceResult>;
+  listPrompts(): Promise<Prompt[]>;
+  /** prompts/get; unknown prompts and refused arguments reject with the JSON-RPC error. */
+  getPrompt(name: string, args?: Record<string, string>): Promise<GetPromptResult>;
+  /** completion/complete for a prompt argument (`{ prompt }`) or a template variable (`{ uriTemplate }`). */
+  complete(
+    ref: { prompt: string } | { uriTemplate: string },
+    argument: { name: string; value: string },
+    context?: Record<string, string>,
+  ): Promise<CompleteResult["completion"]>;
   /** Closes the client and the server. */
   close(): Promise<void>;
 }
@@ -157,6 +190,26 @@ export async function createTestHost(options: TestHostOptions): Promise<TestHost
       }
     },
     questions,
+    async listResources() {
+      return (await client.listResources()).resources;
+    },
+    async listResourceTemplates() {
+      return (await client.listResourceTemplates()).resourceTemplates;
+    },
+    readResource: (uri) => client.readResource({ uri }),
+    async listPrompts() {
+      return (await client.listPrompts()).prompts;
+    },
+    getPrompt: (name, args = {}) => client.getPrompt({ name, arguments: args }),
+    async complete(ref, argument, context) {
+      const result = await client.complete({
+        ref:
+          "prompt" in ref ? { type: "ref/prompt", name: ref.prompt } : { type: "ref/resource", uri: ref.uriTemplate },
+        argument,
+        ...(context === undefined ? {} : { context: { arguments: context } }),
+      });
+      return result.completion;
+    },
     close: () => client.close(),
   };
 }
@@ -194,12 +247,15 @@ function inMemoryManifest(
     let name = spec.package ?? `skill-${packageSafe(spec.register().name)}`;
     const taken = modules[name];
     if (taken !== undefined && taken.register !== spec.register) name = `${name}-${index}`;
-    modules[name] = { register: spec.register };
+    modules[name] = { register: spec.register, ...(spec.dir === undefined ? {} : { dir: spec.dir }) };
     return {
       package: name,
       ...(spec.mcp === undefined ? {} : { mcp: spec.mcp }),
       ...(spec.config === undefined ? {} : { config: spec.config }),
       ...(spec.tools === undefined ? {} : { tools: spec.tools }),
+      ...(spec.resources === undefined ? {} : { resources: spec.resources }),
+      ...(spec.prompts === undefined ? {} : { prompts: spec.prompts }),
+      ...(spec.credentials === undefined ? {} : { credentials: spec.credentials }),
       ...(spec.allow === undefined ? {} : { allow: spec.allow }),
     };
   });

@@ -5,7 +5,7 @@ import { planConformance } from "./conformance.js";
 
 // A config setup or a first host start can take a while on a cold machine; a check never should.
 const TIMEOUT = 30_000;
-const GROUPS: readonly ConformanceCheck["group"][] = ["register", "spec lint", "spec parity", "runtime"];
+const GROUPS: readonly ConformanceCheck["group"][] = ["register", "spec lint", "SKILL.md", "spec parity", "runtime"];
 
 /**
  * The conformance suite every skill runs, in one line of a vitest test file. It registers one test per tool and
@@ -15,6 +15,9 @@ const GROUPS: readonly ConformanceCheck["group"][] = ["register", "spec lint", "
  *   described, strings, arrays and numbers bounded, `additionalProperties: false`, valid examples, a declared risk,
  *   a buildBrief on write and dangerous tools, pure (the same line for the same input on every example, no throw,
  *   and here no I/O): the rules `skillport check` applies too;
+ * - SKILL.md (when the package folder has one, or `skillMd` names it): frontmatter that opens the file, with the
+ *   skill's name (Agent Skills rules) and a description of at most 1024 characters, and every tool the text names
+ *   in code (`search_notes`) a tool of the skill, or an argument, field, prompt or resource of it;
  * - spec parity: generated arguments are accepted or refused alike by the zod input and by the host's validator on
  *   the published JSON Schema;
  * - runtime: an already-aborted `ctx.signal` stops the call; a plain Error thrown by the capability answers

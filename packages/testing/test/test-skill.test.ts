@@ -48,6 +48,16 @@ describe("testSkill under vitest", () => {
     );
   });
 
+  it("checks the SKILL.md it is given: a tool it names that the skill lacks fails the run, naming it", async () => {
+    const { code, output } = await runVitest("skill-md.conformance.ts");
+    expect(code).toBe(1);
+    expect(output).toContain('skill "fixture" conformance > SKILL.md > SKILL.md describes fixture');
+    expect(output).toMatch(
+      /\[skill-md-tools\] .*SKILL\.md: SKILL\.md names `open_item`, which is not a tool of fixture \(its tools: find_items\)/,
+    );
+    expect(output).toMatch(/Tests\s+1 failed \| 6 passed/);
+  });
+
   it("fails the run with a message naming the rule and the tool", async () => {
     const { code, output } = await runVitest("broken.conformance.ts");
     expect(code).toBe(1);

@@ -3,6 +3,8 @@ import { defineSkill } from "@skillport/core";
 import { GithubConfig } from "./config.js";
 import { createIssueTool } from "./create-issue.js";
 import { getIssueTool } from "./get-issue.js";
+import { codeReviewPrompt, issueTemplatePrompt } from "./prompts.js";
+import { readmeTemplate, starredResource } from "./resources.js";
 import { searchReposTool } from "./search-repos.js";
 
 /**
@@ -29,6 +31,8 @@ export const register = defineSkill({
     },
   },
   tools: [searchReposTool, getIssueTool, createIssueTool],
+  resources: [readmeTemplate, starredResource],
+  prompts: [codeReviewPrompt, issueTemplatePrompt],
 });
 
 export { GithubConfig } from "./config.js";
@@ -36,6 +40,8 @@ export type { CreateIssueData, CreateIssueParams } from "./create-issue.js";
 export { CreateIssueInput, CreateIssueOutput, createIssue } from "./create-issue.js";
 export type { GetIssueData, GetIssueParams } from "./get-issue.js";
 export { GetIssueInput, GetIssueOutput, getIssue } from "./get-issue.js";
+export { CodeReviewArguments, codeReview, IssueTemplateArguments, issueTemplate } from "./prompts.js";
 export { REDACTED, redactSecrets } from "./redact.js";
+export { ReadmeParams, readReadme, readStarred } from "./resources.js";
 export type { SearchReposData, SearchReposParams } from "./search-repos.js";
 export { SearchReposInput, SearchReposOutput, searchRepos } from "./search-repos.js";

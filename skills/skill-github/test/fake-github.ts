@@ -40,6 +40,13 @@ export const VALID_TOKEN = "ghp_FAKEtoken0000000000000000000000000001";
 
 const DOCS = "https://docs.github.com/rest";
 
+/** READMEs the fake serves, by lower-case `owner/name`. */
+const README: Record<string, string> = {
+  "octocat/hello-world": "# Hello World\n\nMy first repository on GitHub!\n",
+  "acme/mcp-server":
+    "# acme/mcp-server\n\nAn MCP server. Configure it with ghp_FAKEtoken0000000000000000000000000001 (an echoed secret).\n",
+};
+
 export async function startFakeGithub(options: { prefix?: string } = {}): Promise<FakeGithub> {
   const prefix = options.prefix ?? "";
   const requests: Recorded[] = [];
@@ -92,6 +99,29 @@ export async function startFakeGithub(options: { prefix?: string } = {}): Promis
         .split(/\s+/);
       const hits = all.filter((r) => words.every((w) => w === "" || String(r.full_name).toLowerCase().includes(w)));
       return send(res, 200, { total_count: hits.length, incomplete_results: false, items: hits.slice(0, perPage) });
+    }
+    const readme = /^\/repos\/([^/]+)\/([^/]+)\/readme$/.exec(pathname);
+    if (method === "GET" && readme !== null) {
+      const repo = decodeURIComponent(`${readme[1]}/${readme[2]}`);
+      const text = README[repo.toLowerCase()];
+      if (text === undefined) return send(res, 404, { message: "Not Found", documentation_url: DOCS, status: "404" });
+      return send(res, 200, {
+        type: "file",
+        encoding: "base64",
+        name: "README.md",
+        path: "README.md",
+        size: Buffer.byteLength(text),
+        content: Buffer.from(text)
+          .toString("base64")
+          .replace(/(.{60})/g, "$1\n"),
+        html_url: `https://github.com/${repo}/blob/main/README.md`,
+      });
+    }
+    if (method === "GET" && pathname === "/user/starred") {
+      if (auth === undefined) {
+        return send(res, 401, { message: "Requires authentication", documentation_url: DOCS, status: "401" });
+      }
+      return send(res, 200, ["acme/mcp-server", "octocat/Hello-World"].map(repoJson));
     }
     const issue = /^\/repos\/([^/]+)\/([^/]+)\/issues\/(\d+)$/.exec(pathname);
     if (method === "GET" && issue !== null) {

@@ -6,10 +6,11 @@ import type { Host } from "@skillport/host";
 import { createHost } from "@skillport/host";
 import type { LockFile, SurfaceChange } from "@skillport/host/tooling";
 import {
-  classifyChanges,
+  classifySkillChanges,
   compileSchema,
   hashOf,
   lintSkill,
+  lintSkillDoc,
   lockCommand,
   lockPathOf,
   messageOf,
@@ -83,6 +84,7 @@ export async function check(options: CheckOptions): Promise<number> {
         add(finding.severity === "error" ? "error" : "warning", finding.rule, where, finding.message);
       }
       await diagnose(instance, skill, add);
+      await checkSkillDoc(host, instance, skill, add);
     }
     checkServers(host, add);
     if (compat !== undefined) checkNames(host, options.compat as string, compat, add);
@@ -119,6 +121,28 @@ type Add = (severity: Finding["severity"], rule: string, where: string, message:
  * What the skill itself says about this instance's config (`defineSkill({ diagnose })`): sandbox missing, etc.; and
  * whether `isolation: "process"` gets the sandbox it promises here.
  */
+/** The instance's SKILL.md, when it serves one, against the rules testSkill() applies: frontmatter, tool names. */
+async function checkSkillDoc(
+  host: Host,
+  instance: Host["registry"]["instances"][number],
+  skill: RegisteredSkill,
+  add: Add,
+): Promise<void> {
+  const doc = host.registry.skillDocs.find((d) => d.instance === instance);
+  if (doc === undefined) return;
+  const file = path.join(doc.dir, "SKILL.md");
+  let text: string;
+  try {
+    text = await readFile(file, "utf8");
+  } catch (error) {
+    add("error", "skill-md-frontmatter", `${instance.source}, SKILL.md`, `cannot read ${file}: ${messageOf(error)}`);
+    return;
+  }
+  for (const finding of lintSkillDoc(text, skill)) {
+    add(finding.severity, finding.rule, `${instance.source}, SKILL.md`, finding.message);
+  }
+}
+
 async function diagnose(
   instance: Host["registry"]["instances"][number],
   skill: RegisteredSkill,
@@ -230,7 +254,7 @@ async function checkLock(host: Host, add: Add) {
       add("warning", "lock", instance.source, `is not in ${lockName}; run ${lockCommand(host.manifest)}`);
       continue;
     }
-    const changes = classifyChanges(locked.skill.tools, instance.surface.tools);
+    const changes = classifySkillChanges(locked.skill, instance.surface);
     all.push(...changes.map((c) => ({ ...c, instance: instance.source })));
     const breaking = changes.filter((c) => c.level === "breaking");
     if (breaking.length === 0) continue;
@@ -241,7 +265,7 @@ async function checkLock(host: Host, add: Add) {
         add(
           "error",
           "breaking-change",
-          `${instance.source}, tool ${change.tool}`,
+          `${instance.source}, ${/^(resource|template|prompt) /.test(change.tool) ? "" : "tool "}${change.tool}`,
           `${change.message}: a breaking change, but ${instance.packageName} ${locked.version} → ${instance.version} is not a major bump; bump it (pnpm changeset, major) or undo the change`,
         );
       }

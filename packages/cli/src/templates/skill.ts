@@ -23,6 +23,7 @@ export function skillFiles(input: SkillTemplateInput): Record<string, string> {
   return {
     "package.json": packageJson(input),
     "README.md": readme(input, n),
+    "SKILL.md": skillMd(input, n),
     LICENSE: license(input),
     "tsconfig.json": tsconfig(input, false),
     "tsconfig.test.json": tsconfig(input, true),
@@ -113,7 +114,7 @@ function packageJson(input: SkillTemplateInput): string {
       ".": { types: "./dist/index.d.ts", import: "./dist/index.js" },
       "./package.json": "./package.json",
     },
-    files: ["dist"],
+    files: ["dist", "SKILL.md"],
     scripts: { build: "tsup", typecheck: "tsc -p tsconfig.test.json", test: "vitest run" },
     peerDependencies: { "@skillport/core": ws ? "workspace:^" : input.skillportRange },
     dependencies: { zod: ZOD },
@@ -287,6 +288,25 @@ ${table(["tool", "risk", "arguments"], [[`\`${n.tool}\``, "read_only", "`query` 
 \`\`\`sh
 pnpm build && pnpm test   # the conformance suite (testSkill) and the unit tests, with mocked tokens
 \`\`\`
+`;
+}
+
+/**
+ * The skill's instructions for an agent (Agent Skills format), served beside its tools through the MCP Skills
+ * extension: the frontmatter names the skill and says when to use it; the body says how to call its tools.
+ * testSkill() checks both: the frontmatter, and that every tool it names exists.
+ */
+function skillMd(input: SkillTemplateInput, n: Names): string {
+  return `---
+name: ${input.name}
+description: Looks up ${n.words} for a query. Say here what the skill lets an agent do, and when an agent should use it.
+---
+
+# Using ${input.name}
+
+- Call \`${n.tool}\` with a \`query\` in plain words (1-200 characters); it answers with an \`answer\`.
+- Say here what an agent should know to call the tools well: which to call first, what a refusal means, what to do
+  next.
 `;
 }
 

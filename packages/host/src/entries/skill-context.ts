@@ -1,4 +1,5 @@
-import type { SkillContext } from "@skillport/core";
+import type { ElicitAnswer, JsonSchema, SampleAnswer, SkillContext } from "@skillport/core";
+import { SkillError, toJsonSchema } from "@skillport/core";
 import type { RunCall } from "./tool-entry.js";
 
 /** What the instance contributes to a capability's context, wherever the capability runs. */
@@ -12,9 +13,12 @@ export interface InstanceParts {
 
 /**
  * A capability's `ctx`, built the same way in the host's process and inside a worker or child process: the call's
- * parts (signal, traceId, caller, progress, log, findSecret) and the instance's (config, credentials, fetch).
+ * parts (signal, traceId, caller, progress, log, findSecret, input) and the instance's (config, credentials, fetch).
  */
 export function createSkillContext(call: RunCall, instance: InstanceParts): SkillContext {
+  // Questions are keyed by their place among the run's questions of a kind, unless the skill names them: a run
+  // started again with the answers asks the same questions in the same order, and finds their answers.
+  const counts = { elicit: 0, sample: 0, roots: 0 };
   return {
     token: instance.credentials.token,
     credentials: instance.credentials,
@@ -27,5 +31,56 @@ export function createSkillContext(call: RunCall, instance: InstanceParts): Skil
     progress: call.progress,
     fetch: instance.fetch,
     findSecret: call.findSecret,
+    clientSupports: (feature) => call.input.supports(feature),
+    async elicit<T>(request: Parameters<SkillContext["elicit"]>[0]): Promise<ElicitAnswer<T>> {
+      const key = keyOf(request.key, "elicit", ++counts.elicit);
+      const requestedSchema = elicitSchema(request.schema);
+      const answer = (await call.input.ask(key, {
+        method: "elicitation/create",
+        params: { message: String(request.message), requestedSchema },
+      })) as { action: "accept" | "decline" | "cancel"; content?: Record<string, unknown> };
+      return answer.action === "accept"
+        ? { action: "accept", content: (answer.content ?? {}) as T }
+        : { action: answer.action };
+    },
+    async sample(request) {
+      const key = keyOf(request.key, "sample", ++counts.sample);
+      const { key: _key, ...params } = request;
+      return (await call.input.ask(key, {
+        method: "sampling/createMessage",
+        params: JSON.parse(JSON.stringify(params)) as Record<string, unknown>,
+      })) as SampleAnswer;
+    },
+    async listRoots(options = {}) {
+      const key = keyOf(options.key, "roots", ++counts.roots);
+      const answer = (await call.input.ask(key, { method: "roots/list", params: {} })) as {
+        roots: { uri: string; name?: string }[];
+      };
+      return answer.roots;
+    },
   };
+}
+
+// --- internal ---
+
+const KEY = /^[A-Za-z0-9._-]{1,64}$/;
+
+function keyOf(given: string | undefined, kind: string, place: number): string {
+  if (given === undefined) return `${kind}-${place}`;
+  if (!KEY.test(given)) {
+    throw new SkillError({
+      code: "INTERNAL",
+      message: `the question key "${given}" is invalid; use 1-64 letters, digits, ".", "_" or "-"`,
+    });
+  }
+  return given;
+}
+
+/** The schema a question publishes: JSON Schema without its dialect, as MCP's requestedSchema. */
+function elicitSchema(schema: Parameters<SkillContext["elicit"]>[0]["schema"]): JsonSchema {
+  const { $schema: _dialect, ...rest } = toJsonSchema(schema);
+  if (rest.type !== "object") {
+    throw new SkillError({ code: "INTERNAL", message: "ctx.elicit needs an object schema for the answer" });
+  }
+  return rest;
 }

@@ -1,8 +1,11 @@
 import type { RegisteredSkill, RegisteredTool, Risk } from "@skillport/core";
 import type { Logger } from "../log.js";
+import type { CapabilityTarget } from "./capability.js";
+import { capabilityOf, describeTarget } from "./capability.js";
 import { fetchWithCredentials, hasCredential, lazyHeldCredentials, skillCredentials } from "./credential-fetch.js";
 import { spawnProcess } from "./isolated/process-pool.js";
 import { spawnThread, WorkerPool } from "./isolated/worker-pool.js";
+import type { UriMount } from "./resource-entry.js";
 import type { InstanceParts } from "./skill-context.js";
 import { createSkillContext } from "./skill-context.js";
 import type { SkillInstance } from "./skill-instance.js";
@@ -16,6 +19,7 @@ export interface SkillToolInit {
   risk: Risk;
   scopes: readonly string[];
   timeoutMs: number;
+  mount: UriMount;
 }
 
 /**
@@ -63,19 +67,32 @@ export function skillToolEntry(instance: SkillInstance, init: SkillToolInit, iso
         if (tool === undefined) {
           throw new Error(`${instance.id} no longer has the tool "${init.toolName}"; run skillport lock`);
         }
-        const parts = instancePartsOf(instance, skill);
-        return instance.isolation === "in-process"
-          ? runnableOf(tool, parts, (args, ctx) => tool.run(args, ctx))
-          : runnableOf(tool, parts, (args, ctx) => isolates.poolOf(instance, skill).run(tool.name, args, ctx));
+        const invoke = invokerOf(instance, skill, isolates);
+        return runnableOf(tool, (args, call) => invoke({ kind: "tool", name: tool.name }, args, call));
       });
       return runnable;
     },
   };
 }
 
-// --- internal ---
+/** Runs one of a loaded skill's capabilities with a call's ctx: in this process, or in the instance's isolates. */
+export type Invoke = (target: CapabilityTarget, params: Record<string, unknown>, call: RunCall) => Promise<unknown>;
 
-type Execute = (args: Record<string, unknown>, ctx: ReturnType<typeof createSkillContext>) => unknown;
+/** How the capabilities of an instance's loaded skill run, wherever its isolation puts them. */
+export function invokerOf(instance: SkillInstance, skill: RegisteredSkill, isolates: Isolates): Invoke {
+  const parts = instancePartsOf(instance, skill);
+  if (instance.isolation === "in-process") {
+    return async (target, params, call) => {
+      const capability = capabilityOf(skill, target);
+      if (capability === undefined) throw new Error(`${instance.id} has no ${describeTarget(target)}`);
+      return capability(params, createSkillContext(call, parts(call)));
+    };
+  }
+  return (target, params, call) =>
+    isolates.poolOf(instance, skill).run(target, params, createSkillContext(call, parts(call)), call.input);
+}
+
+// --- internal ---
 
 /** What a loaded instance gives every call's ctx: config, the credentials its skill reads, and the host's fetch. */
 function instancePartsOf(instance: SkillInstance, skill: RegisteredSkill): (call: RunCall) => InstanceParts {
@@ -89,7 +106,10 @@ function instancePartsOf(instance: SkillInstance, skill: RegisteredSkill): (call
   });
 }
 
-function runnableOf(tool: RegisteredTool, parts: (call: RunCall) => InstanceParts, execute: Execute): Runnable {
+function runnableOf(
+  tool: RegisteredTool,
+  execute: (args: Record<string, unknown>, call: RunCall) => Promise<unknown>,
+): Runnable {
   return {
     risk: tool.risk,
     title: tool.title,
@@ -108,8 +128,6 @@ function runnableOf(tool: RegisteredTool, parts: (call: RunCall) => InstancePart
         return undefined; // a brief is a courtesy; a throwing one never fails the call
       }
     },
-    async run(args, call) {
-      return execute(args, createSkillContext(call, parts(call)));
-    },
+    run: execute,
   };
 }

@@ -1,5 +1,6 @@
 import type { JsonSchema, Risk, SkillContext, SkillLogger, ToolAnnotations } from "@skillport/core";
 import type { Caller } from "../pipeline/check-scopes.js";
+import type { UriMount } from "./resource-entry.js";
 
 /** A tool as tools/list shows it. */
 export interface ToolListing {
@@ -55,6 +56,8 @@ export interface ToolEntry {
   readonly scopes: readonly string[];
   /** The call's time limit: the instance's override, else the tool's own, else the host default. */
   readonly timeoutMs: number;
+  /** How the URIs of the instance's resources are served: resource links in results are rewritten with it. */
+  readonly mount: UriMount;
   /**
    * The code behind the listing, imported (or started) on the first call and the same object for every call
    * after; rejects with the cause when it cannot be had (the call answers UNAVAILABLE, other entries keep working).
@@ -95,4 +98,27 @@ export interface RunCall {
   /** The skill's log lines, already bound to the call and redacted. */
   log: SkillLogger;
   findSecret: SkillContext["findSecret"];
+  /** How the capability asks the client for input (`ctx.elicit`, `ctx.sample`, `ctx.listRoots`). */
+  input: InputChannel;
+}
+
+/** What a capability can ask the client for: the user (elicitation), its model (sampling), its roots. */
+export type InputFeature = "elicitation" | "sampling" | "roots";
+
+/** One question to the client, as MCP's multi-round-trip requests carry it. */
+export type InputRequest =
+  | { method: "elicitation/create"; params: { message: string; requestedSchema: JsonSchema } }
+  | { method: "sampling/createMessage"; params: Record<string, unknown> }
+  | { method: "roots/list"; params: Record<string, never> };
+
+/**
+ * How a run asks the client for input. An answer the client already gave (in this round or an earlier one)
+ * resolves `ask` at once; otherwise the question is noted, the pipeline ends the run (its signal aborts, and the
+ * promise rejects with the abort reason) and answers the client with every question noted, to run again with the
+ * answers.
+ */
+export interface InputChannel {
+  supports(feature: InputFeature): boolean;
+  /** Resolves with the client's bare answer to `key` (checked: an elicitation's content against its schema). */
+  ask(key: string, request: InputRequest): Promise<unknown>;
 }

@@ -1,9 +1,13 @@
 import type { ErrorCode, Risk } from "@skillport/core";
 import { ERROR_CODES, result, SkillError } from "@skillport/core";
 import { canonicalJson } from "../canonical-json.js";
+import type { UriMount } from "./resource-entry.js";
 import type { RunCall, Runnable, ToolEntry, ToolListing } from "./tool-entry.js";
 import type { UpstreamError, UpstreamResult, UpstreamServer, UpstreamTool } from "./upstream-server.js";
 import { upstreamRisk } from "./upstream-server.js";
+
+/** An upstream server's URIs (in resource links and embedded resources) are its own: passed on as they are. */
+const AS_IS: UriMount = { served: (uri) => uri };
 
 /** What an upstream tool's entry is made of, besides its server. */
 export interface UpstreamToolInit {
@@ -32,6 +36,7 @@ export function upstreamToolEntry(server: UpstreamServer, init: UpstreamToolInit
     instance: server,
     scopes: init.scopes,
     timeoutMs: server.timeoutMs,
+    mount: AS_IS,
     async resolve() {
       const handle = server.handle;
       if (handle === undefined) throw unavailable(`${server.id} has missing credentials`);

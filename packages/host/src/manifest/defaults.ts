@@ -46,6 +46,7 @@ export const HTTP_DEFAULTS = {
   requestMs: 30_000,
   idleMs: 5_000,
   shutdownGraceMs: 10_000,
+  sessions: false,
 } as const;
 
 /** Defaults inside `http.auth`: a static token's scopes and a JWT's clock leeway. */

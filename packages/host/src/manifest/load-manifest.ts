@@ -297,6 +297,7 @@ function httpDefaults(http: HttpSettings = {}): LoadedHttpSettings {
       idleMs: http.timeouts?.idleMs ?? HTTP_DEFAULTS.idleMs,
     },
     shutdownGraceMs: http.shutdownGraceMs ?? HTTP_DEFAULTS.shutdownGraceMs,
+    sessions: http.sessions ?? HTTP_DEFAULTS.sessions,
     auth: { tokens: http.auth?.tokens ?? [], jwt: http.auth?.jwt },
   };
 }

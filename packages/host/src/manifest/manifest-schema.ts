@@ -156,6 +156,41 @@ export const SkillEntrySchema = z
       })
       .describe("Which of the skill's tools this instance serves.")
       .optional(),
+    resources: z
+      .strictObject({
+        include: unique(z.string().min(1))
+          .describe("Serve only these resources and resource templates (names as the skill defines them).")
+          .optional(),
+        exclude: unique(z.string().min(1)).describe("Serve every resource and template but these.").optional(),
+        rename: z
+          .record(SafeName, matching("^[A-Za-z0-9._-]{1,64}$"))
+          .meta({
+            description:
+              'New names for resources and templates in resources/list, as { "old_name": "new_name" }; their URIs do not change.',
+            examples: [{ note: "handbook_page" }],
+          })
+          .optional(),
+      })
+      .describe(
+        "Which of the skill's resources and resource templates this instance serves. Their URIs are served under the instance's mcp id (scheme://<mcp>/…) unless prefix is false.",
+      )
+      .optional(),
+    prompts: z
+      .strictObject({
+        include: unique(z.string().min(1))
+          .describe("Serve only these prompts (names as the skill defines them).")
+          .optional(),
+        exclude: unique(z.string().min(1)).describe("Serve every prompt but these.").optional(),
+        rename: z
+          .record(SafeName, matching("^[A-Za-z0-9_-]{1,64}$"))
+          .meta({
+            description: 'New names for prompts, as { "old_name": "new_name" } (names as the skill defines them).',
+            examples: [{ code_review: "review_pr" }],
+          })
+          .optional(),
+      })
+      .describe('Which of the skill\'s prompts this instance serves, named "<mcp><separator><prompt>" like tools.')
+      .optional(),
     credentials: z
       .record(SafeName, SecretSourceSchema)
       .meta({
@@ -219,7 +254,7 @@ export const SkillEntrySchema = z
       .boolean()
       .default(SKILL_DEFAULTS.prefix)
       .describe(
-        'false mounts the tools without the "<mcp><separator>" prefix (search_notes instead of notes.search_notes).',
+        'false mounts the tools and prompts without the "<mcp><separator>" prefix (search_notes instead of notes.search_notes), resources without their scheme://<mcp>/ prefix, and the SKILL.md at skill://<name>/SKILL.md instead of skill://<mcp>/<name>/SKILL.md.',
       ),
   })
   .meta({
@@ -556,6 +591,12 @@ export const HttpSettingsSchema = z
       .default(HTTP_DEFAULTS.shutdownGraceMs)
       .describe(
         "On SIGTERM or SIGINT, how long in-flight requests may run to completion after the server stops accepting new ones.",
+      ),
+    sessions: z
+      .boolean()
+      .default(HTTP_DEFAULTS.sessions)
+      .describe(
+        "true keeps a session for each 2025-11-25 client that initializes (Mcp-Session-Id), so that over HTTP in that era the server can ask the client during a call (elicitation, sampling, roots: confirmations and ctx.elicit) and remembers logging/setLevel. Sessions live in this process: behind a load balancer, route a session's requests to one replica (sticky sessions). The 2026-07-28 era needs none. Default false: every request is served on its own.",
       ),
     auth: HttpAuth.optional(),
   })

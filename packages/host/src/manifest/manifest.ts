@@ -64,6 +64,8 @@ export interface LoadedHttpSettings {
   rateLimit: { requestsPerMinute: number; burst: number };
   timeouts: { headersMs: number; requestMs: number; idleMs: number };
   shutdownGraceMs: number;
+  /** Keep 2025-era sessions over HTTP (see the manifest's `http.sessions`). */
+  sessions: boolean;
   auth: { tokens: StaticTokenEntry[]; jwt: JwtSettings | undefined };
 }
 

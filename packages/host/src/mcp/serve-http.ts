@@ -10,6 +10,7 @@ import { createAuthenticator } from "../transports/http/auth.js";
 import type { ResolvedHttpConfig, ResolveHttpConfigOptions } from "../transports/http/config.js";
 import { resolveHttpConfig, withoutBrackets } from "../transports/http/config.js";
 import type { EdgeContext, Endpoint } from "../transports/http/guard.js";
+import { paramHeadersOf } from "../transports/http/guards/param-headers.js";
 import type { HttpHandler, ServeState } from "../transports/http/handler.js";
 import { createHttpHandler } from "../transports/http/handler.js";
 import type { HttpMetrics } from "../transports/http/metrics.js";
@@ -17,6 +18,8 @@ import { createMetrics } from "../transports/http/metrics.js";
 import { pathOf, sendWebResponse, toWebRequest } from "../transports/http/node-adapter.js";
 import { rpcError } from "../transports/http/responses.js";
 import { notFound } from "../transports/http/routes.js";
+import type { LegacySessions } from "./legacy-sessions.js";
+import { createLegacySessions } from "./legacy-sessions.js";
 import { createServerFactory } from "./server.js";
 
 /** Options for {@link serveHostHttp}: overrides of the manifest's `http` object, and where secrets come from. */
@@ -50,9 +53,11 @@ export interface HttpServing {
  * Serves a host over Streamable HTTP with the MCP SDK's `createMcpHandler`: the stateless 2026-07-28 era and the
  * 2025-11-25 `initialize` era on one endpoint, with no per-client state kept between requests, so replicas
  * behind any load balancer need no sticky sessions; what replicas must agree on (rate limits, one-time
- * confirmations, who is ready) lives in the host's state store. In front of the SDK: a strict Host check (400/403), an exact
- * Origin allowlist (403; CORS for listed origins), POST only (405 with `Allow`), bearer authentication with static
- * tokens or JWTs (401 pointing at RFC 9728 metadata), a per-caller rate limit (429), a body limit (413), one
+ * confirmations, who is ready) lives in the host's state store (unless `http.sessions` keeps 2025-era sessions,
+ * see {@link createLegacySessions}: those live in one process). In front of the SDK: a strict Host check (400/403),
+ * an exact Origin allowlist (403; CORS for listed origins), POST only (405 with `Allow`; with sessions, a session's
+ * GET and DELETE too), bearer authentication with static tokens or JWTs (401 pointing at RFC 9728 metadata), a
+ * per-caller rate limit (429), a body limit (413), one
  * JSON-RPC message per request (a batch answers 400, so the rate limit counts calls) and socket timeouts. Beside it:
  * GET /healthz, /readyz and /metrics. Every static token is registered with `host.redactor`. The checks are the
  * web-standard guards of {@link createHostHttpHandler}; node:http only carries requests to it and answers back.
@@ -70,7 +75,7 @@ export async function serveHostHttp(host: Host, options: HttpServeOptions = {}):
   const config = await resolveHttpConfig(host.manifest, options);
   const metrics = options.metrics ?? createMetrics();
   const state: ListenerState = { draining: false, resource: undefined, inFlight: 0, onIdle: undefined };
-  const { handle, mcp } = createHostHttpHandler(host, config, { metrics, state });
+  const { handle, close } = createHostHttpHandler(host, config, { metrics, state });
   const listener = createListener(handle, { host, config, metrics, state });
   // Node checks header and request timeouts on an interval (30 s unless told): check often enough to honour them.
   const connectionsCheckingInterval = Math.min(5_000, Math.max(100, Math.floor(config.timeouts.headersMs / 2)));
@@ -112,7 +117,7 @@ export async function serveHostHttp(host: Host, options: HttpServeOptions = {}):
       return state.inFlight;
     },
     close(closeOptions = {}) {
-      closing ??= shutdown(server, mcp, state, closeOptions.graceMs ?? config.shutdownGraceMs, host);
+      closing ??= shutdown(server, close, state, closeOptions.graceMs ?? config.shutdownGraceMs, host);
       return closing;
     },
   };
@@ -127,9 +132,10 @@ export interface HostHttpHandlerOptions {
 
 /**
  * A host's HTTP edge as a web handler, `(request) => Promise<Response>`, with no socket: the guards of
- * `createHttpHandler` in front of the MCP SDK's `createMcpHandler` over this host, and the server's own routes
- * beside it. `serveHostHttp` serves it over node:http; tests call it with `new Request(…)`. Registers every static
- * token with `host.redactor`.
+ * `createHttpHandler` in front of the MCP SDK's `createMcpHandler` over this host (and, with `http.sessions`, the
+ * 2025-era sessions of {@link createLegacySessions}), and the server's own routes beside it. `serveHostHttp` serves
+ * it over node:http; tests call it with `new Request(…)`. Registers every static token with `host.redactor`.
+ * `close` ends every session and the SDK's handler.
  *
  * @example
  * const config = await resolveHttpConfig(host.manifest);
@@ -140,29 +146,43 @@ export function createHostHttpHandler(
   host: Host,
   config: ResolvedHttpConfig,
   options: HostHttpHandlerOptions,
-): { handle: HttpHandler; mcp: McpHttpHandler } {
+): { handle: HttpHandler; close(): Promise<void> } {
   const { metrics, state } = options;
   // A token a tool echoes back, or a log line quotes, is redacted like any credential.
   host.redactor.add(config.auth?.tokens.map((token) => token.secret) ?? []);
-  const mcp = createMcpHandler(
-    createServerFactory(host, {
-      announceListChanged: false,
-      callerOf: (ctx) => callerOf(ctx?.authInfo),
-      observer: {
-        started: () => metrics.callStarted(),
-        finished: (tool, skill, outcome, seconds, stage) => {
-          metrics.callFinished(tool, outcome, seconds);
-          // Only an UNAVAILABLE from loading is a skill that failed to load (a missing vault or a worker out of
-          // memory is UNAVAILABLE too, from the tool itself).
-          if (stage === "ensure-loaded" && skill !== undefined) metrics.skillLoadFailed(skill);
-        },
+  const factory = createServerFactory(host, {
+    // The stateless handler serves one request per server: nothing to announce to. (Sessions are not told either.)
+    announceListChanged: false,
+    callerOf: (ctx) => callerOf(ctx?.authInfo),
+    observer: {
+      started: () => metrics.callStarted(),
+      finished: (tool, skill, outcome, seconds, stage) => {
+        metrics.callFinished(tool, outcome, seconds);
+        // Only an UNAVAILABLE from loading is a skill that failed to load (a missing vault or a worker out of
+        // memory is UNAVAILABLE too, from the tool itself).
+        if (stage === "ensure-loaded" && skill !== undefined) metrics.skillLoadFailed(skill);
       },
-    }),
-    {
-      maxRequestBodySize: config.maxBodyBytes,
-      onerror: (error) => host.logger.debug({ err: error }, "mcp request rejected"),
     },
-  );
+  });
+  const mcp = createMcpHandler(factory, {
+    maxRequestBodySize: config.maxBodyBytes,
+    onerror: (error) => host.logger.debug({ err: error }, "mcp request rejected"),
+  });
+  // 2025-era sessions, where the manifest asks for them: served beside the stateless handler, closed with it.
+  const sessions = config.sessions ? createLegacySessions({ factory, logger: host.logger }) : undefined;
+  // SEP-2243: the arguments each tool mirrors into Mcp-Param-* headers, found once per listing (an upstream server's
+  // tools may be listed anew at run time).
+  const paramHeaders = new WeakMap<object, ReturnType<typeof paramHeadersOf>>();
+  const paramHeadersFor = (tool: string) => {
+    const listing = host.registry.tools.get(tool)?.listing;
+    if (listing === undefined) return undefined;
+    let found = paramHeaders.get(listing);
+    if (found === undefined) {
+      found = paramHeadersOf(listing.inputSchema);
+      paramHeaders.set(listing, found);
+    }
+    return found;
+  };
   const scopes = [...new Set([...host.registry.tools.values()].flatMap((entry) => entry.scopes))];
   const handle = createHttpHandler({
     config,
@@ -178,9 +198,16 @@ export function createHostHttpHandler(
       state: host.state.readiness(),
     }),
     metadata: { name: host.manifest.name, scopes },
-    endpoint: mcpEndpoint(mcp),
+    endpoint: mcpEndpoint(mcp, sessions),
+    paramHeaders: paramHeadersFor,
   });
-  return { handle, mcp };
+  return {
+    handle,
+    close: async () => {
+      await sessions?.close();
+      await mcp.close();
+    },
+  };
 }
 
 // --- internal ---
@@ -205,16 +232,20 @@ function callerOf(authInfo: AuthInfo | undefined): Caller | undefined {
  * The last step of the edge: the SDK serves the one message the guards let through, as the caller they
  * authenticated, from the body they read and parsed.
  */
-function mcpEndpoint(mcp: McpHttpHandler): Endpoint {
+function mcpEndpoint(mcp: McpHttpHandler, sessions: LegacySessions | undefined): Endpoint {
   return async (request, context) => {
     const { caller, body } = context;
     // Fail closed: serving without a caller or a checked body would mean a guard was left out.
     if (caller === undefined || body === undefined) throw new Error("the auth and body guards must run first");
     // The SDK and the tools see who is calling, never the token: it stops here.
     const authInfo: AuthInfo = { token: "", clientId: caller.id, scopes: [...caller.scopes] };
-    // Handed to the SDK as parsed: what was checked is exactly what is served. A body that is not JSON goes to the
-    // SDK unparsed, which answers it with its parse error.
-    const response = await mcp.fetch(new Request(request, { body: body.bytes as Uint8Array<ArrayBuffer> }), {
+    // Handed on as parsed: what was checked is exactly what is served.
+    const checked =
+      request.method === "POST" ? new Request(request, { body: body.bytes as Uint8Array<ArrayBuffer> }) : request;
+    const served = sessions?.handle(checked, { id: caller.id, authInfo }, body.json?.value);
+    if (served !== undefined) return served;
+    // A body that is not JSON goes to the SDK unparsed, which answers it with its parse error.
+    const response = await mcp.fetch(checked, {
       authInfo,
       ...(body.json === undefined ? {} : { parsedBody: body.json.value }),
     });
@@ -329,14 +360,21 @@ async function respond(
   await sendWebResponse(res, response);
 }
 
-/** Counts a request to the MCP endpoint while it is served, and logs one line when it is done. */
+/**
+ * Counts a request to the MCP endpoint while it is served, and logs one line when it is done. A session's event
+ * stream (GET, with `http.sessions`) is not counted: it stays open until the client or the shutdown ends it, and a
+ * drain waits only for requests being answered.
+ */
 function follow(req: IncomingMessage, res: ServerResponse, context: EdgeContext, deps: ListenerDeps): void {
   const { host, config, state } = deps;
   const startedAt = performance.now();
-  state.inFlight += 1;
+  const counted = req.method !== "GET";
+  if (counted) state.inFlight += 1;
   res.once("close", () => {
-    state.inFlight -= 1;
-    if (state.inFlight === 0) state.onIdle?.();
+    if (counted) {
+      state.inFlight -= 1;
+      if (state.inFlight === 0) state.onIdle?.();
+    }
     host.logger.info(
       {
         method: req.method,
@@ -373,7 +411,7 @@ function listen(server: NodeServer, port: number, hostname: string): Promise<voi
 
 async function shutdown(
   server: NodeServer,
-  mcp: McpHttpHandler,
+  closeMcp: () => Promise<void>,
   state: ListenerState,
   graceMs: number,
   host: Host,
@@ -395,7 +433,7 @@ async function shutdown(
   if (!drained) host.logger.warn({ inFlight: state.inFlight }, "grace period over: closing the remaining requests");
   // Whatever is left is closed now: a client disconnect aborts each remaining call's signal.
   server.closeAllConnections();
-  await mcp.close();
+  await closeMcp();
   await closed;
   host.logger.info({ drained }, "stopped");
   return { drained };

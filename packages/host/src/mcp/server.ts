@@ -1,22 +1,37 @@
 import type {
   CallToolResult,
   ClientCapabilities,
+  InputRequests,
   ListToolsResult,
+  LoggingLevel,
   McpRequestContext,
   ServerContext,
+  StandardSchemaV1,
 } from "@modelcontextprotocol/server";
 import {
   CLIENT_CAPABILITIES_META_KEY,
   inputRequired,
   inputResponse,
+  PROTOCOL_VERSION_META_KEY,
   ProtocolError,
   ProtocolErrorCode,
+  ResourceNotFoundError,
   Server,
 } from "@modelcontextprotocol/server";
+import {
+  RESOURCES_DIRECTORY_READ_METHOD,
+  SKILLS_EXTENSION_ID,
+  SKILLS_GET_METHOD,
+  SKILLS_LIST_METHOD,
+} from "@modelcontextprotocol/server/ext/skills";
 import type { Envelope } from "@skillport/core";
+import type { InputFeature } from "../entries/tool-entry.js";
 import type { Host } from "../host.js";
-import type { CallConfirmation, CallOutcome, StageName } from "../pipeline/call.js";
+import type { CallConfirmation, CallOptions, CallOutcome, StageName } from "../pipeline/call.js";
 import type { Caller } from "../pipeline/check-scopes.js";
+import type { RequestOutcome } from "../pipeline/requests.js";
+import type { SkillsCatalog } from "./skills.js";
+import { createSkillsCatalog, SKILLS_PAGE_SIZE } from "./skills.js";
 
 /** Options for {@link createServerFactory}. */
 export interface ServerFactoryOptions {
@@ -43,8 +58,10 @@ export interface CallObserver {
 }
 
 /**
- * A factory of low-level SDK servers over one host: tools/list answers from a list built once, and tools/call
- * goes straight to the pipeline through the precompiled dispatch table. The factory is cheap to call per
+ * A factory of low-level SDK servers over one host: tools/list, resources/list, resources/templates/list and
+ * prompts/list answer from lists built once; tools/call goes straight to the pipeline through the precompiled
+ * dispatch table, resources/read, prompts/get and completion/complete through the host's requests; skills/list and
+ * skills/get serve the composition's SKILL.md files (the Skills extension). The factory is cheap to call per
  * connection (stdio) or per request (HTTP).
  */
 export function createServerFactory(
@@ -53,13 +70,23 @@ export function createServerFactory(
 ): (ctx?: McpRequestContext) => Server {
   const { registry } = host;
   let listResult: ListToolsResult | undefined;
+  const templatesResult = { resourceTemplates: registry.templateListings.map((l) => ({ ...l })) };
+  const promptsResult = { prompts: registry.promptListings.map((l) => ({ ...l, arguments: [...l.arguments] })) };
+  const catalog = createSkillsCatalog(registry.skillDocs, host.logger);
   const info = { name: host.manifest.name, version: host.manifest.version };
-  const sources = [...registry.instances, ...registry.servers].map((i) => i.id);
-  const instructions = `Tools from ${sources.length} skill instances and MCP servers: ${sources.join(", ")}. Every tool answers with an envelope { ok, message, data | error, evidencePaths, warnings, meta }.`;
+  const instructions = instructionsOf(host);
   const { callerOf, observer } = options;
   // Upstream servers may change their tools at run time: then the list is built again and every connected client
   // is told (notifications/tools/list_changed). A host of skills alone never changes its list.
   const listChanged = registry.servers.length > 0 && options.announceListChanged !== false;
+  const capabilities = {
+    tools: { listChanged },
+    resources: { subscribe: true, listChanged: false },
+    prompts: { listChanged: false },
+    completions: {},
+    logging: {},
+    extensions: { [SKILLS_EXTENSION_ID]: { directoryRead: true } },
+  };
   const open = new Set<Server>();
   registry.subscribe(() => {
     listResult = undefined;
@@ -68,11 +95,18 @@ export function createServerFactory(
 
   return (requestContext) => {
     const caller = callerOf?.(requestContext);
-    const server = new Server(info, { capabilities: { tools: { listChanged } }, instructions });
+    const server = new Server(info, { capabilities, instructions });
     if (listChanged) {
       open.add(server);
       server.onclose = () => open.delete(server);
     }
+    const base = (ctx: ServerContext): CallOptions => ({
+      signal: ctx.mcpReq.signal,
+      input: inputOf(server, ctx),
+      onLog: logTo(ctx),
+      ...(caller === undefined ? {} : { caller }),
+    });
+
     server.setRequestHandler("tools/list", () => {
       listResult ??= { tools: registry.listings.map((l) => ({ ...l })) };
       return listResult;
@@ -86,9 +120,8 @@ export function createServerFactory(
       let outcome: CallOutcome;
       try {
         outcome = await host.pipeline.call(name, args ?? {}, {
-          signal: ctx.mcpReq.signal,
+          ...base(ctx),
           confirmation: confirmationOf(server, ctx),
-          ...(caller === undefined ? {} : { caller }),
           ...(progressToken === undefined
             ? {}
             : {
@@ -128,6 +161,7 @@ export function createServerFactory(
       );
       // Progress sent before the answer must reach the client before it: it ignores progress after the result.
       if (notifying.size > 0) await Promise.all(notifying);
+      if (outcome.rejected !== undefined) throw new ProtocolError(ProtocolErrorCode.InvalidParams, outcome.rejected);
       if (outcome.elicit !== undefined) {
         // Ask the user through the client; the SDK calls this handler again with the answer.
         // The state names the question (tool, arguments, caller) and comes back with the answer: in the 2026 era
@@ -139,15 +173,107 @@ export function createServerFactory(
           requestState: outcome.elicit.state,
         });
       }
+      if (outcome.input !== undefined) {
+        // The capability asked the client (ctx.elicit, ctx.sample, ctx.listRoots): the SDK refuses questions the
+        // client cannot answer with the protocol's missing-capability error, else asks, and calls again.
+        return inputRequired({
+          inputRequests: outcome.input.requests as unknown as InputRequests,
+          requestState: outcome.input.state,
+        });
+      }
       const result: CallToolResult = {
-        content: [{ type: "text", text: textOf(outcome.envelope) }],
+        content: [
+          { type: "text", text: textOf(outcome.envelope) },
+          ...((outcome.content ?? []) as CallToolResult["content"]),
+        ],
         structuredContent: outcome.envelope as unknown as Record<string, unknown>,
         ...(outcome.isError ? { isError: true } : {}),
       };
       return server.projectCallToolResult(result, tool.listing.outputSchema);
     });
+
+    server.setRequestHandler("resources/list", async (_request, ctx) => {
+      const listed = await host.requests.listResources(base(ctx));
+      return { resources: [...listed, ...(await catalog.listResources())] };
+    });
+    server.setRequestHandler("resources/templates/list", () => templatesResult);
+    server.setRequestHandler("resources/read", async (request, ctx) => {
+      const { uri } = request.params;
+      if (uri.startsWith("skill://")) {
+        const file = await catalog.read(uri);
+        if (file === undefined) throw new ResourceNotFoundError(uri);
+        const content =
+          "text" in file
+            ? { uri, mimeType: file.mimeType, text: file.text }
+            : { uri, mimeType: file.mimeType, blob: Buffer.from(file.bytes).toString("base64") };
+        return { contents: [content] };
+      }
+      const outcome = await host.requests.read(uri, base(ctx));
+      if (outcome.status === "failed" && outcome.kind === "not-found") throw new ResourceNotFoundError(uri);
+      return answerOf(outcome);
+    });
+    server.setRequestHandler("resources/subscribe", async (request) => {
+      await servedOrThrow(host, catalog, request.params.uri);
+      return {};
+    });
+    server.setRequestHandler("resources/unsubscribe", async () => ({}));
+
+    server.setRequestHandler("prompts/list", () => promptsResult);
+    server.setRequestHandler("prompts/get", async (request, ctx) => {
+      const { name, arguments: args } = request.params;
+      return answerOf(await host.requests.render(name, args ?? {}, base(ctx)));
+    });
+
+    server.setRequestHandler("completion/complete", async (request, ctx) => {
+      const { ref, argument, context } = request.params;
+      const target =
+        ref.type === "ref/prompt"
+          ? ({ type: "ref/prompt", name: ref.name } as const)
+          : ({ type: "ref/resource", uri: ref.uri } as const);
+      const outcome = await host.requests.complete(target, argument, context?.arguments ?? {}, base(ctx));
+      return { completion: answerOf(outcome) };
+    });
+
+    server.setRequestHandler(SKILLS_LIST_METHOD, { params: CURSOR_PARAMS }, async (params, ctx) => {
+      const entries = await catalog.entries();
+      const start = cursorOf(params.cursor, entries.length);
+      const page = entries.slice(start, start + SKILLS_PAGE_SIZE);
+      const next = start + page.length;
+      return {
+        skills: page,
+        ...(next < entries.length ? { nextCursor: String(next) } : {}),
+        ...cacheFields(ctx),
+      };
+    });
+    server.setRequestHandler(RESOURCES_DIRECTORY_READ_METHOD, { params: DIRECTORY_PARAMS }, async (params, ctx) => {
+      const children = await catalog.readDirectory(params.uri);
+      if (children === undefined) {
+        throw new ProtocolError(ProtocolErrorCode.InvalidParams, `${params.uri} is not a folder of a served skill`);
+      }
+      const start = cursorOf(params.cursor, children.length);
+      const page = children.slice(start, start + SKILLS_PAGE_SIZE);
+      const next = start + page.length;
+      return {
+        resources: page,
+        ...(next < children.length ? { nextCursor: String(next) } : {}),
+        ...cacheFields(ctx),
+      };
+    });
+    server.setRequestHandler(SKILLS_GET_METHOD, { params: URI_PARAMS }, async (params, ctx) => {
+      const skill = await catalog.get(params.uri);
+      if (skill === undefined)
+        throw new ProtocolError(ProtocolErrorCode.InvalidParams, `No skill is served at ${params.uri}`);
+      return { skill, ...cacheFields(ctx) };
+    });
     return server;
   };
+}
+
+/** The text rendering for clients that ignore structured output, from the envelope as it leaves (redacted). */
+export function textOf(envelope: Envelope): string {
+  if (envelope.ok) return `${envelope.message}\n${JSON.stringify(envelope.data)}`;
+  const at = envelope.error.field === undefined ? "" : ` (at ${envelope.error.field})`;
+  return `${envelope.error.code}${at}: ${envelope.message}`;
 }
 
 // --- internal ---
@@ -159,15 +285,131 @@ const CONFIRM_SCHEMA = {
   required: ["confirm"],
 };
 
+/** skills/list's params: an optional cursor. A hand-written Standard Schema keeps zod out of the host's runtime. */
+const CURSOR_PARAMS = paramsSchema<{ cursor?: string }>((value) =>
+  value.cursor === undefined || typeof value.cursor === "string"
+    ? { cursor: value.cursor as string | undefined }
+    : undefined,
+);
+const URI_PARAMS = paramsSchema<{ uri: string }>((value) =>
+  typeof value.uri === "string" ? { uri: value.uri } : undefined,
+);
+const DIRECTORY_PARAMS = paramsSchema<{ uri: string; cursor?: string }>((value) =>
+  typeof value.uri === "string" && (value.cursor === undefined || typeof value.cursor === "string")
+    ? { uri: value.uri, cursor: value.cursor as string | undefined }
+    : undefined,
+);
+
+function paramsSchema<T>(read: (value: Record<string, unknown>) => T | undefined): StandardSchemaV1<unknown, T> {
+  return {
+    "~standard": {
+      version: 1,
+      vendor: "skillport",
+      validate(value) {
+        const read_ = typeof value === "object" && value !== null ? read(value as Record<string, unknown>) : undefined;
+        return read_ === undefined ? { issues: [{ message: "invalid params" }] } : { value: read_ };
+      },
+    },
+  };
+}
+
+function cursorOf(cursor: string | undefined, length: number): number {
+  if (cursor === undefined) return 0;
+  const at = /^\d{1,9}$/.test(cursor) ? Number(cursor) : Number.NaN;
+  if (!(at >= 0 && at <= length)) throw new ProtocolError(ProtocolErrorCode.InvalidParams, "invalid cursor");
+  return at;
+}
+
+/** The 2026-07-28 era's caching fields on the skills methods' results (the base protocol's list-caching rules). */
+function cacheFields(ctx: ServerContext): { ttlMs?: number; cacheScope?: "private" } {
+  const envelope = ctx.mcpReq.envelope as Record<string, unknown> | undefined;
+  return envelope?.[PROTOCOL_VERSION_META_KEY] === undefined ? {} : { ttlMs: 0, cacheScope: "private" };
+}
+
+/** A request's outcome as the protocol answers it: the value, the questions to ask, or a JSON-RPC error. */
+function answerOf<T>(outcome: RequestOutcome<T>): T {
+  if (outcome.status === "ok") return outcome.value;
+  if (outcome.status === "input") {
+    return inputRequired({
+      inputRequests: outcome.requests as unknown as InputRequests,
+      requestState: outcome.state,
+    }) as unknown as T;
+  }
+  const code = outcome.kind === "error" ? ProtocolErrorCode.InternalError : ProtocolErrorCode.InvalidParams;
+  const field = outcome.field === undefined ? "" : ` (at ${outcome.field})`;
+  throw new ProtocolError(code, `${outcome.code}${field}: ${outcome.message}`);
+}
+
+async function servedOrThrow(host: Host, catalog: SkillsCatalog, uri: string): Promise<void> {
+  const served = uri.startsWith("skill://")
+    ? (await catalog.read(uri)) !== undefined
+    : host.registry.resources.has(uri) || host.registry.templates.find(uri) !== undefined;
+  if (!served) throw new ResourceNotFoundError(uri);
+}
+
+/** Instructions for the model: which instances serve what, and how tools answer. */
+function instructionsOf(host: Host): string {
+  const { instances, servers, resourceListings, templateListings, promptListings, skillDocs } = host.registry;
+  const extras = [
+    resourceListings.length + templateListings.length > 0 ? "resources" : undefined,
+    promptListings.length > 0 ? "prompts" : undefined,
+    skillDocs.length > 0 ? "skills (skills/list, skill:// resources)" : undefined,
+  ].filter((x) => x !== undefined);
+  const sources = [...instances, ...servers].map((i) => i.id);
+  return `Tools from ${sources.length} skill instances and MCP servers: ${sources.join(", ")}. Every tool answers with an envelope { ok, message, data | error, evidencePaths, warnings, meta }.${extras.length === 0 ? "" : ` This server also offers ${extras.join(", ")}.`}`;
+}
+
+/**
+ * What the client can answer (2026 era: per request; 2025 era: at initialize) and its answers to the previous
+ * round with the state they came back with.
+ */
+function inputOf(server: Server, ctx: ServerContext): NonNullable<CallOptions["input"]> {
+  const capabilities = capabilitiesOf(server, ctx);
+  const supports: Record<InputFeature, boolean> = {
+    elicitation: Boolean(capabilities?.elicitation),
+    sampling: Boolean(capabilities?.sampling),
+    roots: Boolean(capabilities?.roots),
+  };
+  const state = ctx.mcpReq.requestState();
+  return {
+    supports,
+    ...(ctx.mcpReq.inputResponses === undefined ? {} : { responses: ctx.mcpReq.inputResponses }),
+    ...(typeof state === "string" ? { state } : {}),
+  };
+}
+
+function capabilitiesOf(server: Server, ctx: ServerContext): ClientCapabilities | undefined {
+  const envelope = ctx.mcpReq.envelope as Record<string, unknown> | undefined;
+  const perRequest = envelope?.[CLIENT_CAPABILITIES_META_KEY] as ClientCapabilities | undefined;
+  return perRequest ?? server.getClientCapabilities();
+}
+
+const LEVELS: Record<"debug" | "info" | "warn" | "error", LoggingLevel> = {
+  debug: "debug",
+  info: "info",
+  warn: "warning",
+  error: "error",
+};
+
+/**
+ * A capability's log lines as MCP logging notifications, at the level the client set (2025 era: logging/setLevel;
+ * 2026 era: only when the request asked, with its log level), named after what ran.
+ */
+function logTo(ctx: ServerContext): CallOptions["onLog"] {
+  return (level, message, data) => {
+    ctx.mcpReq
+      .log(LEVELS[level], data === undefined ? message : { message, ...data }, "skillport")
+      .catch(() => undefined); // a client gone away must not fail the call
+  };
+}
+
 /**
  * Whether the client can ask its user (2026 era: per request; 2025 era: at initialize) and, on a retry, the answer
  * with the state it came back with. An answer without this server's state (sent unasked on a first request) is
  * passed on as such, and the pipeline asks the user instead of taking it.
  */
 function confirmationOf(server: Server, ctx: ServerContext): CallConfirmation {
-  const envelope = ctx.mcpReq.envelope as Record<string, unknown> | undefined;
-  const perRequest = envelope?.[CLIENT_CAPABILITIES_META_KEY] as ClientCapabilities | undefined;
-  const elicit = Boolean((perRequest ?? server.getClientCapabilities())?.elicitation);
+  const elicit = Boolean(capabilitiesOf(server, ctx)?.elicitation);
   const view = inputResponse(ctx.mcpReq.inputResponses, CONFIRM_KEY);
   if (view.kind !== "elicit") return { elicit };
   const state = ctx.mcpReq.requestState();
@@ -179,13 +421,6 @@ function confirmationOf(server: Server, ctx: ServerContext): CallConfirmation {
       state: typeof state === "string" ? state : undefined,
     },
   };
-}
-
-/** The text rendering for clients that ignore structured output, from the envelope as it leaves (redacted). */
-export function textOf(envelope: Envelope): string {
-  if (envelope.ok) return `${envelope.message}\n${JSON.stringify(envelope.data)}`;
-  const at = envelope.error.field === undefined ? "" : ` (at ${envelope.error.field})`;
-  return `${envelope.error.code}${at}: ${envelope.message}`;
 }
 
 function seconds(startedAt: number): number {

@@ -1,6 +1,9 @@
-import type { Envelope, Risk } from "@skillport/core";
-import type { Runnable, ToolEntry, ToolListing } from "../entries/tool-entry.js";
+import type { Envelope, Risk, SkillLogger } from "@skillport/core";
+import type { InputRequest, Runnable, ToolEntry, ToolListing } from "../entries/tool-entry.js";
 import type { Caller } from "./check-scopes.js";
+import type { InputRound } from "./confirmations.js";
+import type { ContentBlock } from "./content-blocks.js";
+import type { CallInput } from "./input.js";
 import type { SendProgress } from "./throttle-progress.js";
 
 /** Options for one call. */
@@ -16,6 +19,16 @@ export interface CallOptions {
   caller?: Caller;
   /** How a dangerous call can be confirmed by its user; without it only the operation-id fallback can apply. */
   confirmation?: CallConfirmation;
+  /**
+   * What the client can answer when a capability asks (`ctx.elicit`, `ctx.sample`, `ctx.listRoots`), and its
+   * answers with the state of the round they answer. Without it, a capability that asks is told the client cannot.
+   */
+  input?: CallInput;
+  /**
+   * Receives the capability's log lines (already redacted), for the client: MCP logging notifications. The host's
+   * own log gets them either way.
+   */
+  onLog?: (level: keyof SkillLogger, message: string, data: Record<string, unknown> | undefined) => void;
 }
 
 /** The ways a dangerous call can reach its user for confirmation. */
@@ -40,7 +53,17 @@ export interface ConfirmationQuestion {
 }
 
 /** The stages a call goes through, in order; an outcome names the one that answered. */
-const STAGES = ["lookup", "authorize", "ensure-loaded", "migrate", "validate", "confirm", "execute", "shape"] as const;
+const STAGES = [
+  "lookup",
+  "authorize",
+  "ensure-loaded",
+  "migrate",
+  "validate",
+  "resume",
+  "confirm",
+  "execute",
+  "shape",
+] as const;
 
 export type StageName = (typeof STAGES)[number];
 
@@ -58,6 +81,18 @@ export interface CallOutcome {
    * fallback answer.
    */
   elicit?: { message: string; state: string };
+  /**
+   * Set when the capability asked the client something it has not answered (`ctx.elicit`, …): the transport sends
+   * these questions with `state`, and calls again with the answers. The envelope is the fallback answer.
+   */
+  input?: { requests: Record<string, InputRequest>; state: string };
+  /**
+   * Set when the call carried round state this server cannot accept (forged, expired, used, for another call): the
+   * transport answers with a protocol error (invalid params) saying this.
+   */
+  rejected?: string;
+  /** The capability's own content for the client (images, audio, resource links, …), after the envelope's text. */
+  content?: ContentBlock[];
 }
 
 /** A call as it enters the stages: found in the table, with a trace id and its start time. */
@@ -90,8 +125,13 @@ export interface ValidatedCall extends MigratedCall {
   readonly brief: string | undefined;
 }
 
+/** After resume: the earlier rounds of questions this call asked, when it carried their state. */
+export interface ResumedCall extends ValidatedCall {
+  readonly round?: InputRound | undefined;
+}
+
 /** After execute: what the capability returned. */
-export interface ExecutedCall extends ValidatedCall {
+export interface ExecutedCall extends ResumedCall {
   readonly value: unknown;
 }
 

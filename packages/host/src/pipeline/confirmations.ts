@@ -70,7 +70,7 @@ export function createConfirmations(options: ConfirmationsOptions = {}) {
 
   const sign = (payload: string) => createHmac("sha256", secret).update(payload).digest("base64url");
 
-  const mint = (kind: Kind, subject: ConfirmationSubject) => {
+  const mint = (kind: Kind, subject: ConfirmationSubject, round?: InputRound) => {
     const issued = now();
     const expires = issued + ttlMs;
     const claims: Claims = {
@@ -81,12 +81,18 @@ export function createConfirmations(options: ConfirmationsOptions = {}) {
       c: callerTag(subject.caller),
       e: expires,
       n: randomBytes(12).toString("base64url"),
+      ...(round === undefined ? {} : { r: round }),
     };
     const payload = Buffer.from(JSON.stringify(claims)).toString("base64url");
     return { token: `${payload}.${sign(payload)}`, expiresAt: new Date(expires) };
   };
 
-  const check = async (kind: Kind, token: string, subject: ConfirmationSubject): Promise<Redemption> => {
+  const check = async (
+    kind: Kind,
+    token: string,
+    subject: ConfirmationSubject,
+    onClaims?: (claims: Claims) => void,
+  ): Promise<Redemption> => {
     const [payload, signature, extra] = token.split(".");
     if (payload === undefined || signature === undefined || extra !== undefined) return "invalid";
     const expected = Buffer.from(sign(payload));
@@ -107,6 +113,7 @@ export function createConfirmations(options: ConfirmationsOptions = {}) {
       // Kept past the expiry by a margin, so a replica whose clock runs behind still finds it used.
       const issued = typeof claims.i === "number" ? claims.i : claims.e - ttlMs;
       const claim = await store.claimOnce(`confirm:${claims.n}`, claims.e - at + CLOCK_SKEW_MARGIN_MS, issued);
+      if (claim === "first") onClaims?.(claims as Claims);
       return claim === "first" ? "ok" : claim === "used" ? "reused" : "forgotten";
     } catch (error) {
       if (error instanceof StoreUnavailableError) return "unavailable";
@@ -115,6 +122,26 @@ export function createConfirmations(options: ConfirmationsOptions = {}) {
   };
 
   return {
+    /**
+     * The state of a round of questions a capability asked the client (`ctx.elicit`, `ctx.sample`,
+     * `ctx.listRoots`): the answers it already had, the questions of this round, and whether a dangerous call was
+     * confirmed. Bound to the call like the other tokens, signed, expiring, and counted once when it comes back.
+     */
+    carry: (subject: ConfirmationSubject, round: InputRound): string => {
+      const { token } = mint("in", subject, round);
+      return `${INPUT_STATE_PREFIX}${token}`;
+    },
+    /** The round a state carries, when it is one this server minted for this call and not yet used. */
+    resume: async (
+      state: string,
+      subject: ConfirmationSubject,
+    ): Promise<{ verdict: Redemption; round?: InputRound }> => {
+      let round: InputRound | undefined;
+      const verdict = await check("in", state.slice(INPUT_STATE_PREFIX.length), subject, (claims) => {
+        round = claims.r;
+      });
+      return verdict === "ok" && round !== undefined ? { verdict, round } : { verdict };
+    },
     /** The state of a question to the user about this exact call; it comes back with the answer. */
     ask: (subject: ConfirmationSubject): { state: string; expiresAt: Date } => {
       const { token, expiresAt } = mint("ask", subject);
@@ -140,12 +167,25 @@ function hashArguments(args: unknown): string {
   return createHash("sha256").update(canonicalJson(args)).digest("base64url");
 }
 
+/** What a round of questions carries to the next: the answers so far, the questions asked, a confirmation. */
+export interface InputRound {
+  /** The client's answers the run already used, by question key. */
+  answers: Record<string, unknown>;
+  /** The questions of the round just asked: key → method. */
+  asked: Record<string, string>;
+  /** True when a dangerous call was already confirmed in this flow. */
+  confirmed: boolean;
+}
+
+/** How a round's state starts: it is told apart from a confirmation question's state before it is checked. */
+export const INPUT_STATE_PREFIX = "in.";
+
 // --- internal ---
 
 /** How long a used token stays recorded past its expiry: more than replicas' clocks are expected to differ. */
 const CLOCK_SKEW_MARGIN_MS = 60_000;
 
-type Kind = "ask" | "op";
+type Kind = "ask" | "op" | "in";
 
 interface Claims {
   /** Which kind of token: a question's state or an operation id. */
@@ -158,6 +198,8 @@ interface Claims {
   c: string;
   e: number;
   n: string;
+  /** A round of questions ("in" tokens only). */
+  r?: InputRound;
 }
 
 function callerTag(caller: string | undefined): string {

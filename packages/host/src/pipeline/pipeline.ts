@@ -3,6 +3,8 @@ import { createAjv } from "../ajv.js";
 import type { Logger } from "../log.js";
 import type { Registry } from "../registry/registry.js";
 import type { Audit } from "./audit.js";
+import type { BoundedRun } from "./bounded-run.js";
+import { createBoundedRun } from "./bounded-run.js";
 import type { Answered, Call, CallOptions, CallOutcome } from "./call.js";
 import { auditFacts, isAnswered } from "./call.js";
 import type { Confirmations } from "./confirmations.js";
@@ -12,13 +14,14 @@ import { createConfirm } from "./stages/confirm.js";
 import { createEnsureLoaded } from "./stages/ensure-loaded.js";
 import { createExecute } from "./stages/execute.js";
 import { createMigrate } from "./stages/migrate.js";
+import { createResume } from "./stages/resume.js";
 import { createShape } from "./stages/shape.js";
 import { createValidate } from "./stages/validate.js";
 import { createValidators } from "./validators.js";
 
 /**
- * Runs calls through the stages, in order: lookup → authorize → ensure loaded → migrate → validate → confirm →
- * execute → shape; then every answer, whichever stage gave it, is redacted and audited.
+ * Runs calls through the stages, in order: lookup → authorize → ensure loaded → migrate → validate → resume →
+ * confirm → execute → shape; then every answer, whichever stage gave it, is redacted and audited.
  */
 export interface Pipeline {
   /**
@@ -42,6 +45,11 @@ export interface PipelineDeps {
    * @default "refuse"
    */
   confirmationFallback?: "refuse" | "operation-id";
+  /**
+   * Runs capabilities within their bounds; share one with reads, renders and completions (one limit per instance).
+   * @default a runner of its own
+   */
+  run?: BoundedRun;
 }
 
 /** Builds the call pipeline over a registry. Validators compile lazily, once per tool. */
@@ -54,8 +62,14 @@ export function createPipeline(registry: Registry, deps: PipelineDeps): Pipeline
   const ensureLoaded = createEnsureLoaded(logger);
   const migrate = createMigrate(validators, logger);
   const validate = createValidate(validators, logger);
+  const resume = createResume(deps.confirmations);
   const confirm = createConfirm({ confirmations: deps.confirmations, fallback: deps.confirmationFallback ?? "refuse" });
-  const execute = createExecute({ logger, redactor });
+  const execute = createExecute({
+    logger,
+    redactor,
+    run: deps.run ?? createBoundedRun({ logger, redactor }),
+    carry: deps.confirmations.carry,
+  });
   const shape = createShape(validators, logger);
 
   /** One call through the stages, top to bottom: each passes it on, enriched, or answers it. */
@@ -68,7 +82,9 @@ export function createPipeline(registry: Registry, deps: PipelineDeps): Pipeline
     if (isAnswered(migrated)) return migrated;
     const validated = validate(migrated);
     if (isAnswered(validated)) return validated;
-    const confirmed = await confirm(validated);
+    const resumed = await resume(validated);
+    if (isAnswered(resumed)) return resumed;
+    const confirmed = await confirm(resumed);
     if (isAnswered(confirmed)) return confirmed;
     const executed = await execute(confirmed);
     if (isAnswered(executed)) return executed;
@@ -82,7 +98,14 @@ export function createPipeline(registry: Registry, deps: PipelineDeps): Pipeline
       const entry = registry.tools.get(fullName);
       if (entry === undefined) return unknownTool(fullName, traceId, startedAt);
       const { call, outcome } = await through({ entry, traceId, startedAt, options, input });
-      const redacted = redactor.active ? { ...outcome, envelope: redactor.value(outcome.envelope) } : outcome;
+      const redacted = redactor.active
+        ? {
+            ...outcome,
+            envelope: redactor.value(outcome.envelope),
+            ...(outcome.content === undefined ? {} : { content: redactor.value(outcome.content) }),
+            ...(outcome.input === undefined ? {} : { input: redactor.value(outcome.input) }),
+          }
+        : outcome;
       const { risk, brief } = auditFacts(call);
       audit({
         traceId,

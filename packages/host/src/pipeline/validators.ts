@@ -20,6 +20,8 @@ export interface Validators {
   legacy(runnable: Runnable): readonly Check[];
   /** The check of `data` against the tool's output schema; undefined when it declares none. */
   output(runnable: Runnable): Check | undefined;
+  /** The check of any published schema (a template's variables, a prompt's arguments), compiled once per schema. */
+  schema(schema: JsonSchema, which: string): Check;
 }
 
 /**
@@ -31,6 +33,7 @@ export function createValidators(ajv: Ajv2020, outputAjv: Ajv2020): Validators {
   const inputs = new WeakMap<Runnable, Check>();
   const legacies = new WeakMap<Runnable, readonly Check[]>();
   const outputs = new WeakMap<Runnable, Check | undefined>();
+  const schemas = new WeakMap<JsonSchema, Check>();
   const compile = (schema: JsonSchema, which: string, using = ajv): Check => {
     let validate: ValidateFunction;
     try {
@@ -69,6 +72,14 @@ export function createValidators(ajv: Ajv2020, outputAjv: Ajv2020): Validators {
         );
       }
       return outputs.get(runnable);
+    },
+    schema(schema, which) {
+      let check = schemas.get(schema);
+      if (check === undefined) {
+        check = compile(schema, which);
+        schemas.set(schema, check);
+      }
+      return check;
     },
   };
 }

@@ -14,15 +14,19 @@ import type { Logger } from "../log.js";
 import { createLogger } from "../log.js";
 import { SKILL_DEFAULTS } from "../manifest/defaults.js";
 import type { LoadedManifest, SkillEntry } from "../manifest/manifest.js";
+import type { InstanceDoc } from "./build-resources.js";
+import { buildResourceTables } from "./build-resources.js";
 import { instanceConfig } from "./instance-config.js";
 import type { LockedInstance, LockFile } from "./lock.js";
 import { frozenLockError, hashOf, lockCommand, lockPathOf, lockProblems } from "./lock.js";
 import { readSecret } from "./read-secret.js";
 import type { Registry } from "./registry.js";
 import { resolveSkill } from "./resolve-skill.js";
+import { readSkillHead } from "./skill-docs.js";
 import type { SkillSurface, ToolSurface } from "./surface.js";
 import { surfaceOf } from "./surface.js";
 import { openServers, serverRows, watchServers } from "./upstream-servers.js";
+import { instanceMount } from "./uri-template.js";
 
 export const FULL_NAME = /^[A-Za-z0-9._-]{1,128}$/;
 
@@ -38,6 +42,11 @@ export interface SkillModule {
    * @default the skill's own `version`, else "0.0.0"
    */
   version?: string;
+  /**
+   * The package folder the module stands for: where its SKILL.md (and the files beside it) are read from.
+   * @default none: the instance serves no SKILL.md
+   */
+  dir?: string;
 }
 
 /** Options for {@link buildRegistry}. */
@@ -153,11 +162,15 @@ export async function buildRegistry(manifest: LoadedManifest, options: BuildRegi
         risk: tool.risk,
         scopes: toolScopes(entry, tool.name),
         timeoutMs: instance.timeoutMs ?? tool.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+        mount: instanceMount(instance.id, entry.prefix !== false, instance.surface),
       };
       tools.set(fullName, skillToolEntry(instance, init, isolates));
       listings.push(listing);
     }
   }
+  const heads = await Promise.all(instances.map((instance) => docOf(instance, resolutions)));
+  const docs = new Map(instances.flatMap((instance, i) => (heads[i] === undefined ? [] : [[instance, heads[i]]])));
+  const tables = buildResourceTables(manifest, instances, docs, isolates, problems, DEFAULT_TIMEOUT_MS);
   // Upstream servers' tools come after the skills': a name both offer is a conflict, reported with the others.
   const opened = await openServers(manifest, {
     client: options.client,
@@ -194,6 +207,7 @@ export async function buildRegistry(manifest: LoadedManifest, options: BuildRegi
       return table.listings();
     },
     subscribe: table.subscribe,
+    ...tables,
     failures,
     fromLock: lock !== undefined,
     close: async () => {
@@ -206,6 +220,14 @@ export async function buildRegistry(manifest: LoadedManifest, options: BuildRegi
 /** Stops every upstream server (a stdio server's process ends). */
 async function stopServers(servers: readonly UpstreamServer[]): Promise<void> {
   await Promise.all(servers.map((server) => server.handle?.stop()));
+}
+
+/** The instance's SKILL.md name and description, when its package folder has one. */
+async function docOf(instance: SkillInstance, resolutions: readonly Resolution[]): Promise<InstanceDoc | undefined> {
+  const dir = resolutions.find((r) => r.index === instance.index)?.packageDir;
+  if (dir === undefined) return undefined;
+  const head = await readSkillHead(dir);
+  return head === undefined ? undefined : { ...head, dir };
 }
 
 /** Names a tool and where it comes from: `skills[0] (@skillport/skill-notes as "notes")` or with its own name. */
@@ -271,6 +293,8 @@ interface Resolution {
   packageName: string;
   version: string;
   entryUrl: string | undefined;
+  /** The package's folder, when known: where its SKILL.md is read from. */
+  packageDir: string | undefined;
   /** The skill, when it was given in memory. */
   live: RegisteredSkill | undefined;
 }
@@ -289,11 +313,12 @@ async function resolveEntry(
     const live = registerOf(preloaded, `${where} (${packageName})`);
     const version = preloaded.version ?? live.version ?? "0.0.0";
     await checkVersion(entry, where, packageName, version);
-    return { index, entry, where, source, packageName, version, entryUrl: undefined, live };
+    const packageDir = preloaded.dir;
+    return { index, entry, where, source, packageName, version, entryUrl: undefined, packageDir, live };
   }
-  const { packageName, version, entryUrl } = await resolveSkill(entry, manifest.file, where);
+  const { packageName, version, entryUrl, packageDir } = await resolveSkill(entry, manifest.file, where);
   await checkVersion(entry, where, packageName, version);
-  return { index, entry, where, source, packageName, version, entryUrl, live: undefined };
+  return { index, entry, where, source, packageName, version, entryUrl, packageDir, live: undefined };
 }
 
 /** The lock's instances by entry, when the lock is used; undefined when every skill is imported now. */

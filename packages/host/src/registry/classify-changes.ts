@@ -55,6 +55,88 @@ export function classifyChanges(locked: readonly ComparableTool[], live: readonl
   return changes;
 }
 
+/** The parts of a skill's published surface `check` compares: tools, resources, templates and prompts. */
+export interface ComparableSkill {
+  tools: readonly ComparableTool[];
+  resources?: readonly {
+    name: string;
+    uri: string;
+    title?: string | undefined;
+    description?: string | undefined;
+    mimeType?: string | undefined;
+  }[];
+  resourceTemplates?: readonly {
+    name: string;
+    uriTemplate: string;
+    title?: string | undefined;
+    description?: string | undefined;
+    mimeType?: string | undefined;
+    paramsSchema: JsonSchema;
+    completes: readonly string[];
+    lists: boolean;
+  }[];
+  prompts?: readonly {
+    name: string;
+    title?: string | undefined;
+    description: string;
+    argumentsSchema: JsonSchema;
+    completes: readonly string[];
+  }[];
+}
+
+/**
+ * Classifies every difference between a locked and a live skill surface: its tools (see {@link classifyChanges}),
+ * and its resources, resource templates and prompts, named `resource <name>`, `template <name>`, `prompt <name>`.
+ * Breaking: one removed, a URI or URI template changed, a template variable or prompt argument narrowed or newly
+ * required (their schemas compare as inputs do). Minor: one added, a MIME type changed, a completion or listing
+ * added or removed, an argument widened. Patch: titles and descriptions.
+ */
+export function classifySkillChanges(locked: ComparableSkill, live: ComparableSkill): SurfaceChange[] {
+  const changes = classifyChanges(locked.tools, live.tools);
+  const compareList = <T extends { name: string; title?: string | undefined; description?: string | undefined }>(
+    kind: string,
+    before: readonly T[] | undefined,
+    after: readonly T[] | undefined,
+    compare: (a: T, b: T, add: Add) => void,
+  ) => {
+    const now = new Map((after ?? []).map((item) => [item.name, item]));
+    for (const was of before ?? []) {
+      const item = `${kind} ${was.name}`;
+      const add: Add = (level, message) => changes.push({ level, tool: item, message });
+      const is = now.get(was.name);
+      if (is === undefined) add("breaking", `${kind} removed or renamed`);
+      else {
+        compareText(was, is, add);
+        compare(was, is, add);
+      }
+      now.delete(was.name);
+    }
+    for (const added of now.values())
+      changes.push({ level: "minor", tool: `${kind} ${added.name}`, message: `${kind} added` });
+  };
+  compareList("resource", locked.resources, live.resources, (was, is, add) => {
+    if (was.uri !== is.uri) add("breaking", `uri changed from ${was.uri} to ${is.uri}`);
+    if (was.mimeType !== is.mimeType) add("minor", "mimeType changed");
+  });
+  compareList("template", locked.resourceTemplates, live.resourceTemplates, (was, is, add) => {
+    if (was.uriTemplate !== is.uriTemplate)
+      add("breaking", `uriTemplate changed from ${was.uriTemplate} to ${is.uriTemplate}`);
+    if (was.mimeType !== is.mimeType) add("minor", "mimeType changed");
+    if (was.lists !== is.lists) add("minor", is.lists ? "now lists its resources" : "no longer lists its resources");
+    compareCompletions(was.completes, is.completes, add);
+    compareInput(was.paramsSchema, is.paramsSchema, "", (level, message) =>
+      add(level, message.replace(/^input/, "params")),
+    );
+  });
+  compareList("prompt", locked.prompts, live.prompts, (was, is, add) => {
+    compareCompletions(was.completes, is.completes, add);
+    compareInput(was.argumentsSchema, is.argumentsSchema, "", (level, message) =>
+      add(level, message.replace(/^input/, "arguments")),
+    );
+  });
+  return changes;
+}
+
 /** The most severe level among changes, or undefined when there are none. */
 export function worstLevel(changes: readonly SurfaceChange[]): ChangeLevel | undefined {
   for (const level of ["breaking", "minor", "patch"] as const) if (changes.some((c) => c.level === level)) return level;
@@ -64,6 +146,20 @@ export function worstLevel(changes: readonly SurfaceChange[]): ChangeLevel | und
 // --- internal ---
 
 type Add = (level: ChangeLevel, message: string) => void;
+
+function compareText(
+  was: { title?: string | undefined; description?: string | undefined },
+  is: { title?: string | undefined; description?: string | undefined },
+  add: Add,
+): void {
+  if (was.title !== is.title) add("patch", "title changed");
+  if (was.description !== is.description) add("patch", "description changed");
+}
+
+function compareCompletions(was: readonly string[], is: readonly string[], add: Add): void {
+  for (const name of was) if (!is.includes(name)) add("minor", `no longer completes ${name}`);
+  for (const name of is) if (!was.includes(name)) add("minor", `completes ${name}`);
+}
 
 const TIGHTER_WHEN_HIGHER = ["minLength", "minimum", "exclusiveMinimum", "minItems", "minProperties"];
 const TIGHTER_WHEN_LOWER = ["maxLength", "maximum", "exclusiveMaximum", "maxItems", "maxProperties"];

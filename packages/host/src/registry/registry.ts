@@ -1,11 +1,20 @@
+import type {
+  PromptEntry,
+  PromptListing,
+  ResourceEntry,
+  ResourceListing,
+  ResourceTemplateListing,
+} from "../entries/resource-entry.js";
 import type { SkillInstance } from "../entries/skill-instance.js";
 import type { ToolEntry, ToolListing } from "../entries/tool-entry.js";
 import type { UpstreamServer } from "../entries/upstream-server.js";
+import type { TemplateIndex } from "./build-resources.js";
+import type { SkillDoc } from "./skill-docs.js";
 
 export type { SkillInstance } from "../entries/skill-instance.js";
 export type { ToolEntry, ToolListing } from "../entries/tool-entry.js";
 
-/** The namespaced tool table of a manifest. */
+/** The namespaced table of a manifest: tools, resources and their templates, prompts, and SKILL.md documents. */
 export interface Registry {
   instances: readonly SkillInstance[];
   /** The enabled upstream MCP servers (manifest `servers`) whose tools are served. */
@@ -22,6 +31,18 @@ export interface Registry {
    * function that unsubscribes.
    */
   subscribe(listener: () => void): () => void;
+  /** Served URI → resource with a fixed URI. */
+  resources: ReadonlyMap<string, ResourceEntry>;
+  /** The resource templates, found by URI. */
+  templates: TemplateIndex;
+  /** Full name → prompt. */
+  prompts: ReadonlyMap<string, PromptEntry>;
+  /** The fixed resources resources/list shows, in manifest order. */
+  resourceListings: readonly ResourceListing[];
+  templateListings: readonly ResourceTemplateListing[];
+  promptListings: readonly PromptListing[];
+  /** Each instance's SKILL.md, for the Skills extension. */
+  skillDocs: readonly SkillDoc[];
   /** Enabled instances whose skill could not be imported; their tools are not served. */
   failures: readonly { source: string; message: string }[];
   /** True when the registry was built from the lock, without importing any skill. */

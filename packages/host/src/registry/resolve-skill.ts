@@ -13,6 +13,8 @@ export interface ResolvedSkill {
   version: string;
   /** The module to import. */
   entryUrl: string;
+  /** The package's folder (where its package.json is): where its SKILL.md is looked for. */
+  packageDir: string;
 }
 
 /**
@@ -33,14 +35,14 @@ export async function resolveSkill(entry: SkillEntry, manifestFile: string, wher
       `[skillport] ${where}.package: cannot find package "${name}", which ${manifestFile} asks for (${reason}); install it beside the manifest (pnpm add ${name}) or fix the name`,
     );
   }
-  const pkg = await findPackageJson(fileURLToPath(entryUrl), name);
-  if (pkg === undefined) {
+  const found = await findPackageJson(fileURLToPath(entryUrl), name);
+  if (found === undefined) {
     throw new HostError(
       "SKILL_INVALID",
       `[skillport] ${where}.package: "${name}" has no package.json above its entry ${entryUrl}`,
     );
   }
-  return { packageName: name, version: pkg.version ?? "0.0.0", entryUrl };
+  return { packageName: name, version: found.pkg.version ?? "0.0.0", entryUrl, packageDir: found.dir };
 }
 
 // --- internal ---
@@ -73,13 +75,18 @@ async function resolveFolder(folder: string, where: string): Promise<ResolvedSki
       `[skillport] ${where}.path: cannot resolve the entry of ${folder} (${firstLine(error)}); is it built?`,
     );
   }
-  return { packageName: pkg.name ?? path.basename(folder), version: pkg.version ?? "0.0.0", entryUrl };
+  return {
+    packageName: pkg.name ?? path.basename(folder),
+    version: pkg.version ?? "0.0.0",
+    entryUrl,
+    packageDir: folder,
+  };
 }
 
-async function findPackageJson(file: string, name: string): Promise<PackageJson | undefined> {
+async function findPackageJson(file: string, name: string): Promise<{ pkg: PackageJson; dir: string } | undefined> {
   for (let dir = path.dirname(file); ; dir = path.dirname(dir)) {
     const pkg = await readPackageJson(path.join(dir, "package.json"));
-    if (pkg?.name === name) return pkg;
+    if (pkg?.name === name) return { pkg, dir };
     if (path.dirname(dir) === dir) return undefined;
   }
 }

@@ -15,13 +15,52 @@ export interface ToolSurface {
   legacySchemas: JsonSchema[];
 }
 
-/** A skill as published: its name, config schema, declared credentials and tool surfaces. */
+/** A resource as published: its URI in the skill's own scheme and what it says about itself. */
+export interface ResourceSurface {
+  name: string;
+  uri: string;
+  title: string | undefined;
+  description: string | undefined;
+  mimeType: string | undefined;
+  timeoutMs: number | undefined;
+}
+
+/** A resource template as published: its URI template, variables' schema and which variables complete. */
+export interface ResourceTemplateSurface {
+  name: string;
+  uriTemplate: string;
+  title: string | undefined;
+  description: string | undefined;
+  mimeType: string | undefined;
+  timeoutMs: number | undefined;
+  paramsSchema: JsonSchema;
+  completes: string[];
+  lists: boolean;
+}
+
+/** A prompt as published: its arguments' schema and which arguments complete. */
+export interface PromptSurface {
+  name: string;
+  title: string | undefined;
+  description: string;
+  timeoutMs: number | undefined;
+  argumentsSchema: JsonSchema;
+  completes: string[];
+}
+
+/**
+ * A skill as published: its name, config schema, declared credentials and tool surfaces, and its resources,
+ * templates and prompts (present only when the skill has some, so a tools-only skill's lock hash is unchanged).
+ */
 export interface SkillSurface {
   name: string;
   description: string | undefined;
   configSchema: JsonSchema | undefined;
   credentials: RegisteredSkill["credentials"];
   tools: ToolSurface[];
+  resources?: ResourceSurface[];
+  resourceTemplates?: ResourceTemplateSurface[];
+  prompts?: PromptSurface[];
 }
 
 /** The published surface of a registered skill. */
@@ -44,5 +83,47 @@ export function surfaceOf(skill: RegisteredSkill): SkillSurface {
       hasBrief: t.buildBrief !== undefined,
       legacySchemas: t.legacySchemas,
     })),
+    ...nonEmpty(
+      "resources",
+      (skill.resources ?? []).map((r) => ({
+        name: r.name,
+        uri: r.uri,
+        title: r.title,
+        description: r.description,
+        mimeType: r.mimeType,
+        timeoutMs: r.timeoutMs,
+      })),
+    ),
+    ...nonEmpty(
+      "resourceTemplates",
+      (skill.resourceTemplates ?? []).map((t) => ({
+        name: t.name,
+        uriTemplate: t.uriTemplate,
+        title: t.title,
+        description: t.description,
+        mimeType: t.mimeType,
+        timeoutMs: t.timeoutMs,
+        paramsSchema: t.paramsSchema,
+        completes: Object.keys(t.complete).sort(),
+        lists: t.list !== undefined,
+      })),
+    ),
+    ...nonEmpty(
+      "prompts",
+      (skill.prompts ?? []).map((p) => ({
+        name: p.name,
+        title: p.title,
+        description: p.description,
+        timeoutMs: p.timeoutMs,
+        argumentsSchema: p.argumentsSchema,
+        completes: Object.keys(p.complete).sort(),
+      })),
+    ),
   };
+}
+
+// --- internal ---
+
+function nonEmpty<K extends string, T>(key: K, list: T[]): { [k in K]?: T[] } {
+  return (list.length === 0 ? {} : { [key]: list }) as { [k in K]?: T[] };
 }

@@ -109,7 +109,7 @@ function lintDescription(tool: RegisteredTool, add: Add): void {
     text.length < MIN_DESCRIPTION ||
     !enoughWords ||
     PLACEHOLDER.test(text) ||
-    text.toLowerCase() === tool.title.trim().toLowerCase()
+    text.toLowerCase() === (typeof tool.title === "string" ? tool.title.trim().toLowerCase() : "")
   ) {
     add(
       "tool-description",

@@ -44,7 +44,7 @@ async function edgeOf(http: unknown = {}): Promise<Edge> {
   });
   const config = await resolveHttpConfig(host.manifest, { env: { WEB_TOKEN: TOKEN } });
   const state: ServeState = { draining: false, resource: "http://localhost:3333/mcp" };
-  const { handle, mcp } = createHostHttpHandler(host, config, {
+  const { handle, close } = createHostHttpHandler(host, config, {
     metrics: createMetrics({ processMetrics: false }),
     state,
   });
@@ -54,7 +54,7 @@ async function edgeOf(http: unknown = {}): Promise<Edge> {
     record,
     lines: async () => (await readFile(record, "utf8").catch(() => "")).split("\n").filter((l) => l !== ""),
     dispose: async () => {
-      await mcp.close();
+      await close();
       await rm(dir, { recursive: true, force: true });
     },
   };

@@ -1,10 +1,12 @@
 import { Worker } from "node:worker_threads";
-import type { ErrorCode, RegisteredSkill, SkillContext } from "@skillport/core";
+import type { Content, ErrorCode, RegisteredSkill, SkillContext } from "@skillport/core";
 import { isSkillError, result, SkillError } from "@skillport/core";
 import { messageOf } from "../../errors.js";
 import type { Logger } from "../../log.js";
+import type { CapabilityTarget } from "../capability.js";
 import { hasCredential, skillCredentials } from "../credential-fetch.js";
 import type { SkillInstance } from "../skill-instance.js";
+import type { InputChannel, InputFeature } from "../tool-entry.js";
 import type { FromWorker, ProxiedRequest, ProxiedResponse, ToWorker, WorkerSetup } from "./worker-protocol.js";
 
 /** The largest response body `ctx.fetch` brings into an isolated instance; the whole body travels at once. */
@@ -98,8 +100,16 @@ export class WorkerPool {
     private readonly kind: "worker" | "child process" = "worker",
   ) {}
 
-  /** Runs `tool` in an isolate. Rejects with a SkillError when the isolate dies, with the abort reason on abort. */
-  async run(tool: string, params: Record<string, unknown>, ctx: SkillContext): Promise<unknown> {
+  /**
+   * Runs a capability (a tool, a read, a render, a completion) in an isolate. Rejects with a SkillError when the
+   * isolate dies, with the abort reason on abort. `input` answers the capability's questions to the client.
+   */
+  async run(
+    target: CapabilityTarget,
+    params: Record<string, unknown>,
+    ctx: SkillContext,
+    input: InputChannel,
+  ): Promise<unknown> {
     const worker = this.idle.pop() ?? (await this.spawn());
     worker.isolate.ref();
     const id = this.nextId++;
@@ -140,6 +150,16 @@ export class WorkerPool {
             });
           } else if (message.type === "fetch-abort") {
             fetches.get(message.ask)?.abort(new DOMException("the skill aborted the request", "AbortError"));
+          } else if (message.type === "input") {
+            // Unanswered, the question ends the run: the pipeline aborts it and the isolate sees the abort.
+            input.ask(message.key, message.request).then(
+              (answer) => {
+                if (worker.current?.id === id) {
+                  worker.isolate.post({ type: "input-answer", id, ask: message.ask, answer });
+                }
+              },
+              () => undefined,
+            );
           } else if (message.type === "log") ctx.log[message.level](message.message, message.data);
           else if (message.type === "done") {
             settle(true);
@@ -170,7 +190,8 @@ export class WorkerPool {
       };
       if (ctx.signal.aborted) onAbort();
       else ctx.signal.addEventListener("abort", onAbort, { once: true });
-      worker.isolate.post({ type: "call", id, tool, params, traceId: ctx.traceId, auth: ctx.auth });
+      const supports = FEATURES.filter((feature) => input.supports(feature));
+      worker.isolate.post({ type: "call", id, target, params, traceId: ctx.traceId, auth: ctx.auth, supports });
     });
   }
 
@@ -292,6 +313,8 @@ interface PooledWorker {
   gone: Promise<void>;
 }
 
+const FEATURES: readonly InputFeature[] = ["elicitation", "sampling", "roots"];
+
 /** Output without a line break is logged once it reaches this many characters. */
 const MAX_PENDING_OUTPUT = 64 * 1024;
 
@@ -374,8 +397,10 @@ function stripUndefined(parts: {
   evidencePaths?: readonly string[] | undefined;
   warnings?: readonly string[] | undefined;
   partial?: boolean | undefined;
+  content?: readonly Content[] | undefined;
 }) {
   return {
+    ...(parts.content === undefined ? {} : { content: parts.content }),
     ...(parts.message === undefined ? {} : { message: parts.message }),
     ...(parts.evidencePaths === undefined ? {} : { evidencePaths: parts.evidencePaths }),
     ...(parts.warnings === undefined ? {} : { warnings: parts.warnings }),

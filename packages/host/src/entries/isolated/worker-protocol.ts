@@ -1,6 +1,8 @@
 // The call protocol between the host and an isolated instance: a worker thread (postMessage) or a child process
 // (Node's IPC channel with structured-clone serialization). Both speak these messages.
-import type { SecretFinding } from "@skillport/core";
+import type { Content, SecretFinding } from "@skillport/core";
+import type { CapabilityTarget } from "../capability.js";
+import type { InputFeature, InputRequest } from "../tool-entry.js";
 
 /**
  * What an isolated instance is started with: one instance's skill and config, and of its credentials only those
@@ -49,13 +51,17 @@ export type ToWorker =
   | {
       type: "call";
       id: number;
-      tool: string;
+      target: CapabilityTarget;
       params: Record<string, unknown>;
       traceId: string;
       auth: { id: string; scopes: readonly string[] } | undefined;
+      /** What the client can answer (`ctx.clientSupports`). */
+      supports: InputFeature[];
     }
   | { type: "abort"; id: number; reason: "timeout" | "cancel" }
   | { type: "secret-found"; id: number; ask: number; finding: SecretFinding | undefined }
+  /** The client's answer to a question the capability asked; none comes when the client must be asked first. */
+  | { type: "input-answer"; id: number; ask: number; answer: unknown }
   | { type: "fetched"; id: number; ask: number; response: ProxiedResponse };
 
 /** Isolate → host. */
@@ -64,6 +70,8 @@ export type FromWorker =
   | { type: "find-secret"; id: number; ask: number; content: string | Uint8Array }
   | { type: "fetch"; id: number; ask: number; request: ProxiedRequest }
   | { type: "fetch-abort"; id: number; ask: number }
+  /** `ctx.elicit`, `ctx.sample`, `ctx.listRoots`: the host answers from the client's answers, or asks the client. */
+  | { type: "input"; id: number; ask: number; key: string; request: InputRequest }
   | { type: "stray"; message: string }
   | { type: "progress"; id: number; done: number; total: number | undefined; message: string | undefined }
   | {
@@ -83,6 +91,7 @@ export type FromWorker =
         evidencePaths: readonly string[] | undefined;
         warnings: readonly string[] | undefined;
         partial: boolean | undefined;
+        content: readonly Content[] | undefined;
         wrapped: boolean;
       };
     }

@@ -1,7 +1,8 @@
 // The inside of an isolated instance, shared by a worker thread (worker-main) and a child process (process-main):
 // imports one skill, builds each call's context and answers the host's call messages.
-import type { ErrorCode, RegisteredSkill, SecretFinding, SkillContext } from "@skillport/core";
+import type { ErrorCode, RegisteredSkill, SecretFinding } from "@skillport/core";
 import { isSkillError, isToolResult, SkillError } from "@skillport/core";
+import { capabilityOf, describeTarget } from "../capability.js";
 import { importSkill } from "../register-of.js";
 import { createSkillContext } from "../skill-context.js";
 import type { FromWorker, ProxiedResponse, ToWorker, WorkerSetup } from "./worker-protocol.js";
@@ -25,16 +26,16 @@ export async function runIsolated(setup: WorkerSetup, channel: RunnerChannel): P
   // The same import and register() checks as the host's own.
   const skill: RegisteredSkill = await importSkill(setup.entryUrl, "the isolated skill");
   const controllers = new Map<number, AbortController>();
-  // Questions to the host (is this a secret? fetch this), waiting for their answer, by ask number.
-  const asks = new Map<number, (answer: SecretFinding | ProxiedResponse | undefined) => void>();
+  // Questions to the host (is this a secret? fetch this? what did the client answer?), waiting, by ask number.
+  const asks = new Map<number, (answer: unknown) => void>();
   let nextAsk = 1;
-  const ask = <T extends SecretFinding | ProxiedResponse | undefined>(question: (n: number) => FromWorker) =>
+  const ask = <T>(question: (n: number) => FromWorker) =>
     new Promise<T>((resolve) => {
       const n = nextAsk++;
       asks.set(n, resolve as (answer: unknown) => void);
       send(question(n));
     });
-  const answer = (n: number, value: SecretFinding | ProxiedResponse | undefined) => {
+  const answer = (n: number, value: unknown) => {
     asks.get(n)?.(value);
     asks.delete(n);
   };
@@ -43,12 +44,12 @@ export async function runIsolated(setup: WorkerSetup, channel: RunnerChannel): P
   channel.onMessage((message) => {
     if (message.type === "secret-found") answer(message.ask, message.finding);
     else if (message.type === "fetched") answer(message.ask, message.response);
+    else if (message.type === "input-answer") answer(message.ask, message.answer);
     else if (message.type === "abort") {
       controllers
         .get(message.id)
         ?.abort(new DOMException(message.reason, message.reason === "timeout" ? "TimeoutError" : "AbortError"));
-    } else if (message.type === "call")
-      void run(message.id, message.tool, message.params, message.traceId, message.auth);
+    } else if (message.type === "call") void run(message);
   });
   send({ type: "ready" });
 
@@ -92,14 +93,10 @@ export async function runIsolated(setup: WorkerSetup, channel: RunnerChannel): P
     }
   }
 
-  async function run(
-    id: number,
-    name: string,
-    params: Record<string, unknown>,
-    traceId: string,
-    auth: SkillContext["auth"],
-  ) {
-    const tool = skill.tools.find((t) => t.name === name);
+  async function run(call: Extract<ToWorker, { type: "call" }>) {
+    const { id, target, params, traceId, auth } = call;
+    const capability = capabilityOf(skill, target);
+    const supports = new Set(call.supports);
     const controller = new AbortController();
     controllers.set(id, controller);
     const log = (level: "debug" | "info" | "warn" | "error") => (text: string, data?: Record<string, unknown>) =>
@@ -119,6 +116,15 @@ export async function runIsolated(setup: WorkerSetup, channel: RunnerChannel): P
         log: { debug: log("debug"), info: log("info"), warn: log("warn"), error: log("error") },
         // The secrets stay in the host: the content goes there to be checked.
         findSecret: (content) => ask<SecretFinding | undefined>((n) => ({ type: "find-secret", id, ask: n, content })),
+        input: {
+          supports: (feature) => supports.has(feature),
+          // The host answers at once when the client already did; else it ends the run, which aborts it here.
+          ask: (key, request) =>
+            untilAborted(
+              ask<unknown>((n) => ({ type: "input", id, ask: n, key, request })),
+              controller.signal,
+            ),
+        },
       },
       {
         config: setup.config,
@@ -128,8 +134,8 @@ export async function runIsolated(setup: WorkerSetup, channel: RunnerChannel): P
       },
     );
     try {
-      if (tool === undefined) throw new Error(`the isolated skill has no tool "${name}"`);
-      const value = await tool.run(params, ctx);
+      if (capability === undefined) throw new Error(`the isolated skill has no ${describeTarget(target)}`);
+      const value = await capability(params, ctx);
       // A result's brand is a symbol, which structured cloning drops: send its parts.
       const {
         data,
@@ -137,14 +143,22 @@ export async function runIsolated(setup: WorkerSetup, channel: RunnerChannel): P
         evidencePaths,
         warnings,
         partial,
+        content,
       } = isToolResult(value)
         ? value
-        : { data: value, message: undefined, evidencePaths: undefined, warnings: undefined, partial: undefined };
+        : {
+            data: value,
+            message: undefined,
+            evidencePaths: undefined,
+            warnings: undefined,
+            partial: undefined,
+            content: undefined,
+          };
       send({
         type: "done",
         id,
         ok: true,
-        result: { data, message: text, evidencePaths, warnings, partial, wrapped: isToolResult(value) },
+        result: { data, message: text, evidencePaths, warnings, partial, content, wrapped: isToolResult(value) },
       });
     } catch (error) {
       const e = error as Error & { code?: string; field?: string; retryable?: boolean; status?: number };
@@ -163,6 +177,16 @@ export async function runIsolated(setup: WorkerSetup, channel: RunnerChannel): P
 }
 
 // --- internal ---
+
+/** Settles with the work, or rejects with the signal's reason once it aborts. */
+function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener("abort", onAbort, { once: true });
+    work.then(resolve, reject).finally(() => signal.removeEventListener("abort", onAbort));
+  });
+}
 
 /** No body may come with these statuses (`new Response` refuses one). */
 const NULL_BODY = new Set([101, 103, 204, 205, 304]);

@@ -1,4 +1,4 @@
-import type { Answered, ConfirmationQuestion, ValidatedCall } from "../call.js";
+import type { Answered, ConfirmationQuestion, ResumedCall } from "../call.js";
 import { answer } from "../call.js";
 import type { ConfirmationSubject, Confirmations } from "../confirmations.js";
 import type { Outcome } from "../envelope.js";
@@ -19,13 +19,13 @@ export interface ConfirmOptions {
  * Other calls pass through. Decided on the loaded tool's risk, never on what a lock said.
  */
 export function createConfirm({ confirmations, fallback }: ConfirmOptions) {
-  return async function confirm(call: ValidatedCall): Promise<ValidatedCall | Answered> {
+  return async function confirm(call: ResumedCall): Promise<ResumedCall | Answered> {
     if (call.runnable.risk !== "dangerous") return call;
     const outcome = await refusal(call);
     return outcome === undefined ? call : answer(call, "confirm", outcome);
   };
 
-  async function refusal(call: ValidatedCall): Promise<Outcome | undefined> {
+  async function refusal(call: ResumedCall): Promise<Outcome | undefined> {
     const { entry, args, options } = call;
     const brief = call.brief ?? `Run ${entry.fullName}`;
     if (!entry.instance.allow.has(entry.toolName)) {
@@ -35,6 +35,8 @@ export function createConfirm({ confirmations, fallback }: ConfirmOptions) {
         `${entry.fullName} is dangerous and this server does not allow it; to enable it add "${entry.toolName}" to ${entry.instance.where}.allow in the manifest`,
       );
     }
+    // A later round of the same call (its state bound to this tool, these arguments and this caller) was confirmed.
+    if (call.round?.confirmed === true) return undefined;
     const subject: ConfirmationSubject = { tool: entry.fullName, args, caller: options.caller?.id };
     if (call.operationId !== undefined) return redeem(call, subject);
     const question: ConfirmationQuestion = {
@@ -89,7 +91,7 @@ export function createConfirm({ confirmations, fallback }: ConfirmOptions) {
     );
   }
 
-  async function redeem(call: ValidatedCall, subject: ConfirmationSubject): Promise<Outcome | undefined> {
+  async function redeem(call: ResumedCall, subject: ConfirmationSubject): Promise<Outcome | undefined> {
     const field = `/${CONFIRM_ARGUMENT}`;
     const { fullName } = call.entry;
     if (fallback !== "operation-id") {
@@ -128,7 +130,7 @@ export function createConfirm({ confirmations, fallback }: ConfirmOptions) {
  * reached): the call does not run, so it can never run twice. The token was not taken unless the store recorded it
  * before the connection failed, in which case a retry with it answers "already used" and the user is asked anew.
  */
-function storeUnavailable(call: ValidatedCall): Outcome {
+function storeUnavailable(call: ResumedCall): Outcome {
   return failureOutcome(
     call,
     "UNAVAILABLE",

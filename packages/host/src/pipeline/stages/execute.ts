@@ -1,65 +1,69 @@
-import type { SkillLogger } from "@skillport/core";
-import type { RunCall, ToolOwner } from "../../entries/tool-entry.js";
+import type { InputRequest } from "../../entries/tool-entry.js";
 import type { Logger } from "../../log.js";
-import type { Answered, ExecutedCall, ValidatedCall } from "../call.js";
+import type { BoundedRun } from "../bounded-run.js";
+import { createBoundedRun } from "../bounded-run.js";
+import type { Answered, ExecutedCall, ResumedCall } from "../call.js";
 import { answer } from "../call.js";
+import type { ConfirmationSubject, InputRound } from "../confirmations.js";
+import { createConfirmations } from "../confirmations.js";
 import type { Outcome } from "../envelope.js";
 import { failureOutcome, thrownOutcome } from "../envelope.js";
-import { Limiter, QueueFullError } from "../limiter.js";
+import { QueueFullError } from "../limiter.js";
 import type { Redactor } from "../redact.js";
-import { throttleProgress } from "../throttle-progress.js";
 
 /** What running calls needs. */
 export interface ExecuteOptions {
   logger: Logger;
   redactor: Redactor;
+  /**
+   * Runs the capability within its bounds; share one with reads and renders so an instance has one concurrency limit.
+   * @default a runner of its own
+   */
+  run?: BoundedRun;
+  /**
+   * Mints the state of a round of questions the capability asked the client.
+   * @default per-process confirmations with a random secret
+   */
+  carry?: (subject: ConfirmationSubject, round: InputRound) => string;
 }
 
 /**
- * Runs the call within its bounds: a slot of the instance's concurrency (or a place in its queue, else
- * RATE_LIMITED), the tool's timeout (TIMEOUT) and the client's cancel (CANCELLED), one signal for both; progress
- * throttled. A capability that ignores its signal is answered for all the same when the signal aborts.
+ * Runs the call within its bounds (see {@link BoundedRun}): a slot of the instance's concurrency (or a place in its
+ * queue, else RATE_LIMITED), the tool's timeout (TIMEOUT) and the client's cancel (CANCELLED), one signal for both;
+ * progress throttled. A capability that ignores its signal is answered for all the same when the signal aborts. A
+ * capability that asked the client something (`ctx.elicit`, …) ends here with the questions, to run again with
+ * the answers.
  */
-export function createExecute({ logger, redactor }: ExecuteOptions) {
-  const limiters = new Map<ToolOwner, Limiter>();
-  const limiterOf = (instance: ToolOwner) => {
-    let limiter = limiters.get(instance);
-    if (limiter === undefined) {
-      limiter = new Limiter(instance.concurrency, instance.queue);
-      limiters.set(instance, limiter);
-    }
-    return limiter;
-  };
-
-  return async function execute(call: ValidatedCall): Promise<ExecutedCall | Answered> {
+export function createExecute(options: ExecuteOptions) {
+  const { logger } = options;
+  const run = options.run ?? createBoundedRun(options);
+  const carry = options.carry ?? createConfirmations().carry;
+  return async function execute(call: ResumedCall): Promise<ExecutedCall | Answered> {
     const { entry, options } = call;
-    const bounds = callSignal(options.signal, entry.timeoutMs);
-    const { signal } = bounds;
-    const progress = options.onProgress === undefined ? undefined : throttleProgress(options.onProgress);
-    let release: (() => void) | undefined;
-    try {
-      release = await limiterOf(entry.instance).acquire(signal);
-      const run: RunCall = {
-        signal,
-        traceId: call.traceId,
-        caller: options.caller,
-        progress: (done, total, message) => progress?.report(done, total, message),
-        log: skillLogger(logger, call),
-        findSecret: async (content) => redactor.find(content),
-      };
-      const running = call.runnable.run(call.args, run);
-      running.catch(() => undefined); // answered below; a late rejection after an abort is expected
-      return { ...call, value: await untilAborted(running, signal) };
-    } catch (error) {
-      return answer(call, "execute", failed(call, error, signal, bounds.timedOut));
-    } finally {
-      bounds.dispose();
-      release?.();
-      progress?.close();
+    const result = await run(
+      { instance: entry.instance, name: entry.fullName, timeoutMs: entry.timeoutMs },
+      options,
+      call.traceId,
+      call.round,
+      (runCall) => call.runnable.run(call.args, runCall),
+    );
+    if (result.status === "done") return { ...call, value: result.value };
+    if (result.status === "input") {
+      const subject = { tool: entry.fullName, args: call.args, caller: options.caller?.id };
+      // Reaching this stage, a dangerous call was confirmed: its next rounds are not asked about again.
+      const state = carry(subject, result.round.next(call.runnable.risk === "dangerous"));
+      const asking = failureOutcome(
+        call,
+        "UNAVAILABLE",
+        `${entry.fullName} needs an answer from the client first (${Object.keys(result.round.questions).join(", ")}); use a client that supports ${featuresOf(result.round.questions)}`,
+        { retryable: true },
+      );
+      return answer(call, "execute", { ...asking, input: { requests: { ...result.round.questions }, state } });
     }
+    return answer(call, "execute", failed(call, result.error, result.signal, result.timedOut));
   };
 
-  function failed(call: ValidatedCall, error: unknown, signal: AbortSignal, timedOut: boolean): Outcome {
+  function failed(call: ResumedCall, error: unknown, signal: AbortSignal, timedOut: boolean): Outcome {
     const { entry } = call;
     const place = entry.instance.where;
     if (error instanceof QueueFullError) {
@@ -86,61 +90,8 @@ export function createExecute({ logger, redactor }: ExecuteOptions) {
   }
 }
 
-// --- internal ---
-
-/**
- * The one signal a call runs under: aborted by the client's cancel (with its reason) or at the tool's timeout (a
- * TimeoutError, as AbortSignal.timeout gives). One controller and one timer per call, both released when it ends:
- * cheaper than AbortSignal.timeout + AbortSignal.any, whose signals Node tracks until they are collected.
- */
-function callSignal(client: AbortSignal | undefined, timeoutMs: number) {
-  const controller = new AbortController();
-  let timedOut = false;
-  const onClientAbort = () => controller.abort(client?.reason);
-  const timer = setTimeout(() => {
-    timedOut = true;
-    controller.abort(new DOMException("The operation was aborted due to timeout", "TimeoutError"));
-  }, timeoutMs);
-  timer.unref();
-  if (client?.aborted) controller.abort(client.reason);
-  else client?.addEventListener("abort", onClientAbort, { once: true });
-  return {
-    signal: controller.signal,
-    get timedOut() {
-      return timedOut;
-    },
-    dispose() {
-      clearTimeout(timer);
-      client?.removeEventListener("abort", onClientAbort);
-    },
-  };
-}
-
-/** A capability's log lines, bound to the call (the host's logger redacts every line). */
-function skillLogger(logger: Logger, call: ValidatedCall): SkillLogger {
-  let child: Logger | undefined;
-  const at = (level: "debug" | "info" | "warn" | "error") => (message: string, data?: Record<string, unknown>) => {
-    child ??= logger.child({ traceId: call.traceId, tool: call.entry.fullName });
-    child[level](data ?? {}, message);
-  };
-  return { debug: at("debug"), info: at("info"), warn: at("warn"), error: at("error") };
-}
-
-/** Settles with the work, or rejects with the signal's reason as soon as it aborts. */
-function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) return Promise.reject(signal.reason);
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(signal.reason);
-    signal.addEventListener("abort", onAbort, { once: true });
-    work.then(
-      (value) => {
-        signal.removeEventListener("abort", onAbort);
-        resolve(value);
-      },
-      (error) => {
-        signal.removeEventListener("abort", onAbort);
-        reject(error);
-      },
-    );
-  });
+/** The MCP features a round's questions need, for a message. */
+function featuresOf(questions: Readonly<Record<string, InputRequest>>): string {
+  const names = { "elicitation/create": "elicitation", "sampling/createMessage": "sampling", "roots/list": "roots" };
+  return [...new Set(Object.values(questions).map((q) => names[q.method]))].join(" and ");
 }

@@ -1,7 +1,10 @@
+import { isToolResult } from "@skillport/core";
 import { deeperThan } from "../../json-pointer.js";
 import type { Logger } from "../../log.js";
 import type { Answered, ExecutedCall } from "../call.js";
 import { answer } from "../call.js";
+import type { ContentBlock } from "../content-blocks.js";
+import { ContentError, contentBlocks } from "../content-blocks.js";
 import { failureOutcome, successOutcome } from "../envelope.js";
 import type { Validators } from "../validators.js";
 import { schemaFailure } from "./schema-failure.js";
@@ -26,7 +29,18 @@ export function createShape(validators: Validators, logger: Logger) {
         `answered with data nested deeper than ${MAX_RESULT_DEPTH} levels, which cannot be sent`,
       );
     }
-    const outcome = successOutcome(call, call.value, runnable.title, call.warnings);
+    let content: ContentBlock[] | undefined;
+    try {
+      const own = isToolResult(call.value) ? call.value.content : undefined;
+      content = own === undefined ? undefined : contentBlocks(own, call.entry.mount);
+    } catch (error) {
+      if (!(error instanceof ContentError)) throw error;
+      return refuse(call, { problem: error.message }, "answered with content that is not MCP content");
+    }
+    const outcome = {
+      ...successOutcome(call, call.value, runnable.title, call.warnings),
+      ...(content === undefined ? {} : { content }),
+    };
     let problem: ReturnType<NonNullable<ReturnType<Validators["output"]>>>;
     try {
       problem = validators.output(runnable)?.(outcome.envelope.ok ? outcome.envelope.data : undefined);

@@ -10,6 +10,8 @@ import { drainingGuard } from "./guards/draining.js";
 import { hostGuard } from "./guards/host.js";
 import { methodGuard } from "./guards/method.js";
 import { originGuard, withCors } from "./guards/origin.js";
+import type { ParamHeader } from "./guards/param-headers.js";
+import { paramHeaderGuard } from "./guards/param-headers.js";
 import { preflightGuard } from "./guards/preflight.js";
 import { rateLimitGuard } from "./guards/rate-limit.js";
 import type { RateLimiter } from "./rate-limit.js";
@@ -36,6 +38,8 @@ export interface HttpHandlerOptions extends Pick<RoutesOptions, "metrics" | "rea
   metadata: { name: string; scopes: readonly string[] };
   /** What answers a request to the MCP endpoint once every guard let it through: the MCP SDK. */
   endpoint: Endpoint;
+  /** The arguments each tool mirrors into `Mcp-Param-*` headers (SEP-2243), by full tool name. @default none */
+  paramHeaders?: (tool: string) => readonly ParamHeader[] | undefined;
 }
 
 /** A web handler: one Request in, one Response out. `context` carries what the socket knows (the peer's address). */
@@ -56,13 +60,14 @@ export function createHttpHandler(options: HttpHandlerOptions): HttpHandler {
   const guards: Guard[] = [
     hostGuard(config.allowedHosts),
     originGuard(config.allowedOrigins),
-    methodGuard(config.path),
-    preflightGuard(),
+    methodGuard(config.path, { sessions: config.sessions }),
+    preflightGuard({ sessions: config.sessions }),
     drainingGuard(() => state.draining),
     authGuard({ authenticator, limiter, resource: () => state.resource, logger }),
     rateLimitGuard(limiter),
     bodyGuard(config.maxBodyBytes),
     batchGuard(),
+    paramHeaderGuard(options.paramHeaders ?? (() => undefined)),
   ];
   const endpoint = compose(guards, options.endpoint);
   const routes = createRoutes({

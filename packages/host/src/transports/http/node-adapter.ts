@@ -75,8 +75,15 @@ export async function sendWebResponse(res: ServerResponse, response: Response): 
   const onClose = () => void reader.cancel().catch(() => undefined);
   res.once("close", onClose);
   try {
+    let next = reader.read();
+    // A stream with nothing to send yet (a session's GET event stream) still answers now: its headers go out
+    // alone. One that has its first event at hand sends it with the headers.
+    const pending = Symbol("pending");
+    if ((await Promise.race([next, new Promise((resolve) => setImmediate(resolve, pending))])) === pending) {
+      res.flushHeaders();
+    }
     for (;;) {
-      const { done, value } = await reader.read();
+      const { done, value } = await next;
       if (done || res.destroyed) break;
       // Corked until the next tick: the headers, a short answer's event and the end leave in one packet, while
       // a long stream (progress, then the result) still goes out event by event.
@@ -84,6 +91,7 @@ export async function sendWebResponse(res: ServerResponse, response: Response): 
       const flowing = res.write(value);
       process.nextTick(() => res.uncork());
       if (!flowing) await Promise.race([once(res, "drain"), once(res, "close")]);
+      next = reader.read();
     }
   } catch {
     // The stream failed or was cancelled because the client left; nothing more can be sent.

@@ -24,3 +24,17 @@ describe("methodGuard (POST carries every message; the endpoint keeps no session
     },
   );
 });
+
+describe("methodGuard with 2025-era sessions (http.sessions)", () => {
+  const guard = methodGuard("/mcp", { sessions: true });
+
+  it.each(["POST", "GET", "DELETE", "OPTIONS"])("passes %s on: a session's stream and its end", async (method) => {
+    expect(await run(guard, at(method))).toBeUndefined();
+  });
+
+  it.each(["HEAD", "PUT", "PATCH"])("answers %s with 405 and Allow naming GET and DELETE", async (method) => {
+    const answer = await run(guard, at(method));
+    expect(answer?.status).toBe(405);
+    expect(answer?.headers.get("allow")).toBe("POST, GET, DELETE, OPTIONS");
+  });
+});

@@ -1,5 +1,5 @@
 import type { Guard } from "../guard.js";
-import { MCP_METHODS } from "./method.js";
+import { MCP_METHODS, MCP_SESSION_METHODS } from "./method.js";
 
 /**
  * Answers OPTIONS with 204: the CORS preflight of an allowed origin (the methods, the headers it asked for, ten
@@ -9,14 +9,15 @@ import { MCP_METHODS } from "./method.js";
  * @example
  * const guard = preflightGuard();
  */
-export function preflightGuard(): Guard {
+export function preflightGuard(options: { sessions?: boolean } = {}): Guard {
+  const methods = options.sessions === true ? MCP_SESSION_METHODS : MCP_METHODS;
   return (request, context) => {
     if (request.method !== "OPTIONS") return undefined;
     const headers: Record<string, string> =
       context.origin === undefined
-        ? { allow: MCP_METHODS }
+        ? { allow: methods }
         : {
-            "access-control-allow-methods": MCP_METHODS,
+            "access-control-allow-methods": methods,
             "access-control-allow-headers": request.headers.get("access-control-request-headers") ?? "*",
             "access-control-max-age": "600",
           };

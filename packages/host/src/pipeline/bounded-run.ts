@@ -1,0 +1,163 @@
+import type { SkillLogger } from "@skillport/core";
+import { createAjv } from "../ajv.js";
+import type { RunCall, ToolOwner } from "../entries/tool-entry.js";
+import type { Logger } from "../log.js";
+import type { CallOptions } from "./call.js";
+import type { InputRound } from "./confirmations.js";
+import type { OpenRound } from "./input.js";
+import { InputNeeded, openRound } from "./input.js";
+import { Limiter } from "./limiter.js";
+import type { Redactor } from "./redact.js";
+import { throttleProgress } from "./throttle-progress.js";
+
+/** What one bounded run is for: its instance (concurrency), how it is named in logs, its time limit. */
+export interface RunSubject {
+  instance: ToolOwner;
+  /** How logs name it: the tool's full name, `resource <uri>`, `prompt <name>`. */
+  name: string;
+  timeoutMs: number;
+}
+
+/** How a bounded run ended. */
+type RunResult =
+  | { status: "done"; value: unknown; round: OpenRound }
+  /** The capability asked the client something it has not answered: ask, then run again. */
+  | { status: "input"; round: OpenRound }
+  | { status: "failed"; error: unknown; signal: AbortSignal; timedOut: boolean };
+
+/** Runs capabilities within their bounds; shared by tool calls, reads, renders and completions. */
+export type BoundedRun = (
+  subject: RunSubject,
+  options: CallOptions,
+  traceId: string,
+  prior: InputRound | undefined,
+  run: (call: RunCall) => Promise<unknown>,
+) => Promise<RunResult>;
+
+/**
+ * Runs one capability within its bounds: a slot of its instance's concurrency (or a place in the queue, else a
+ * QueueFullError), its timeout and the client's cancel on one signal, progress throttled, log lines to the host's log
+ * and (redacted) to the client, and its questions to the client collected: a question the client has not answered
+ * ends the run (its signal aborts) with status "input". A capability that ignores its signal is answered for all
+ * the same when the signal aborts. The concurrency slots are one per instance, whatever runs in them.
+ */
+export function createBoundedRun({ logger, redactor }: { logger: Logger; redactor: Redactor }): BoundedRun {
+  const limiters = new Map<ToolOwner, Limiter>();
+  const limiterOf = (instance: ToolOwner) => {
+    let limiter = limiters.get(instance);
+    if (limiter === undefined) {
+      limiter = new Limiter(instance.concurrency, instance.queue);
+      limiters.set(instance, limiter);
+    }
+    return limiter;
+  };
+  // Answers to questions are checked against the question's own schema: the client's answers are input.
+  const ajv = createAjv({ firstError: true, fillDefaults: false });
+
+  return async (subject, options, traceId, prior, execute) => {
+    const round = openRound(options.input, prior, ajv);
+    const bounds = callSignal([...(options.signal === undefined ? [] : [options.signal]), round.signal], subject.timeoutMs);
+    const { signal } = bounds;
+    const progress = options.onProgress === undefined ? undefined : throttleProgress(options.onProgress);
+    let release: (() => void) | undefined;
+    try {
+      release = await limiterOf(subject.instance).acquire(signal);
+      const call: RunCall = {
+        signal,
+        traceId,
+        caller: options.caller,
+        progress: (done, total, message) => progress?.report(done, total, message),
+        log: skillLogger(logger, redactor, subject.name, traceId, options.onLog),
+        findSecret: async (content) => redactor.find(content),
+        input: round.channel,
+      };
+      const running = execute(call);
+      running.catch(() => undefined); // answered below; a late rejection after an abort is expected
+      return { status: "done", value: await untilAborted(running, signal), round };
+    } catch (error) {
+      if (round.signal.aborted && signal.reason instanceof InputNeeded) return { status: "input", round };
+      return { status: "failed", error, signal, timedOut: bounds.timedOut };
+    } finally {
+      bounds.dispose();
+      release?.();
+      progress?.close();
+    }
+  };
+}
+
+// --- internal ---
+
+/**
+ * The one signal a run is bounded by: aborted by any of `sources` (the client's cancel, a question to the client),
+ * with its reason, or at the timeout (a TimeoutError, as AbortSignal.timeout gives). One controller and one timer per
+ * run, both released when it ends: cheaper than AbortSignal.timeout + AbortSignal.any, whose signals Node tracks until
+ * they are collected.
+ */
+function callSignal(sources: readonly AbortSignal[], timeoutMs: number) {
+  const controller = new AbortController();
+  let timedOut = false;
+  const onAbort = (event: Event) => controller.abort((event.target as AbortSignal).reason);
+  const timer = setTimeout(() => {
+    timedOut = true;
+    controller.abort(new DOMException("The operation was aborted due to timeout", "TimeoutError"));
+  }, timeoutMs);
+  timer.unref();
+  for (const source of sources) {
+    if (source.aborted) {
+      controller.abort(source.reason);
+      break;
+    }
+    source.addEventListener("abort", onAbort, { once: true });
+  }
+  return {
+    signal: controller.signal,
+    get timedOut() {
+      return timedOut;
+    },
+    dispose() {
+      clearTimeout(timer);
+      for (const source of sources) source.removeEventListener("abort", onAbort);
+    },
+  };
+}
+
+const LEVELS = ["debug", "info", "warn", "error"] as const;
+
+/** A capability's log lines, bound to the call: to the host's log (which redacts every line) and to the client. */
+function skillLogger(
+  logger: Logger,
+  redactor: Redactor,
+  name: string,
+  traceId: string,
+  onLog: CallOptions["onLog"],
+): SkillLogger {
+  let child: Logger | undefined;
+  const at = (level: (typeof LEVELS)[number]) => (message: string, data?: Record<string, unknown>) => {
+    child ??= logger.child({ traceId, tool: name });
+    child[level](data ?? {}, message);
+    if (onLog !== undefined) {
+      const redacted = redactor.value({ message: String(message), data });
+      onLog(level, redacted.message, redacted.data);
+    }
+  };
+  return { debug: at("debug"), info: at("info"), warn: at("warn"), error: at("error") };
+}
+
+/** Settles with the work, or rejects with the signal's reason as soon as it aborts. */
+function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener("abort", onAbort, { once: true });
+    work.then(
+      (value) => {
+        signal.removeEventListener("abort", onAbort);
+        resolve(value);
+      },
+      (error) => {
+        signal.removeEventListener("abort", onAbort);
+        reject(error);
+      },
+    );
+  });
+}
