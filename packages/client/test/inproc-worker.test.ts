@@ -51,6 +51,21 @@ describe("a Skillport host in this process and in a worker thread", () => {
     expect(started.ok ? "" : started.error.message).toMatch(/invalid/);
   });
 
+  it("inproc and worker: a manifest's upstream servers are mounted through this client", async () => {
+    const fixture = path.join(REPO, "packages/client/test/fixtures/fixture-server.mjs");
+    const file = path.join(where.dir, "servers.manifest.json");
+    const servers = [{ mcp: "up", command: process.execPath, args: [fixture] }];
+    await writeFile(file, JSON.stringify({ name: "servers", version: "1.0.0", skills: [], servers }));
+    for (const transport of ["inproc", "worker"] as const) {
+      const handle = connect({ transport, manifest: file, logLevel: "silent" });
+      const started = await handle.start();
+      expect(started.ok ? started.tools.map((t) => t.name) : started.error.message, transport).toContain("up.echo");
+      const echoed = await handle.callTool("up.echo", { text: "hi" });
+      expect(echoed.ok && (echoed.result.structuredContent as { ok: boolean }).ok, transport).toBe(true);
+      await handle.stop();
+    }
+  });
+
   it("worker, from a manifest file", async () => {
     const handle = connect({ transport: "worker", manifest, logLevel: "silent" });
     expect(handle.transport).toBe("worker");

@@ -55,6 +55,8 @@ export async function loadHost(): Promise<HostRuntime | HostLoadFailure> {
         manifest,
         logger: root.createLogger({ level: options.logLevel ?? "warn" }),
         lock: options.lock ?? "off",
+        // A manifest's `servers` are mounted through this same client, imported only when one has servers.
+        client: () => import("../node.js"),
         ...(options.modules === undefined ? {} : { modules: options.modules }),
       });
       try {
