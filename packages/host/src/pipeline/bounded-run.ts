@@ -56,7 +56,10 @@ export function createBoundedRun({ logger, redactor }: { logger: Logger; redacto
 
   return async (subject, options, traceId, prior, execute) => {
     const round = openRound(options.input, prior, ajv);
-    const bounds = callSignal([...(options.signal === undefined ? [] : [options.signal]), round.signal], subject.timeoutMs);
+    const bounds = callSignal(
+      [...(options.signal === undefined ? [] : [options.signal]), round.signal],
+      subject.timeoutMs,
+    );
     const { signal } = bounds;
     const progress = options.onProgress === undefined ? undefined : throttleProgress(options.onProgress);
     let release: (() => void) | undefined;
