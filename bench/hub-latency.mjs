@@ -13,6 +13,7 @@ import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import { McpHub } from "@skillport/client";
 import { connect } from "@skillport/client/node";
 import { writeSection } from "./results-file.mjs";
+import { median, timeCalls } from "./sequential-calls.mjs";
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const roundsFlag = process.argv.indexOf("--rounds");
@@ -82,19 +83,6 @@ async function viaHub(kind, url) {
     close: () => hub.stop(),
   };
 }
-
-async function timeCalls(target, count) {
-  const samples = new Array(count);
-  for (let i = 0; i < count; i++) {
-    const began = performance.now();
-    await target.call();
-    samples[i] = performance.now() - began;
-  }
-  samples.sort((a, b) => a - b);
-  return { p50: samples[Math.floor(count * 0.5)], p99: samples[Math.floor(count * 0.99)] };
-}
-
-const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 
 const rows = [];
 const http = await startHttpUpstream();

@@ -15,6 +15,7 @@ import { Client } from "@modelcontextprotocol/client";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import { createHost, createLogger } from "@skillport/host";
 import { writeSection } from "./results-file.mjs";
+import { median, timeCalls } from "./sequential-calls.mjs";
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const CLI = path.join(HERE, "../packages/cli/bin/skillport.js");
@@ -84,19 +85,6 @@ async function viaServe() {
     close: () => client.close(),
   };
 }
-
-async function timeCalls(target, count) {
-  const samples = new Array(count);
-  for (let i = 0; i < count; i++) {
-    const began = performance.now();
-    await target.call();
-    samples[i] = performance.now() - began;
-  }
-  samples.sort((a, b) => a - b);
-  return { p50: samples[Math.floor(count * 0.5)], p99: samples[Math.floor(count * 0.99)] };
-}
-
-const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 
 const targets = { direct: await direct(), host: await viaHost(), serve: await viaServe() };
 const rounds = { direct: [], host: [], serve: [] };
