@@ -10,7 +10,14 @@ import type {
   ClientError,
   ListToolsResult,
   McpHandle,
+  Outcome,
+  PromptResult,
+  PromptSpec,
   ProtocolChoice,
+  RequestOptions,
+  ResourceContents,
+  ResourceSpec,
+  ResourceTemplateSpec,
   StartResult,
   ToolResult,
   ToolSpec,
@@ -175,60 +182,39 @@ export function createHandle(connector: Connector, spec: BaseSpec): McpHandle {
     if (connection !== undefined) await close(connection);
   };
 
-  const listTools = async (): Promise<ListToolsResult> => {
-    const started = await start();
-    if (!started.ok) return started;
-    const connection = current;
-    if (connection === undefined) return { ok: false, error: clientError(source, "UNAVAILABLE", "stopped") };
-    try {
-      const listed = await connection.client.listTools(undefined, { cacheMode: "refresh" });
-      const tools = toSpecs(listed.tools);
-      if (connection === current) cell.setTools(tools);
-      return { ok: true, tools };
-    } catch (cause) {
-      const error = toClientError(cause, { source, doing: "listing tools", closed: connection.detail });
-      if (losesConnection(cause)) await lost(connection, error);
-      return { ok: false, error };
-    }
-  };
-
-  const callTool = async (
-    name: string,
-    args: Record<string, unknown> = {},
-    options: CallToolOptions = {},
-  ): Promise<CallToolOutcome> => {
-    const { signal, timeoutMs } = options;
-    const doing = `calling "${name}"`;
+  /**
+   * Starts the handle if needed, then runs one request on the live connection. Every failure is a value; a lost
+   * connection fails the handle. A request in flight keeps an idle handle from stopping.
+   */
+  const request = async <T>(
+    doing: string,
+    options: RequestOptions,
+    run: (client: Client, sdk: { signal?: AbortSignal; timeout: number }) => Promise<T>,
+  ): Promise<{ ok: true; value: T } | { ok: false; error: ClientError }> => {
+    const { signal } = options;
+    const timeoutMs = options.timeoutMs ?? DEFAULT_CALL_TIMEOUT_MS;
     if (signal?.aborted)
       return { ok: false, error: clientError(source, "CANCELLED", `${doing}: cancelled before it started`) };
     activeCalls++;
     clearIdle();
     try {
       const started = await start();
-      if (!started.ok) return { ok: false, error: started.error };
+      if (!started.ok) return started;
       const connection = current;
       if (connection === undefined)
         return { ok: false, error: clientError(source, "UNAVAILABLE", `${doing}: stopped`) };
       if (signal?.aborted) return { ok: false, error: clientError(source, "CANCELLED", `${doing}: cancelled`) };
       try {
-        const result = (await connection.client.callTool(
-          { name, arguments: args },
-          { ...(signal === undefined ? {} : { signal }), timeout: timeoutMs ?? DEFAULT_CALL_TIMEOUT_MS },
-        )) as ToolResult;
-        if (result.isError === true) {
-          return {
-            ok: false,
-            error: clientError(source, "TOOL_ERROR", `"${name}" failed: ${summary(result)}`),
-            result,
-          };
-        }
-        return { ok: true, result };
+        return {
+          ok: true,
+          value: await run(connection.client, { ...(signal === undefined ? {} : { signal }), timeout: timeoutMs }),
+        };
       } catch (cause) {
         const error = toClientError(cause, {
           source,
           doing,
           signal,
-          timeoutMs: timeoutMs ?? DEFAULT_CALL_TIMEOUT_MS,
+          timeoutMs,
           closed: connection.closing ? () => "stopped" : connection.detail,
         });
         if (!signal?.aborted && losesConnection(cause)) await lost(connection, undefined);
@@ -238,6 +224,76 @@ export function createHandle(connector: Connector, spec: BaseSpec): McpHandle {
       activeCalls--;
       armIdle();
     }
+  };
+
+  const listTools = async (): Promise<ListToolsResult> => {
+    const listed = await request("listing tools", {}, (client, sdk) =>
+      client.listTools(undefined, { ...sdk, cacheMode: "refresh" }),
+    );
+    if (!listed.ok) return listed;
+    const tools = toSpecs(listed.value.tools);
+    if (cell.snapshot.value === "ready") cell.setTools(tools);
+    return { ok: true, tools };
+  };
+
+  const callTool = async (
+    name: string,
+    args: Record<string, unknown> = {},
+    options: CallToolOptions = {},
+  ): Promise<CallToolOutcome> => {
+    const called = await request(`calling "${name}"`, options, (client, sdk) =>
+      client.callTool({ name, arguments: args }, sdk),
+    );
+    if (!called.ok) return called;
+    const result = called.value as ToolResult;
+    if (result.isError === true) {
+      return { ok: false, error: clientError(source, "TOOL_ERROR", `"${name}" failed: ${summary(result)}`), result };
+    }
+    return { ok: true, result };
+  };
+
+  const listResources = async (): Promise<Outcome<"resources", ResourceSpec[]>> => {
+    const listed = await request("listing resources", {}, (client, sdk) =>
+      client.listResources(undefined, { ...sdk, cacheMode: "refresh" }),
+    );
+    return listed.ok ? { ok: true, resources: listed.value.resources as ResourceSpec[] } : listed;
+  };
+
+  const listResourceTemplates = async (): Promise<Outcome<"resourceTemplates", ResourceTemplateSpec[]>> => {
+    const listed = await request("listing resource templates", {}, (client, sdk) =>
+      client.listResourceTemplates(undefined, { ...sdk, cacheMode: "refresh" }),
+    );
+    return listed.ok
+      ? { ok: true, resourceTemplates: listed.value.resourceTemplates as ResourceTemplateSpec[] }
+      : listed;
+  };
+
+  const readResource = async (
+    uri: string,
+    options: RequestOptions = {},
+  ): Promise<Outcome<"contents", ResourceContents[]>> => {
+    const read = await request(`reading "${uri}"`, options, (client, sdk) =>
+      client.readResource({ uri }, { ...sdk, cacheMode: "refresh" }),
+    );
+    return read.ok ? { ok: true, contents: read.value.contents as ResourceContents[] } : read;
+  };
+
+  const listPrompts = async (): Promise<Outcome<"prompts", PromptSpec[]>> => {
+    const listed = await request("listing prompts", {}, (client, sdk) =>
+      client.listPrompts(undefined, { ...sdk, cacheMode: "refresh" }),
+    );
+    return listed.ok ? { ok: true, prompts: listed.value.prompts as PromptSpec[] } : listed;
+  };
+
+  const getPrompt = async (
+    name: string,
+    args: Record<string, string> = {},
+    options: RequestOptions = {},
+  ): Promise<Outcome<"result", PromptResult>> => {
+    const got = await request(`getting prompt "${name}"`, options, (client, sdk) =>
+      client.getPrompt({ name, arguments: args }, sdk),
+    );
+    return got.ok ? { ok: true, result: got.value as PromptResult } : got;
   };
 
   const armIdle = () => {
@@ -262,6 +318,11 @@ export function createHandle(connector: Connector, spec: BaseSpec): McpHandle {
     stop,
     listTools,
     callTool,
+    listResources,
+    listResourceTemplates,
+    readResource,
+    listPrompts,
+    getPrompt,
   };
 }
 

@@ -84,6 +84,64 @@ export type ListToolsResult = StartResult;
  */
 export type CallToolOutcome = { ok: true; result: ToolResult } | { ok: false; error: ClientError; result?: ToolResult };
 
+/** A resource as the server lists it (`resources/list`), as published. */
+export interface ResourceSpec {
+  uri: string;
+  name: string;
+  title?: string;
+  description?: string;
+  mimeType?: string;
+  /** The size in bytes, when the server says. */
+  size?: number;
+  annotations?: Record<string, unknown>;
+  _meta?: Record<string, unknown>;
+}
+
+/** A resource template as the server lists it (`resources/templates/list`): an RFC 6570 URI template. */
+export interface ResourceTemplateSpec {
+  uriTemplate: string;
+  name: string;
+  title?: string;
+  description?: string;
+  mimeType?: string;
+  annotations?: Record<string, unknown>;
+  _meta?: Record<string, unknown>;
+}
+
+/** One part of what `resources/read` answered: text, or base64 `blob` for binary contents. */
+export interface ResourceContents {
+  uri: string;
+  mimeType?: string;
+  text?: string;
+  blob?: string;
+  _meta?: Record<string, unknown>;
+}
+
+/** A prompt as the server lists it (`prompts/list`), with the arguments it takes. */
+export interface PromptSpec {
+  name: string;
+  title?: string;
+  description?: string;
+  arguments?: { name: string; description?: string; required?: boolean }[];
+  _meta?: Record<string, unknown>;
+}
+
+/** What `prompts/get` answered: the rendered messages (MCP `PromptMessage`s: `role` and one content block). */
+export interface PromptResult {
+  description?: string;
+  messages: { role: "user" | "assistant"; content: unknown }[];
+  _meta?: Record<string, unknown>;
+}
+
+/**
+ * What the resource and prompt methods answer: the value under its name, or why not. A server that does not offer
+ * resources (or prompts) answers empty lists; reading from it answers PROTOCOL_ERROR with the server's `rpcCode`.
+ */
+export type Outcome<K extends string, T> = ({ ok: true } & { [key in K]: T }) | { ok: false; error: ClientError };
+
+/** Options of one request (a read, a prompt): the same as a call's. */
+export type RequestOptions = CallToolOptions;
+
 /** Options of one call. */
 export interface CallToolOptions {
   /** Aborting it cancels the call: the server is sent `notifications/cancelled` and the call answers CANCELLED. */
@@ -141,6 +199,20 @@ export interface McpHandle {
   listTools(): Promise<ListToolsResult>;
   /** Starts the handle if needed, then calls one tool. */
   callTool(name: string, args?: Record<string, unknown>, options?: CallToolOptions): Promise<CallToolOutcome>;
+  /** Starts the handle if needed, then asks for the server's resources (every page); none if it offers none. */
+  listResources(): Promise<Outcome<"resources", ResourceSpec[]>>;
+  /** Starts the handle if needed, then asks for the server's resource templates (every page). */
+  listResourceTemplates(): Promise<Outcome<"resourceTemplates", ResourceTemplateSpec[]>>;
+  /** Starts the handle if needed, then reads one resource by URI (a listed one, or one a template expands to). */
+  readResource(uri: string, options?: RequestOptions): Promise<Outcome<"contents", ResourceContents[]>>;
+  /** Starts the handle if needed, then asks for the server's prompts (every page); none if it offers none. */
+  listPrompts(): Promise<Outcome<"prompts", PromptSpec[]>>;
+  /** Starts the handle if needed, then renders one prompt with its arguments (prompt arguments are strings). */
+  getPrompt(
+    name: string,
+    args?: Record<string, string>,
+    options?: RequestOptions,
+  ): Promise<Outcome<"result", PromptResult>>;
 }
 
 /**

@@ -57,6 +57,29 @@ describe("Streamable HTTP: a loopback skillport serve --http with a bearer token
     await handle.stop();
   });
 
+  it.each(["2026-07-28", "2025-11-25"] as const)(
+    "protocol %s: the host's resources and templates on the handle; a note outside the allowed folders is refused",
+    async (protocol) => {
+      const handle = connect({ transport: "http", url, protocol, bearer: TOKEN });
+      const resources = await handle.listResources();
+      const uris = resources.ok ? resources.resources.map((r) => r.uri) : [];
+      const basics = uris.find((uri) => uri.endsWith("AI-Agent/mcp-basics.md"));
+      expect(basics).toBeDefined();
+      expect(uris.some((uri) => uri.includes("Private/"))).toBe(false);
+      const read = await handle.readResource(basics ?? "");
+      expect(read).toMatchObject({ ok: true, contents: [{ uri: basics, mimeType: "text/markdown" }] });
+      expect(read.ok ? read.contents[0]?.text : "").toMatch(/MCP/);
+      const templates = await handle.listResourceTemplates();
+      const template = templates.ok ? templates.resourceTemplates[0]?.uriTemplate : undefined;
+      expect(template).toContain("{+path}");
+      const secret = await handle.readResource((basics ?? "").replace("AI-Agent/mcp-basics.md", "Private/finances.md"));
+      expect(secret).toMatchObject({ ok: false, error: { code: "PROTOCOL_ERROR" } });
+      expect(JSON.stringify(secret)).not.toContain("SECRET-PRIVATE-MARKER");
+      expect(await handle.listPrompts()).toEqual({ ok: true, prompts: [] });
+      await handle.stop();
+    },
+  );
+
   it("a wrong token answers UNAUTHORIZED at start, as a value", async () => {
     const handle = connect({ transport: "http", url, bearer: "not-the-token-at-all" });
     const started = await handle.start();

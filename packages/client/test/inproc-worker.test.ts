@@ -23,6 +23,10 @@ async function searchWorks(handle: McpHandle) {
   expect(found.ok && (found.result.structuredContent as { ok: boolean }).ok).toBe(true);
   const refused = await handle.callTool("notes.read_note", { path: "../outside.md" });
   expect(refused).toMatchObject({ ok: false, error: { code: "TOOL_ERROR" } });
+  const resources = await handle.listResources();
+  const note = resources.ok ? resources.resources.find((r) => r.uri.endsWith("AI-Agent/mcp-basics.md")) : undefined;
+  const read = await handle.readResource(note?.uri ?? "notes://notes/AI-Agent/mcp-basics.md");
+  expect(read.ok ? read.contents[0]?.text : "").toMatch(/MCP/);
   await handle.stop();
   expect(handle.state.value).toBe("idle");
 }

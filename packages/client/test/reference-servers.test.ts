@@ -73,6 +73,54 @@ describe("the official reference servers through the client", () => {
     await handle.stop();
   });
 
+  it("server-everything: resources, templates and prompts on the handle; what it does not have is a value", async () => {
+    const handle = connect(everything());
+    const resources = await handle.listResources();
+    expect(resources.ok).toBe(true);
+    const listed = resources.ok ? resources.resources : [];
+    const doc = listed.find((r) => r.uri.startsWith("demo://resource/static/document/"));
+    expect(doc).toMatchObject({ name: expect.any(String), mimeType: expect.any(String) });
+    const read = await handle.readResource(doc?.uri ?? "");
+    expect(read.ok && read.contents[0]?.uri).toBe(doc?.uri);
+    expect(read.ok ? (read.contents[0]?.text?.length ?? 0) : 0).toBeGreaterThan(0);
+    const templates = await handle.listResourceTemplates();
+    expect(templates.ok ? templates.resourceTemplates.map((t) => t.uriTemplate) : []).toContain(
+      "demo://resource/dynamic/text/{resourceId}",
+    );
+    const dynamic = await handle.readResource("demo://resource/dynamic/text/7");
+    expect(dynamic.ok ? dynamic.contents[0]?.text : "").toContain("Resource 7");
+    const missing = await handle.readResource("demo://nowhere/at/all");
+    expect(missing).toMatchObject({ ok: false, error: { code: "PROTOCOL_ERROR", rpcCode: expect.any(Number) } });
+    expect(missing.ok ? "" : missing.error.message).toContain("demo://nowhere/at/all");
+
+    const prompts = await handle.listPrompts();
+    const args = prompts.ok ? prompts.prompts.find((p) => p.name === "args-prompt") : undefined;
+    expect(args?.arguments).toEqual(
+      expect.arrayContaining([expect.objectContaining({ name: "city", required: true })]),
+    );
+    const got = await handle.getPrompt("args-prompt", { city: "Lyon", state: "Rhône" });
+    expect(got.ok && got.result.messages[0]).toMatchObject({
+      role: "user",
+      content: { type: "text", text: expect.stringContaining("Lyon, Rhône") },
+    });
+    const unknown = await handle.getPrompt("no-such-prompt");
+    expect(unknown).toMatchObject({ ok: false, error: { code: "PROTOCOL_ERROR" } });
+    expect(handle.state.value).toBe("ready");
+    await handle.stop();
+  });
+
+  it("server-filesystem offers no prompts: an empty list, not a failure", async () => {
+    const handle = connect({ transport: "stdio", command: process.execPath, args: [FILESYSTEM, root] });
+    expect(await handle.listPrompts()).toEqual({ ok: true, prompts: [] });
+    const cancelled = new AbortController();
+    cancelled.abort();
+    expect(await handle.readResource("file:///etc/hostname", { signal: cancelled.signal })).toMatchObject({
+      ok: false,
+      error: { code: "CANCELLED" },
+    });
+    await handle.stop();
+  });
+
   it("server-filesystem: lists and reads inside its root, refuses outside it", async () => {
     const handle = connect({ transport: "stdio", command: process.execPath, args: [FILESYSTEM, root] });
     const listed = await handle.callTool("list_directory", { path: `${root}/docs` });
