@@ -1,7 +1,7 @@
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: manifests write environment variables as ${NAME}, literally
 // An upstream server's life under a Skillport host, through real processes: a fixture server that records its
 // starts and cancellations, mounted through the manifest and driven by the SDK client over `skillport serve --stdio`.
-import { readFile } from "node:fs/promises";
+import { readFile, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import type { Client } from "@modelcontextprotocol/client";
@@ -110,6 +110,45 @@ describe("an upstream server's life", () => {
     expect(again.ok).toBe(true);
     expect(pidOf(again)).not.toBe(pid);
     expect(await starts()).toHaveLength(2);
+  }, 60_000);
+
+  it("a server failing at every start is not spawned again during its backoff, and comes back after it", async () => {
+    const flag = path.join(ws.dir, "broken");
+    const slow = await manifestWith({ env: { FIXTURE_FAIL_IF: flag }, restart: { initialDelayMs: 600_000 } });
+    const locked = await runCli(["lock", "--manifest", slow], ws.dir, { SKILLPORT_LOG_LEVEL: "silent" });
+    expect(locked.code).toBe(0);
+    await writeFile(flag, "");
+    const { call } = await serve(slow);
+    // The first failure is retried at once; from the second, calls answer without starting anything.
+    for (let i = 0; i < 12; i++) {
+      expect(await call("up.echo", { text: "hi" })).toMatchObject({
+        ok: false,
+        error: { code: "UNAVAILABLE", retryable: true },
+      });
+    }
+    expect(await starts()).toHaveLength(3); // the lock's, then two failed starts
+    const waiting = await call("up.echo", { text: "hi" });
+    expect(waiting.message).toMatch(/failed 2 times in a row .*started again on the first call after \d+ s/);
+
+    // With a short delay it comes back on its own once it can start again.
+    const quick = await manifestWith({
+      env: { FIXTURE_FAIL_IF: flag },
+      restart: { initialDelayMs: 200, maxDelayMs: 400 },
+    });
+    await rm(flag);
+    const relocked = await runCli(["lock", "--manifest", quick], ws.dir, { SKILLPORT_LOG_LEVEL: "silent" });
+    expect(relocked.code).toBe(0);
+    await writeFile(flag, "");
+    const again = await serve(quick);
+    expect((await again.call("up.echo", { text: "hi" })).ok).toBe(false);
+    expect((await again.call("up.echo", { text: "hi" })).ok).toBe(false);
+    await rm(flag);
+    let answered: Envelope | undefined;
+    await until(async () => {
+      answered = await again.call("up.echo", { text: "back" });
+      return answered.ok;
+    }, "the server to come back");
+    expect(JSON.stringify(answered?.data)).toContain("echo: back");
   }, 60_000);
 
   it("forwards the client's cancel and the host's timeout to the server", async () => {

@@ -32,6 +32,8 @@ export const SERVER_DEFAULTS = {
   startTimeoutMs: 30_000,
   concurrency: 8,
   queue: 64,
+  /** A server failing again and again waits 0.5 s, 1 s, 2 s … up to 30 s between starts. */
+  restart: { initialDelayMs: 500, maxDelayMs: 30_000 },
 } as const;
 
 /** Defaults of the manifest's `http` object. */

@@ -390,6 +390,27 @@ export const ServerEntrySchema = z
       .max(100_000)
       .default(SERVER_DEFAULTS.queue)
       .describe("Calls that may wait for a free slot; beyond it a call answers RATE_LIMITED."),
+    restart: z
+      .strictObject({
+        initialDelayMs: z
+          .int()
+          .min(100)
+          .max(3_600_000)
+          .default(SERVER_DEFAULTS.restart.initialDelayMs)
+          .describe("The wait before the third start after two failures in a row; it doubles with each further one."),
+        maxDelayMs: z
+          .int()
+          .min(100)
+          .max(3_600_000)
+          .default(SERVER_DEFAULTS.restart.maxDelayMs)
+          .describe("The longest wait between two starts."),
+      })
+      .meta({
+        description:
+          "How a server that keeps failing (a failed start, or a connection lost before it answered a call) is started again: the first failure is retried on the next call, each further one waits a doubling delay with jitter, during which its tools answer UNAVAILABLE without starting it.",
+        examples: [{ initialDelayMs: 1000, maxDelayMs: 60000 }],
+      })
+      .optional(),
     idleStopMs: z
       .int()
       .min(1000)

@@ -1,5 +1,6 @@
 import { envelopeSchema } from "@skillport/core";
 import type { ToolEntry, ToolListing } from "../entries/tool-entry.js";
+import { withRestartBackoff } from "../entries/upstream-restart.js";
 import type { UpstreamClient, UpstreamServer, UpstreamTool } from "../entries/upstream-server.js";
 import { upstreamRisk, upstreamSpec } from "../entries/upstream-server.js";
 import { upstreamToolEntry } from "../entries/upstream-tool.js";
@@ -54,7 +55,13 @@ export async function openServers(manifest: LoadedManifest, options: OpenServers
       const where = `servers[${index}]`;
       const source = `${where} ("${entry.mcp}")`;
       const { spec, secrets, missing } = upstreamSpec(entry, where, manifest.dir, options.env);
-      const handle = missing.length > 0 ? undefined : connect(spec);
+      const handle =
+        missing.length > 0
+          ? undefined
+          : withRestartBackoff(connect(spec), source, {
+              initialDelayMs: entry.restart?.initialDelayMs ?? SERVER_DEFAULTS.restart.initialDelayMs,
+              maxDelayMs: entry.restart?.maxDelayMs ?? SERVER_DEFAULTS.restart.maxDelayMs,
+            });
       const locked = options.lock?.servers?.find((s) => s.entry === index && s.source === serverSourceOf(entry));
       let tools: readonly UpstreamTool[];
       if (locked !== undefined && Array.isArray(locked.tools) && hashOf(locked.tools) === locked.hash) {
