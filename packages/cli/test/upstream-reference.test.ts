@@ -150,6 +150,22 @@ describe("the official reference servers mounted through the manifest", () => {
     expect(JSON.stringify(after.data)).toContain("after");
   });
 
+  it("forwards the server's progress to the caller who asked for it, in order", async () => {
+    const seen: { progress: number; total?: number }[] = [];
+    const result = await client.callTool(
+      { name: "every.trigger-long-running-operation", arguments: { duration: 1, steps: 4 } },
+      { onprogress: (p) => seen.push({ progress: p.progress, ...(p.total === undefined ? {} : { total: p.total }) }) },
+    );
+    expect((result.structuredContent as Envelope).ok).toBe(true);
+    // The SDK client this test drives may drop a progress notification read together with the answer: count on
+    // what came before it.
+    expect(seen.length).toBeGreaterThanOrEqual(2);
+    for (const p of seen) expect(p).toEqual({ progress: expect.any(Number), total: 4 });
+    const values = seen.map((p) => p.progress);
+    expect(values).toEqual([...values].sort((a, b) => a - b));
+    expect(new Set(values).size).toBe(values.length);
+  });
+
   it("runs a destructive tool only when allowed and confirmed by the user", async () => {
     asked.length = 0;
     const target = path.join(root, "docs/new.md");

@@ -11,6 +11,7 @@ import type {
   ListToolsResult,
   McpHandle,
   Outcome,
+  Progress,
   PromptResult,
   PromptSpec,
   ProtocolChoice,
@@ -68,6 +69,8 @@ export function createHandle(connector: Connector, spec: BaseSpec): McpHandle {
   let generation = 0;
   let activeCalls = 0;
   let idleTimer: ReturnType<typeof setTimeout> | undefined;
+  let progressSeq = 0;
+  const progressListeners = new Map<string, (progress: Progress) => void>();
 
   /** The connection's own listeners: assigned, so attaching twice is attaching once. */
   const attach = (connection: Connection) => {
@@ -169,6 +172,10 @@ export function createHandle(connector: Connector, spec: BaseSpec): McpHandle {
         },
       }),
     };
+    connection.client.setNotificationHandler("notifications/progress", (notification) => {
+      const { progressToken, ...progress } = notification.params;
+      progressListeners.get(String(progressToken))?.(progressOf(progress));
+    });
     return connection;
   };
 
@@ -241,9 +248,20 @@ export function createHandle(connector: Connector, spec: BaseSpec): McpHandle {
     args: Record<string, unknown> = {},
     options: CallToolOptions = {},
   ): Promise<CallToolOutcome> => {
+    const { onProgress } = options;
+    // The handle's own progress token and handler, not the SDK's onprogress: the SDK forgets a call's progress
+    // handler as soon as its answer arrives, before it dispatches a notification read just ahead of that answer, so
+    // the last progress (often "done") would be lost.
+    const progressToken = onProgress === undefined ? undefined : `skillport-client-${++progressSeq}`;
+    if (progressToken !== undefined && onProgress !== undefined) progressListeners.set(progressToken, onProgress);
     const called = await request(`calling "${name}"`, options, (client, sdk) =>
-      client.callTool({ name, arguments: args }, sdk),
-    );
+      client.callTool(
+        { name, arguments: args, ...(progressToken === undefined ? {} : { _meta: { progressToken } }) },
+        sdk,
+      ),
+    ).finally(() => {
+      if (progressToken !== undefined) progressListeners.delete(progressToken);
+    });
     if (!called.ok) return called;
     const result = called.value as ToolResult;
     if (result.isError === true) {
@@ -377,6 +395,14 @@ function toSpecs(tools: readonly unknown[]): ToolSpec[] {
     if (tool._meta !== undefined) spec._meta = tool._meta;
     return spec;
   });
+}
+
+/** The fields of a progress notification the contract names. */
+function progressOf(notified: { progress: number; total?: number; message?: string }): Progress {
+  const progress: Progress = { progress: notified.progress };
+  if (notified.total !== undefined) progress.total = notified.total;
+  if (notified.message !== undefined) progress.message = notified.message;
+  return progress;
 }
 
 /** A short line saying what a failed tool said: a Skillport envelope's message, else its first text. */

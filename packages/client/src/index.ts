@@ -31,6 +31,7 @@ export type {
   McpHandle,
   ObservableState,
   Outcome,
+  Progress,
   PromptResult,
   PromptSpec,
   ProtocolChoice,

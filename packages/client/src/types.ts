@@ -151,6 +151,18 @@ export interface CallToolOptions {
    * @default 60000
    */
   timeoutMs?: number;
+  /**
+   * Told of each `notifications/progress` the server sends for this call (the call then carries a progress token).
+   * Progress does not extend `timeoutMs`.
+   */
+  onProgress?: (progress: Progress) => void;
+}
+
+/** One progress notification: how far (`progress`, increasing), of how much when known, and what it is doing. */
+export interface Progress {
+  progress: number;
+  total?: number;
+  message?: string;
 }
 
 /** One moment of a handle's life, as its `state` observable reports it. */

@@ -121,6 +121,23 @@ describe("the official reference servers through the client", () => {
     await handle.stop();
   });
 
+  it("server-everything: a call's progress notifications reach onProgress", async () => {
+    const handle = connect(everything());
+    const seen: unknown[] = [];
+    const outcome = await handle.callTool(
+      "trigger-long-running-operation",
+      { duration: 1, steps: 3 },
+      { onProgress: (p) => seen.push(p) },
+    );
+    expect(outcome.ok).toBe(true);
+    expect(seen).toEqual([
+      { progress: 1, total: 3 },
+      { progress: 2, total: 3 },
+      { progress: 3, total: 3 },
+    ]);
+    await handle.stop();
+  });
+
   it("server-filesystem: lists and reads inside its root, refuses outside it", async () => {
     const handle = connect({ transport: "stdio", command: process.execPath, args: [FILESYSTEM, root] });
     const listed = await handle.callTool("list_directory", { path: `${root}/docs` });

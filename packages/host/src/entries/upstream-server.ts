@@ -40,7 +40,11 @@ export interface UpstreamHandle {
   callTool(
     name: string,
     args: Record<string, unknown>,
-    options: { signal: AbortSignal; timeoutMs: number },
+    options: {
+      signal: AbortSignal;
+      timeoutMs: number;
+      onProgress?: (progress: { progress: number; total?: number; message?: string }) => void;
+    },
   ): Promise<{ ok: true; result: UpstreamResult } | { ok: false; error: UpstreamError; result?: UpstreamResult }>;
   readonly state: {
     readonly value: string;

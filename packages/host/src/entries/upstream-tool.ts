@@ -92,6 +92,8 @@ function runnableOf(server: UpstreamServer, tool: UpstreamTool, title: string): 
       const outcome = await handle.callTool(tool.name, args, {
         signal: call.signal,
         timeoutMs: server.timeoutMs + 1000,
+        // The server's progress reaches our caller as the call's own (sent only when the caller asked for it).
+        onProgress: ({ progress, total, message }) => call.progress(progress, total, message),
       });
       if (outcome.ok) return answerOf(outcome.result, title);
       throw errorOf(server, outcome.error, outcome.result);
