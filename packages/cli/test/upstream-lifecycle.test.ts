@@ -4,10 +4,10 @@
 import { readFile, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import type { Client } from "@modelcontextprotocol/client";
+import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { Workspace } from "./workspace.js";
-import { connectStdio, makeWorkspace, NOTES_SKILL, runCli } from "./workspace.js";
+import { connectStdio, makeWorkspace, NOTES_SKILL, runCli, serveHttp } from "./workspace.js";
 
 const FIXTURE = fileURLToPath(new URL("./fixtures/upstream-fixture.mjs", import.meta.url));
 
@@ -272,5 +272,35 @@ describe("an upstream server whose tools change at run time", () => {
     expect(searched.ok).toBe(true);
     expect(JSON.stringify(searched.data)).not.toContain("search_notes: ");
     expect((await names()).filter((n) => n === "notes.search_notes")).toHaveLength(1);
+  }, 60_000);
+
+  it("is announced to a 2025-era HTTP session on its event stream", async () => {
+    const token = "session-token-0a1b2c3d4e5f";
+    const manifest = await manifestWith(
+      {},
+      { http: { sessions: true, auth: { tokens: [{ name: "client", token: { env: "SESSION_TOKEN" } }] } } },
+    );
+    const served = serveHttp(["--manifest", manifest], ws.dir, { SESSION_TOKEN: token });
+    const client = new Client({ name: "session-test", version: "0.0.0" });
+    try {
+      const transport = new StreamableHTTPClientTransport(new URL(await served.url), {
+        requestInit: { headers: { Authorization: `Bearer ${token}` } },
+      });
+      let announced = 0;
+      client.setNotificationHandler("notifications/tools/list_changed", () => {
+        announced++;
+      });
+      await client.connect(transport);
+      expect(transport.sessionId).toBeDefined();
+      expect(client.getServerCapabilities()?.tools?.listChanged).toBe(true);
+      const added = await client.callTool({ name: "up.add_tool", arguments: { name: "fresh" } });
+      expect((added.structuredContent as Envelope).ok).toBe(true);
+      await until(() => announced >= 1, "the list change to reach the session");
+      expect((await client.listTools()).tools.map((t) => t.name)).toContain("up.fresh");
+    } finally {
+      await client.close();
+      served.child.kill("SIGTERM");
+      await served.exit;
+    }
   }, 60_000);
 });

@@ -69,9 +69,11 @@ export function createLegacySessions(options: LegacySessionsOptions): LegacySess
 
   async function open(request: Request, caller: SessionCaller, parsedBody: unknown): Promise<Response> {
     opening += 1;
+    let opened: Server | undefined;
     try {
       // The session's server serves this caller only: its calls are authorized as this caller, like any request's.
       const server = options.factory({ era: "legacy", authInfo: caller.authInfo });
+      opened = server;
       const transport = new WebStandardStreamableHTTPServerTransport({
         sessionIdGenerator: () => randomUUID(),
         // A dropped event stream resumes (GET with Last-Event-ID) from this session's own recent events only.
@@ -83,8 +85,14 @@ export function createLegacySessions(options: LegacySessionsOptions): LegacySess
         onsessionclosed: (sessionId) => forget(sessionId),
       });
       await server.connect(transport);
-      return await transport.handleRequest(request, { authInfo: caller.authInfo, parsedBody });
+      const response = await transport.handleRequest(request, { authInfo: caller.authInfo, parsedBody });
+      // An initialize the transport refused opened no session: its server is freed now, not kept.
+      if (transport.sessionId === undefined || !sessions.has(transport.sessionId)) {
+        void server.close().catch(() => undefined);
+      }
+      return response;
     } catch (error) {
+      void opened?.close().catch(() => undefined);
       options.logger.warn({ err: error }, "a 2025-era session could not be opened");
       return rpcError(500, "the session could not be opened", {}, -32603);
     } finally {

@@ -20,6 +20,7 @@ import { rpcError } from "../transports/http/responses.js";
 import { notFound } from "../transports/http/routes.js";
 import type { LegacySessions } from "./legacy-sessions.js";
 import { createLegacySessions } from "./legacy-sessions.js";
+import type { ServerFactoryOptions } from "./server.js";
 import { createServerFactory } from "./server.js";
 
 /** Options for {@link serveHostHttp}: overrides of the manifest's `http` object, and where secrets come from. */
@@ -150,9 +151,7 @@ export function createHostHttpHandler(
   const { metrics, state } = options;
   // A token a tool echoes back, or a log line quotes, is redacted like any credential.
   host.redactor.add(config.auth?.tokens.map((token) => token.secret) ?? []);
-  const factory = createServerFactory(host, {
-    // The stateless handler serves one request per server: nothing to announce to. (Sessions are not told either.)
-    announceListChanged: false,
+  const serverOptions: ServerFactoryOptions = {
     callerOf: (ctx) => callerOf(ctx?.authInfo),
     observer: {
       started: () => metrics.callStarted(),
@@ -163,13 +162,21 @@ export function createHostHttpHandler(
         if (stage === "ensure-loaded" && skill !== undefined) metrics.skillLoadFailed(skill);
       },
     },
-  });
+  };
+  // The stateless handler serves one request per server: nothing to announce to.
+  const factory = createServerFactory(host, { ...serverOptions, announceListChanged: false });
   const mcp = createMcpHandler(factory, {
     maxRequestBodySize: config.maxBodyBytes,
     onerror: (error) => host.logger.debug({ err: error }, "mcp request rejected"),
   });
   // 2025-era sessions, where the manifest asks for them: served beside the stateless handler, closed with it.
-  const sessions = config.sessions ? createLegacySessions({ factory, logger: host.logger }) : undefined;
+  // A session keeps its server and its event stream: a change of the upstream servers' tools is announced there.
+  const sessions = config.sessions
+    ? createLegacySessions({
+        factory: createServerFactory(host, { ...serverOptions, announceListChanged: true }),
+        logger: host.logger,
+      })
+    : undefined;
   // SEP-2243: the arguments each tool mirrors into Mcp-Param-* headers, found once per listing (an upstream server's
   // tools may be listed anew at run time).
   const paramHeaders = new WeakMap<object, ReturnType<typeof paramHeadersOf>>();
