@@ -9,7 +9,8 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { Workspace } from "./workspace.js";
 import { connectStdio, makeWorkspace, NOTES_SKILL, runCli, serveHttp } from "./workspace.js";
 
-const FIXTURE = fileURLToPath(new URL("./fixtures/upstream-fixture.mjs", import.meta.url));
+// The client's fixture server: one small upstream for both packages' tests.
+const FIXTURE = fileURLToPath(new URL("../../client/test/fixtures/fixture-server.mjs", import.meta.url));
 
 type Envelope = { ok: boolean; message: string; data?: unknown; error?: { code: string; retryable?: boolean } };
 
