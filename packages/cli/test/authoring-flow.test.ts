@@ -2,13 +2,13 @@
 // set up, `skillport new weather`, install, build and test the new skill, enable it, lock, check, list, call, and
 // the repository's own `pnpm test` — which must stay green. Slow (it runs the whole suite once more, inside the clone),
 // so it is one test. The clone's own run of this file is skipped (SKILLPORT_AUTHORING_FLOW=inner).
-import { execFile, spawn } from "node:child_process";
+import { execFile } from "node:child_process";
 import { cp, mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
-import { REPO } from "./workspace.js";
+import { REPO, runCombined } from "./workspace.js";
 
 const exec = promisify(execFile);
 const INNER = process.env.SKILLPORT_AUTHORING_FLOW === "inner";
@@ -98,27 +98,11 @@ async function cloneWorkingTree(into: string): Promise<void> {
 
 /** Runs a command to completion with stdout and stderr together; the clone's own run of this file is skipped. */
 function run(command: string, args: string[], cwd: string): Promise<Omit<Step, "command">> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(command, args, {
-      cwd,
-      stdio: ["ignore", "pipe", "pipe"],
-      env: {
-        ...process.env,
-        SKILLPORT_AUTHORING_FLOW: "inner",
-        TURBO_TELEMETRY_DISABLED: "1",
-        NO_COLOR: "1",
-        FORCE_COLOR: "0",
-      },
-    });
-    let output = "";
-    child.stdout.on("data", (d: Buffer) => {
-      output += d.toString();
-    });
-    child.stderr.on("data", (d: Buffer) => {
-      output += d.toString();
-    });
-    child.on("error", reject);
-    child.on("close", (code) => resolve({ code, output }));
+  return runCombined(command, args, cwd, {
+    SKILLPORT_AUTHORING_FLOW: "inner",
+    TURBO_TELEMETRY_DISABLED: "1",
+    NO_COLOR: "1",
+    FORCE_COLOR: "0",
   });
 }
 

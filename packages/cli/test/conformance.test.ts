@@ -8,11 +8,9 @@ import { mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { createServer } from "node:net";
 import os from "node:os";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { CLI, REPO, runCombined } from "./workspace.js";
 
-const REPO = fileURLToPath(new URL("../../../", import.meta.url));
-const CLI = path.join(REPO, "packages/cli/bin/skillport.js");
 // The runner, its Node.js 22 and the fixture live in packages/conformance, so that Node.js 22 is on no package's
 // PATH but that one's: the CLI and these tests run on the project's Node.js.
 const PACKAGE = path.join(REPO, "packages/conformance");
@@ -186,18 +184,7 @@ function stop(child: ChildProcess): Promise<void> {
 
 /** The conformance CLI on Node.js 22, its output kept (printed only when a test fails). */
 function runner(args: string[]): Promise<{ code: number | null; output: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(NODE_22, [RUNNER, ...args], { cwd: work, stdio: ["ignore", "pipe", "pipe"] });
-    let output = "";
-    child.stdout.on("data", (d: Buffer) => {
-      output += d.toString();
-    });
-    child.stderr.on("data", (d: Buffer) => {
-      output += d.toString();
-    });
-    child.on("error", reject);
-    child.on("close", (code) => resolve({ code, output }));
-  });
+  return runCombined(NODE_22, [RUNNER, ...args], work);
 }
 
 function baseline(): string[] {

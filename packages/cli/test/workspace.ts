@@ -80,6 +80,29 @@ export function runNode(
   });
 }
 
+/**
+ * Runs any program to completion with its stdout and stderr together, in the order written (for transcripts printed
+ * only when a test fails); `env` adds to this process's environment (undefined removes a variable).
+ */
+export function runCombined(
+  command: string,
+  args: string[],
+  cwd: string,
+  env: Record<string, string | undefined> = {},
+): Promise<{ code: number | null; output: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, args, { cwd, env: withEnv(env), stdio: ["ignore", "pipe", "pipe"] });
+    let output = "";
+    const keep = (d: Buffer) => {
+      output += d.toString();
+    };
+    child.stdout.on("data", keep);
+    child.stderr.on("data", keep);
+    child.on("error", reject);
+    child.on("close", (code) => resolve({ code, output }));
+  });
+}
+
 /** Options for {@link connectStdio}. */
 export interface StdioClientOptions {
   /** The SDK client's options (protocol era, capabilities). @default {} */
