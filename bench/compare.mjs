@@ -6,13 +6,13 @@
 // servers (order rotated each round); medians are reported, as ratios to the raw SDK of the same run.
 // Writes its section of bench/RESULTS.md. `pnpm bench` runs it in full; `pnpm bench:quick` (`--quick`) in < 3 min.
 import { execFileSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, realpathSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { Client } from "@modelcontextprotocol/client";
 import { getDefaultEnvironment, StdioClientTransport } from "@modelcontextprotocol/client/stdio";
-import { fillerInputJson, fillerName } from "./compare/tools.mjs";
+import { generateSkillport } from "./compare/skillport-skill.mjs";
 import { writeSection } from "./results-file.mjs";
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
@@ -63,53 +63,6 @@ const BIG_SERVERS = [
   { id: "tmcp", label: "tmcp 1.20", ...fixture("tmcp-server.mjs", BIG) },
   { id: "sp", label: "**Skillport**", ...skillport(BIG) },
 ];
-
-/** One skill package of n tools (echo and n-1 fillers), its manifest with an audit file, and its lock. */
-function generateSkillport(n) {
-  const folder = path.join(dir, `skillport-${n}`);
-  const skill = path.join(folder, "skill");
-  mkdirSync(path.join(skill, "node_modules/@skillport"), { recursive: true });
-  symlinkSync(realpathSync(path.join(ROOT, "packages/core")), path.join(skill, "node_modules/@skillport/core"), "dir");
-  const pkg = { name: "bench-skill", version: "1.0.0", private: true, type: "module", exports: { ".": "./index.js" } };
-  writeFileSync(path.join(skill, "package.json"), JSON.stringify(pkg));
-  const fillers = Array.from({ length: n - 1 }, (_, k) => ({
-    name: fillerName(k + 1),
-    title: "Lookup",
-    description: `Search collection ${k + 1}.`,
-    input: fillerInputJson(k + 1),
-    risk: "read_only",
-  }));
-  writeFileSync(
-    path.join(skill, "index.js"),
-    `import { defineSkill, defineTool } from "@skillport/core";
-const fillers = ${JSON.stringify(fillers)};
-export const register = defineSkill({
-  name: "bench",
-  tools: [
-    defineTool({
-      name: "echo",
-      title: "Echo",
-      description: "Echo the text back.",
-      input: { type: "object", properties: { text: { type: "string", maxLength: 1000, description: "what to echo" } }, required: ["text"], additionalProperties: false },
-      output: { type: "object", properties: { text: { type: "string" } }, required: ["text"] },
-      risk: "read_only",
-      run: (p) => ({ text: p.text }),
-    }),
-    ...fillers.map((f) => defineTool({ ...f, run: () => [] })),
-  ],
-});
-`,
-  );
-  const { manifest } = skillport(n);
-  const content = {
-    name: `compare-${n}`,
-    version: "1.0.0",
-    skills: [{ path: "./skill", mcp: "bench" }],
-    audit: { file: "./audit.log" },
-  };
-  writeFileSync(manifest, JSON.stringify(content, null, 2));
-  execFileSync(process.execPath, [CLI, "lock", "--manifest", manifest], { stdio: "ignore" });
-}
 
 // --- measuring -----------------------------------------------------------------------------------------------------
 
@@ -202,7 +155,7 @@ async function measure(server, calls) {
 // --- the run -------------------------------------------------------------------------------------------------------
 
 execFileSync(process.execPath, [CLI, "--version"], { stdio: "ignore" });
-for (const n of [1, 500, BIG]) generateSkillport(n);
+for (const n of [1, 500, BIG]) generateSkillport(path.join(dir, `skillport-${n}`), n);
 
 const samples = new Map(SERVERS.map((s) => [s.id, []]));
 for (let round = 0; round < ROUNDS; round++) {

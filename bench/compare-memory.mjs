@@ -1,0 +1,163 @@
+// In memory, in one run: the official SDK client calling a hand-written SDK McpServer, tmcp, and Skillport (1 and
+// 500 tools, the full default pipeline with the audit line to a file) in this same process — no pipes, no
+// processes: what each server's own code costs per call. The SDK servers and Skillport are reached through the SDK's
+// InMemoryTransport; tmcp through a small bridge handing each message to its `server.receive()` (what its stdio
+// transport does, without the pipe). Rounds interleave the servers (order rotated each round); medians are
+// reported, as ratios to the raw SDK and to tmcp of the same run. Writes its section of bench/RESULTS.md.
+// `node bench/compare-memory.mjs [--quick] [--no-write]`.
+import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { Client } from "@modelcontextprotocol/client";
+import { InMemoryTransport } from "@modelcontextprotocol/server";
+import { createHost, createLogger } from "@skillport/host";
+import { connectInMemory } from "@skillport/host/testing";
+import { createRawSdkServer } from "./compare/raw-sdk-server.mjs";
+import { generateSkillport } from "./compare/skillport-skill.mjs";
+import { createTmcpServer } from "./compare/tmcp-server.mjs";
+import { writeSection } from "./results-file.mjs";
+import { median, timeCalls } from "./sequential-calls.mjs";
+
+const QUICK = process.argv.includes("--quick");
+const flag = (name, fallback) => {
+  const at = process.argv.indexOf(name);
+  return at === -1 ? fallback : Number(process.argv[at + 1]);
+};
+const ROUNDS = flag("--rounds", QUICK ? 3 : 7);
+const CALLS = flag("--calls", QUICK ? 2000 : 10000);
+const WARMUP = flag("--warmup", QUICK ? 500 : 2000);
+const WRITE = !process.argv.includes("--no-write");
+const HEADING = "# In memory: the raw SDK, tmcp and Skillport in one process";
+const started = performance.now();
+
+const dir = realpathSync(mkdtempSync(path.join(os.tmpdir(), "skillport-compare-memory-")));
+process.on("exit", () => rmSync(dir, { recursive: true, force: true }));
+
+/** An SDK client transport that hands each message to tmcp's `server.receive()` and delivers its answer. */
+function tmcpTransport(server) {
+  const sessionInfo = {};
+  server.on("initialize", ({ capabilities, clientInfo }) => {
+    sessionInfo.clientCapabilities = capabilities;
+    sessionInfo.clientInfo = clientInfo;
+  });
+  const transport = {
+    async start() {},
+    async close() {
+      transport.onclose?.();
+    },
+    async send(message) {
+      const answer = await server.receive(message, { sessionInfo });
+      if (answer) transport.onmessage?.(answer);
+    },
+  };
+  return transport;
+}
+
+/** Connects the SDK client to one server; answers how to call its echo tool and how to close it. */
+async function open(server) {
+  const client = new Client({ name: "bench", version: "1.0.0" });
+  let host;
+  if (server.kind === "raw") {
+    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+    await server.factory().connect(serverSide);
+    await client.connect(clientSide);
+  } else if (server.kind === "tmcp") {
+    await client.connect(tmcpTransport(createTmcpServer(server.n)));
+  } else {
+    host = await createHost({ manifest: server.manifest, lock: "frozen", logger: createLogger({ level: "silent" }) });
+    await client.connect(await connectInMemory(host));
+  }
+  await client.listTools();
+  const params = { name: "bench.echo", arguments: { text: "hello" } };
+  return {
+    call: async () => {
+      const result = await client.callTool(params);
+      if (result.isError) throw new Error(`${server.id}: the call failed: ${JSON.stringify(result)}`);
+    },
+    close: async () => {
+      await client.close();
+      await host?.close();
+    },
+  };
+}
+
+const skillport = (n) => {
+  const folder = path.join(dir, `skillport-${n}`);
+  mkdirSync(folder);
+  return generateSkillport(folder, n);
+};
+const SERVERS = [
+  { id: "raw", label: "raw SDK v2 McpServer", kind: "raw", factory: createRawSdkServer(1) },
+  { id: "tmcp", label: "tmcp 1.20", kind: "tmcp", n: 1 },
+  { id: "sp1", label: "**Skillport, 1 tool**", kind: "skillport", ...skillport(1) },
+  { id: "sp500", label: "**Skillport, 500 tools**", kind: "skillport", ...skillport(500) },
+];
+
+const samples = new Map(SERVERS.map((s) => [s.id, []]));
+for (let round = 0; round < ROUNDS; round++) {
+  const order = SERVERS.map((_, i) => SERVERS[(i + round) % SERVERS.length]);
+  for (const server of order) {
+    const target = await open(server);
+    for (let i = 0; i < WARMUP; i++) await target.call();
+    const cpuBefore = process.cpuUsage();
+    const wallBefore = performance.now();
+    const { p50 } = await timeCalls(target, CALLS);
+    const wallMs = performance.now() - wallBefore;
+    const cpu = process.cpuUsage(cpuBefore);
+    await target.close();
+    samples.get(server.id).push({ p50, perSecond: (CALLS / wallMs) * 1000, cpuUs: (cpu.user + cpu.system) / CALLS });
+  }
+}
+
+// Every Skillport call wrote its audit line: the measured configuration kept it on.
+for (const server of SERVERS.filter((s) => s.kind === "skillport")) {
+  const lines = readFileSync(server.audit, "utf8").split("\n").filter(Boolean).length;
+  const expected = ROUNDS * (WARMUP + CALLS);
+  if (lines < expected) throw new Error(`${server.id}: ${lines} audit lines for ${expected} calls`);
+}
+
+const med = (id, key) => median(samples.get(id).map((s) => s[key]));
+const rows = SERVERS.map((s) => ({
+  ...s,
+  p50: med(s.id, "p50"),
+  perSecond: med(s.id, "perSecond"),
+  cpuUs: med(s.id, "cpuUs"),
+}));
+const raw = rows.find((r) => r.id === "raw");
+const tmcp = rows.find((r) => r.id === "tmcp");
+const x = (a, b) => `${(a / b).toFixed(2)}×`;
+const int = (v) => Math.round(v).toLocaleString("en-US");
+const table = [
+  "| server | call p50 µs | calls/s | CPU µs/call (client + server) | p50 ÷ raw | calls/s ÷ raw | p50 ÷ tmcp | calls/s ÷ tmcp |",
+  "| --- | --: | --: | --: | --: | --: | --: | --: |",
+  ...rows.map(
+    (r) =>
+      `| ${r.label} | ${int(r.p50 * 1000)} | ${int(r.perSecond)} | ${int(r.cpuUs)} | ${x(r.p50, raw.p50)} | ${x(r.perSecond, raw.perSecond)} | ${x(r.p50, tmcp.p50)} | ${x(r.perSecond, tmcp.perSecond)} |`,
+  ),
+].join("\n");
+
+const cpus = os.cpus();
+const load = os
+  .loadavg()
+  .map((l) => l.toFixed(1))
+  .join(", ");
+const text = `${HEADING}
+
+\`pnpm bench\` (bench/compare-memory.mjs${QUICK ? " --quick" : ""}) — the official SDK client and each server in one
+process, over the SDK's \`InMemoryTransport\` (tmcp: its \`server.receive()\`, as its stdio transport calls it):
+${WARMUP} warm-up echo calls, then ${CALLS} sequential ones timed one by one; ${ROUNDS} rounds, the servers interleaved;
+each cell is the median over rounds. Skillport runs the full default pipeline (validation, limits, the envelope with
+its data checked, redaction, the audit line to an \`audit.file\`; the run checks every call's line is there). The
+whole run took ${Math.round((performance.now() - started) / 1000)} s.
+
+Machine: ${cpus[0]?.model ?? "unknown CPU"}, ${cpus.length} cores, ${(os.totalmem() / 2 ** 30).toFixed(1)} GiB,
+${os.type()} ${os.release()}, Node ${process.version}. Date: ${new Date().toISOString().slice(0, 10)}.
+Load average when the run ended: ${load}.
+
+${table}
+
+CPU per call is this process's user + system time over the timed calls: the client's share is the same for every
+server, so differences are the servers'.
+`;
+process.stdout.write(`${table}\n`);
+if (WRITE) writeSection(HEADING, text);
