@@ -55,12 +55,9 @@ export function createBoundedRun({ logger, redactor }: { logger: Logger; redacto
   const ajv = createAjv({ firstError: true, fillDefaults: false });
 
   return async (subject, options, traceId, prior, execute) => {
-    const round = openRound(options.input, prior, ajv);
-    const bounds = callSignal(
-      [...(options.signal === undefined ? [] : [options.signal]), round.signal],
-      subject.timeoutMs,
-    );
+    const bounds = callSignal(options.signal, subject.timeoutMs);
     const { signal } = bounds;
+    const round = openRound(options.input, prior, ajv, bounds);
     const progress = options.onProgress === undefined ? undefined : throttleProgress(options.onProgress);
     let release: (() => void) | undefined;
     try {
@@ -78,7 +75,7 @@ export function createBoundedRun({ logger, redactor }: { logger: Logger; redacto
       running.catch(() => undefined); // answered below; a late rejection after an abort is expected
       return { status: "done", value: await untilAborted(running, signal), round };
     } catch (error) {
-      if (round.signal.aborted && signal.reason instanceof InputNeeded) return { status: "input", round };
+      if (signal.reason instanceof InputNeeded) return { status: "input", round };
       return { status: "failed", error, signal, timedOut: bounds.timedOut };
     } finally {
       bounds.dispose();
@@ -91,35 +88,31 @@ export function createBoundedRun({ logger, redactor }: { logger: Logger; redacto
 // --- internal ---
 
 /**
- * The one signal a run is bounded by: aborted by any of `sources` (the client's cancel, a question to the client),
- * with its reason, or at the timeout (a TimeoutError, as AbortSignal.timeout gives). One controller and one timer per
- * run, both released when it ends: cheaper than AbortSignal.timeout + AbortSignal.any, whose signals Node tracks until
- * they are collected.
+ * The one signal a run is bounded by: aborted by the client's cancel (`source`, with its reason), by the run's own
+ * round when it asked the client something (`abort`), or at the timeout (a TimeoutError, as AbortSignal.timeout
+ * gives). One controller and one timer per run, both released when it ends: cheaper than AbortSignal.timeout +
+ * AbortSignal.any, whose signals Node tracks until they are collected.
  */
-function callSignal(sources: readonly AbortSignal[], timeoutMs: number) {
+function callSignal(source: AbortSignal | undefined, timeoutMs: number) {
   const controller = new AbortController();
   let timedOut = false;
-  const onAbort = (event: Event) => controller.abort((event.target as AbortSignal).reason);
+  const onAbort = () => controller.abort(source?.reason);
   const timer = setTimeout(() => {
     timedOut = true;
     controller.abort(new DOMException("The operation was aborted due to timeout", "TimeoutError"));
   }, timeoutMs);
   timer.unref();
-  for (const source of sources) {
-    if (source.aborted) {
-      controller.abort(source.reason);
-      break;
-    }
-    source.addEventListener("abort", onAbort, { once: true });
-  }
+  if (source?.aborted) controller.abort(source.reason);
+  else source?.addEventListener("abort", onAbort, { once: true });
   return {
     signal: controller.signal,
+    abort: (reason: unknown) => controller.abort(reason),
     get timedOut() {
       return timedOut;
     },
     dispose() {
       clearTimeout(timer);
-      for (const source of sources) source.removeEventListener("abort", onAbort);
+      source?.removeEventListener("abort", onAbort);
     },
   };
 }

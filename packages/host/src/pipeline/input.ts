@@ -18,11 +18,15 @@ export class InputNeeded extends Error {
   override readonly name = "InputNeeded";
 }
 
+/** How a round ends its run: the run's own signal, and how to abort it. */
+export interface RunStop {
+  readonly signal: AbortSignal;
+  abort(reason: unknown): void;
+}
+
 /** One run's questions and answers. */
 export interface OpenRound {
   readonly channel: InputChannel;
-  /** Aborted (with {@link InputNeeded}) once the run asked something unanswered, in the turn after it asked. */
-  readonly signal: AbortSignal;
   /** The questions noted, by key. */
   readonly questions: Readonly<Record<string, InputRequest>>;
   /** What to carry to the next round: the answers used and the questions asked. */
@@ -35,9 +39,16 @@ export interface OpenRound {
  * state, from the responses the client sent along for the questions the run asks. An answer is used only when it has
  * the shape of an answer to the question asked now (an elicitation's content valid against its schema); anything
  * else counts as unanswered, and the question is asked again. (A dangerous tool's confirmation is not one of these
- * questions: it counts only with the state of the question this server asked.)
+ * questions: it counts only with the state of the question this server asked.) A question left unanswered ends the
+ * run: `stop` aborts the run's signal with {@link InputNeeded} in the turn after it was asked (questions asked in the
+ * same turn go out together).
  */
-export function openRound(input: CallInput | undefined, prior: InputRound | undefined, ajv: Ajv2020): OpenRound {
+export function openRound(
+  input: CallInput | undefined,
+  prior: InputRound | undefined,
+  ajv: Ajv2020,
+  stop: RunStop,
+): OpenRound {
   const answers: Record<string, unknown> = { ...(prior?.answers ?? {}) };
   const responses = input?.responses ?? {};
   for (const [key, method] of Object.entries(prior?.asked ?? {})) {
@@ -49,7 +60,6 @@ export function openRound(input: CallInput | undefined, prior: InputRound | unde
   const firstRound = prior === undefined && input?.state === undefined;
   const used: Record<string, unknown> = {};
   const questions: Record<string, InputRequest> = {};
-  const stop = new AbortController();
   let scheduled = false;
   const channel: InputChannel = {
     supports: (feature) => input?.supports[feature] === true,
@@ -68,14 +78,15 @@ export function openRound(input: CallInput | undefined, prior: InputRound | unde
         scheduled = true;
         setImmediate(() => stop.abort(new InputNeeded("the client must answer first")));
       }
+      // Settles when the run ends, whatever ends it (this question, a cancel, the timeout).
       return new Promise((_resolve, reject) => {
-        stop.signal.addEventListener("abort", () => reject(stop.signal.reason), { once: true });
+        if (stop.signal.aborted) reject(stop.signal.reason);
+        else stop.signal.addEventListener("abort", () => reject(stop.signal.reason), { once: true });
       });
     },
   };
   return {
     channel,
-    signal: stop.signal,
     questions,
     next: (confirmed) => ({
       answers: used,
