@@ -7,7 +7,7 @@ import { Client } from "@modelcontextprotocol/client";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import { register } from "@skillport/skill-files";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import type { Workspace } from "./workspace.js";
+import type { RawServer, Workspace } from "./workspace.js";
 import {
   CLI,
   initialize,

@@ -20,7 +20,7 @@ export interface FastToolsOptions {
 }
 
 /** How many messages the fast path answered, and how many calls it ran and handed to the SDK to answer. */
-export interface FastToolsCounts {
+interface FastToolsCounts {
   calls: number;
   lists: number;
   handedOver: number;
