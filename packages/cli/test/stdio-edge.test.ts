@@ -1,7 +1,5 @@
 // Attacks on the stdio edge, replayed against a real `skillport serve --stdio` process with raw bytes on its stdin
 // and the official SDK client.
-import type { ChildProcessWithoutNullStreams } from "node:child_process";
-import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { mkdir, readFile } from "node:fs/promises";
 import path from "node:path";
@@ -9,121 +7,27 @@ import { Client } from "@modelcontextprotocol/client";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import { register } from "@skillport/skill-files";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import type { Workspace } from "./workspace.js";
-import { CLI, makeWorkspace, notesManifest, REPO } from "./workspace.js";
+import type { RawServer, Workspace } from "./workspace.js";
+import {
+  CLI,
+  initialize,
+  initialized,
+  MODERN_META,
+  makeWorkspace,
+  notesManifest,
+  REPO,
+  serveRaw,
+} from "./workspace.js";
 
 const NOISY_SKILL = path.join(REPO, "packages/host/test/fixtures/skill-noisy");
 const FILES_SKILL = path.join(REPO, "skills/skill-files");
 const MiB = 1024 * 1024;
-
-// biome-ignore lint/suspicious/noExplicitAny: JSON-RPC messages of any method
-type Message = any;
 
 /** The bounds files.write_file and append_file publish for their arguments. */
 interface WriteSchema {
   properties: { path: { maxLength: number }; content: { maxLength: number } };
   allOf: [{ else: { properties: { content: { maxLength: number } } } }];
 }
-
-/** `skillport serve --stdio` driven byte by byte: every stdout line is kept, parsed or not. */
-interface RawServer {
-  child: ChildProcessWithoutNullStreams;
-  send(message: unknown): void;
-  /** Every line the server wrote to stdout, in order. */
-  lines: string[];
-  stderr(): string;
-  /** Resolves with the first stdout message `match` accepts; rejects if the process exits first. */
-  next(match: (message: Message) => boolean): Promise<Message>;
-  /** Resolves once `check` holds of stderr; rejects if the process exits first. */
-  stderrUntil(check: (text: string) => boolean): Promise<void>;
-  close(): Promise<number | null>;
-}
-
-function serveRaw(manifest: string, cwd: string, env: Record<string, string> = {}): RawServer {
-  const child = spawn(process.execPath, [CLI, "serve", "--stdio", "--manifest", manifest], {
-    cwd,
-    env: { ...process.env, ...env },
-  });
-  const lines: string[] = [];
-  let partial = "";
-  let stderr = "";
-  let exited: number | null | undefined;
-  const waiters = new Set<() => void>();
-  const wake = () => {
-    for (const waiter of [...waiters]) waiter();
-  };
-  child.stdout.setEncoding("utf8");
-  child.stdout.on("data", (chunk: string) => {
-    const parts = (partial + chunk).split("\n");
-    partial = parts.pop() ?? "";
-    lines.push(...parts);
-    wake();
-  });
-  child.stderr.on("data", (chunk: Buffer) => {
-    stderr += chunk.toString();
-    wake();
-  });
-  child.on("exit", (code) => {
-    exited = code;
-    wake();
-  });
-  const until = <T>(found: () => T | undefined, what: string) =>
-    new Promise<T>((resolve, reject) => {
-      const check = () => {
-        const value = found();
-        if (value !== undefined) {
-          waiters.delete(check);
-          resolve(value);
-        } else if (exited !== undefined) {
-          waiters.delete(check);
-          reject(new Error(`serve --stdio exited with ${exited} before ${what}; stderr:\n${stderr}`));
-        }
-      };
-      waiters.add(check);
-      check();
-    });
-  return {
-    child,
-    lines,
-    send: (message) => child.stdin.write(`${typeof message === "string" ? message : JSON.stringify(message)}\n`),
-    stderr: () => stderr,
-    next: (match) =>
-      until(() => {
-        for (const line of lines) {
-          try {
-            const message = JSON.parse(line);
-            if (match(message)) return message;
-          } catch {
-            // not JSON: the assertions on `lines` catch it
-          }
-        }
-        return undefined;
-      }, "the expected message"),
-    stderrUntil: async (check) => {
-      await until(() => (check(stderr) ? true : undefined), "the expected stderr");
-    },
-    close: () => {
-      child.stdin.end();
-      return new Promise((resolve) => {
-        if (exited !== undefined) resolve(exited);
-        else child.on("exit", (code) => resolve(code));
-      });
-    },
-  };
-}
-
-const initialize = (id: number) => ({
-  jsonrpc: "2.0",
-  id,
-  method: "initialize",
-  params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "raw", version: "0" } },
-});
-const initialized = { jsonrpc: "2.0", method: "notifications/initialized" };
-const MODERN_META = {
-  "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-  "io.modelcontextprotocol/clientInfo": { name: "raw", version: "0" },
-  "io.modelcontextprotocol/clientCapabilities": {},
-};
 
 describe("serve --stdio refuses JSON-RPC batches, as HTTP does", () => {
   let ws: Workspace;

@@ -1,4 +1,4 @@
-import type { ChildProcess } from "node:child_process";
+import type { ChildProcess, ChildProcessWithoutNullStreams } from "node:child_process";
 import { spawn } from "node:child_process";
 import { cp, mkdtemp, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
@@ -165,6 +165,114 @@ export function serveHttp(args: string[], cwd: string, env: Record<string, strin
   const exit = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
   return { child, url, stderr: () => stderr, exit };
 }
+
+// biome-ignore lint/suspicious/noExplicitAny: JSON-RPC messages of any method
+export type Message = any;
+
+/** `skillport serve --stdio` driven byte by byte: every stdout line is kept, parsed or not. */
+export interface RawServer {
+  child: ChildProcessWithoutNullStreams;
+  send(message: unknown): void;
+  /** Every line the server wrote to stdout, in order. */
+  lines: string[];
+  stderr(): string;
+  /** Resolves with the first stdout message `match` accepts; rejects if the process exits first. */
+  next(match: (message: Message) => boolean): Promise<Message>;
+  /** Resolves once `check` holds of stderr; rejects if the process exits first. */
+  stderrUntil(check: (text: string) => boolean): Promise<void>;
+  close(): Promise<number | null>;
+}
+
+export function serveRaw(
+  manifest: string,
+  cwd: string,
+  env: Record<string, string> = {},
+  args: string[] = [],
+): RawServer {
+  const child = spawn(process.execPath, [CLI, "serve", "--stdio", "--manifest", manifest, ...args], {
+    cwd,
+    env: { ...process.env, ...env },
+  });
+  const lines: string[] = [];
+  let partial = "";
+  let stderr = "";
+  let exited: number | null | undefined;
+  const waiters = new Set<() => void>();
+  const wake = () => {
+    for (const waiter of [...waiters]) waiter();
+  };
+  child.stdout.setEncoding("utf8");
+  child.stdout.on("data", (chunk: string) => {
+    const parts = (partial + chunk).split("\n");
+    partial = parts.pop() ?? "";
+    lines.push(...parts);
+    wake();
+  });
+  child.stderr.on("data", (chunk: Buffer) => {
+    stderr += chunk.toString();
+    wake();
+  });
+  child.on("exit", (code) => {
+    exited = code;
+    wake();
+  });
+  const until = <T>(found: () => T | undefined, what: string) =>
+    new Promise<T>((resolve, reject) => {
+      const check = () => {
+        const value = found();
+        if (value !== undefined) {
+          waiters.delete(check);
+          resolve(value);
+        } else if (exited !== undefined) {
+          waiters.delete(check);
+          reject(new Error(`serve --stdio exited with ${exited} before ${what}; stderr:\n${stderr}`));
+        }
+      };
+      waiters.add(check);
+      check();
+    });
+  return {
+    child,
+    lines,
+    send: (message) => child.stdin.write(`${typeof message === "string" ? message : JSON.stringify(message)}\n`),
+    stderr: () => stderr,
+    next: (match) =>
+      until(() => {
+        for (const line of lines) {
+          try {
+            const message = JSON.parse(line);
+            if (match(message)) return message;
+          } catch {
+            // not JSON: the assertions on `lines` catch it
+          }
+        }
+        return undefined;
+      }, "the expected message"),
+    stderrUntil: async (check) => {
+      await until(() => (check(stderr) ? true : undefined), "the expected stderr");
+    },
+    close: () => {
+      child.stdin.end();
+      return new Promise((resolve) => {
+        if (exited !== undefined) resolve(exited);
+        else child.on("exit", (code) => resolve(code));
+      });
+    },
+  };
+}
+
+export const initialize = (id: number) => ({
+  jsonrpc: "2.0",
+  id,
+  method: "initialize",
+  params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "raw", version: "0" } },
+});
+export const initialized = { jsonrpc: "2.0", method: "notifications/initialized" };
+export const MODERN_META = {
+  "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+  "io.modelcontextprotocol/clientInfo": { name: "raw", version: "0" },
+  "io.modelcontextprotocol/clientCapabilities": {},
+};
 
 // --- internal ---
 

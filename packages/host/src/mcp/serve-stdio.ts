@@ -1,4 +1,4 @@
-import type { JSONRPCMessage, Transport } from "@modelcontextprotocol/server";
+import type { JSONRPCMessage, Server, Transport } from "@modelcontextprotocol/server";
 import { parseJSONRPCMessage, serializeMessage } from "@modelcontextprotocol/server";
 import { serveStdio } from "@modelcontextprotocol/server/stdio";
 import type { Host } from "../host.js";
@@ -6,6 +6,8 @@ import type { ClaimedStdout } from "../transports/stdio/claim-stdout.js";
 import { claimStdout } from "../transports/stdio/claim-stdout.js";
 import type { OversizeLine } from "../transports/stdio/line-reader.js";
 import { createLineReader } from "../transports/stdio/line-reader.js";
+import type { FastTools } from "./fast-tools.js";
+import { createFastTools } from "./fast-tools.js";
 import { createServerFactory } from "./server.js";
 
 /** Options for {@link serveHostStdio}. */
@@ -48,16 +50,34 @@ export function serveHostStdio(host: Host, options: StdioServeOptions = {}): Std
   const closed = new Promise<void>((resolve) => {
     ended = resolve;
   });
+  // tools/call and tools/list take the fast path beside the server the connection is pinned to (see createFastTools).
+  const factory = createServerFactory(host);
+  let pinned: Server | undefined;
+  const fast: FastTools = createFastTools(host, {
+    server: () => pinned,
+    send: (message, json) => (json === undefined ? wire.send(message) : wire.writeLine(json)),
+  });
   const wire = createLineTransport({
     stdin: options.stdin ?? process.stdin,
     stdout,
     maxMessageBytes: options.maxMessageBytes ?? host.manifest.stdio.maxMessageBytes,
-    onClosed: () => ended(),
+    fast,
+    onClosed: () => {
+      fast.close();
+      host.logger.debug({ fastPath: fast.counts }, "stdio connection closed");
+      ended();
+    },
   });
-  const handle = serveStdio(createServerFactory(host), {
-    transport: wire,
-    onerror: (error) => host.logger.warn({ err: error }, "stdio transport error"),
-  });
+  const handle = serveStdio(
+    (ctx) => {
+      pinned = factory(ctx);
+      return pinned;
+    },
+    {
+      transport: wire,
+      onerror: (error) => host.logger.warn({ err: error }, "stdio transport error"),
+    },
+  );
   return {
     closed,
     close: async () => {
@@ -78,7 +98,15 @@ interface LineTransportOptions {
   stdin: NodeJS.ReadableStream;
   stdout: ClaimedStdout;
   maxMessageBytes: number;
+  /** Offered every message first; what it takes never reaches the SDK. */
+  fast?: FastTools;
   onClosed(): void;
+}
+
+/** The line transport, which can also write a message already serialised. */
+interface LineTransport extends Transport {
+  /** Writes one JSON-RPC message given as its JSON text (no newline). */
+  writeLine(json: string): Promise<void>;
 }
 
 /**
@@ -86,14 +114,16 @@ interface LineTransportOptions {
  * read buffer closes the connection (and so ends the process) past 10 MiB and drops a batch or an invalid line
  * without a word, it bounds each message, answers what it cannot serve, and keeps reading.
  */
-function createLineTransport(options: LineTransportOptions): Transport {
-  const { stdin, stdout, maxMessageBytes, onClosed } = options;
+function createLineTransport(options: LineTransportOptions): LineTransport {
+  const { stdin, stdout, maxMessageBytes, fast, onClosed } = options;
   let started = false;
   let isClosed = false;
 
-  const write = async (message: JSONRPCMessage | ErrorReply): Promise<void> => {
+  const write = (message: JSONRPCMessage | ErrorReply): Promise<void> =>
+    writeText(serializeMessage(message as JSONRPCMessage));
+  const writeText = async (text: string): Promise<void> => {
     if (isClosed) throw new Error("the stdio connection is closed");
-    if (stdout.write(serializeMessage(message as JSONRPCMessage))) return;
+    if (stdout.write(text)) return;
     await new Promise<void>((resolve, reject) => {
       const done = (error?: Error) => {
         stdout.stream.off("drain", done);
@@ -125,6 +155,10 @@ function createLineTransport(options: LineTransportOptions): Transport {
       transport.onerror?.(new Error(`refused a JSON-RPC batch of ${value.length} messages`));
       return;
     }
+    if (fast?.offer(value, deliver) === true) return;
+    deliver(value);
+  };
+  const deliver = (value: unknown) => {
     let message: JSONRPCMessage;
     try {
       message = parseJSONRPCMessage(value);
@@ -158,7 +192,7 @@ function createLineTransport(options: LineTransportOptions): Transport {
   const onError = (error: Error) => transport.onerror?.(error);
   const onEnd = () => void transport.close();
 
-  const transport: Transport = {
+  const transport: LineTransport = {
     async start() {
       if (started) throw new Error("the stdio transport is already started");
       started = true;
@@ -169,6 +203,7 @@ function createLineTransport(options: LineTransportOptions): Transport {
       stdin.on("close", onEnd);
     },
     send: (message) => write(message),
+    writeLine: (json) => writeText(`${json}\n`),
     async close() {
       if (isClosed) return;
       isClosed = true;

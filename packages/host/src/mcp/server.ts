@@ -1,8 +1,6 @@
 import type {
-  CallToolResult,
   ClientCapabilities,
   InputRequests,
-  ListToolsResult,
   LoggingLevel,
   McpRequestContext,
   ServerContext,
@@ -24,14 +22,14 @@ import {
   SKILLS_GET_METHOD,
   SKILLS_LIST_METHOD,
 } from "@modelcontextprotocol/server/ext/skills";
-import type { Envelope } from "@skillport/core";
 import type { InputFeature } from "../entries/tool-entry.js";
 import type { Host } from "../host.js";
-import type { CallConfirmation, CallOptions, CallOutcome, StageName } from "../pipeline/call.js";
+import type { CallConfirmation, CallOptions, StageName } from "../pipeline/call.js";
 import type { Caller } from "../pipeline/check-scopes.js";
 import type { RequestOutcome } from "../pipeline/requests.js";
 import type { SkillsCatalog } from "./skills.js";
 import { createSkillsCatalog, SKILLS_PAGE_SIZE } from "./skills.js";
+import { CONFIRM_KEY, runToolCall, takeAdopted, toolAnswerOf, toolsListOf } from "./tool-call.js";
 
 /** Options for {@link createServerFactory}. */
 export interface ServerFactoryOptions {
@@ -69,7 +67,6 @@ export function createServerFactory(
   options: ServerFactoryOptions = {},
 ): (ctx?: McpRequestContext) => Server {
   const { registry } = host;
-  let listResult: ListToolsResult | undefined;
   const templatesResult = { resourceTemplates: registry.templateListings.map((l) => ({ ...l })) };
   const promptsResult = { prompts: registry.promptListings.map((l) => ({ ...l, arguments: [...l.arguments] })) };
   const catalog = createSkillsCatalog(registry.skillDocs, host.logger);
@@ -89,7 +86,6 @@ export function createServerFactory(
   };
   const open = new Set<Server>();
   registry.subscribe(() => {
-    listResult = undefined;
     for (const server of open) server.sendToolListChanged().catch(() => undefined);
   });
 
@@ -107,89 +103,20 @@ export function createServerFactory(
       ...(caller === undefined ? {} : { caller }),
     });
 
-    server.setRequestHandler("tools/list", () => {
-      listResult ??= { tools: registry.listings.map((l) => ({ ...l })) };
-      return listResult;
-    });
+    server.setRequestHandler("tools/list", () => toolsListOf(registry));
     server.setRequestHandler("tools/call", async (request, ctx) => {
-      const { name, arguments: args } = request.params;
-      const progressToken = request.params._meta?.progressToken;
-      const startedAt = performance.now();
-      const notifying = new Set<Promise<unknown>>();
-      observer?.started();
-      let outcome: CallOutcome;
-      try {
-        outcome = await host.pipeline.call(name, args ?? {}, {
-          ...base(ctx),
-          confirmation: confirmationOf(server, ctx),
-          ...(progressToken === undefined
-            ? {}
-            : {
-                onProgress: (progress, total, message) => {
-                  const sent = ctx.mcpReq
-                    .notify({
-                      method: "notifications/progress",
-                      params: {
-                        progressToken,
-                        progress,
-                        ...(total === undefined ? {} : { total }),
-                        ...(message === undefined ? {} : { message }),
-                      },
-                    })
-                    .catch(() => undefined); // a client gone away must not fail the call
-                  notifying.add(sent);
-                  void sent.finally(() => notifying.delete(sent));
-                },
-              }),
-        });
-      } catch (error) {
-        observer?.finished(name, undefined, "INTERNAL", seconds(startedAt), "error");
-        throw error;
-      }
-      const { tool } = outcome;
-      if (tool === undefined) {
-        // An unknown name is not a label: it would let any client grow the metrics without bound.
-        observer?.finished("(unknown)", undefined, "UNKNOWN_TOOL", seconds(startedAt), outcome.stage);
-        throw new ProtocolError(ProtocolErrorCode.InvalidParams, outcome.envelope.message);
-      }
-      observer?.finished(
-        name,
-        tool.instance,
-        outcome.envelope.ok ? "ok" : outcome.envelope.error.code,
-        seconds(startedAt),
-        outcome.stage,
-      );
-      // Progress sent before the answer must reach the client before it: it ignores progress after the result.
-      if (notifying.size > 0) await Promise.all(notifying);
-      if (outcome.rejected !== undefined) throw new ProtocolError(ProtocolErrorCode.InvalidParams, outcome.rejected);
-      if (outcome.elicit !== undefined) {
-        // Ask the user through the client; the SDK calls this handler again with the answer.
-        // The state names the question (tool, arguments, caller) and comes back with the answer: in the 2026 era
-        // through the client, in the 2025 era through the SDK's shim, which keeps it in this process.
-        return inputRequired({
-          inputRequests: {
-            [CONFIRM_KEY]: inputRequired.elicit({ message: outcome.elicit.message, requestedSchema: CONFIRM_SCHEMA }),
-          },
-          requestState: outcome.elicit.state,
-        });
-      }
-      if (outcome.input !== undefined) {
-        // The capability asked the client (ctx.elicit, ctx.sample, ctx.listRoots): the SDK refuses questions the
-        // client cannot answer with the protocol's missing-capability error, else asks, and calls again.
-        return inputRequired({
-          inputRequests: outcome.input.requests as unknown as InputRequests,
-          requestState: outcome.input.state,
-        });
-      }
-      const result: CallToolResult = {
-        content: [
-          { type: "text", text: textOf(outcome.envelope) },
-          ...((outcome.content ?? []) as CallToolResult["content"]),
-        ],
-        structuredContent: outcome.envelope as unknown as Record<string, unknown>,
-        ...(outcome.isError ? { isError: true } : {}),
-      };
-      return server.projectCallToolResult(result, tool.listing.outputSchema);
+      const { name } = request.params;
+      // A call the fast path ran and handed over (a round of questions to ask) is answered, not run again.
+      const outcome =
+        takeAdopted(server, ctx.mcpReq.id, name) ??
+        (await runToolCall(
+          host,
+          observer,
+          { name, args: request.params.arguments ?? {}, progressToken: request.params._meta?.progressToken },
+          { ...base(ctx), confirmation: confirmationOf(server, ctx) },
+          (notification) => ctx.mcpReq.notify(notification),
+        ));
+      return toolAnswerOf(server, outcome);
     });
 
     server.setRequestHandler("resources/list", async (_request, ctx) => {
@@ -269,21 +196,9 @@ export function createServerFactory(
   };
 }
 
-/** The text rendering for clients that ignore structured output, from the envelope as it leaves (redacted). */
-export function textOf(envelope: Envelope): string {
-  if (envelope.ok) return `${envelope.message}\n${JSON.stringify(envelope.data)}`;
-  const at = envelope.error.field === undefined ? "" : ` (at ${envelope.error.field})`;
-  return `${envelope.error.code}${at}: ${envelope.message}`;
-}
+export { textOf } from "./tool-call.js";
 
 // --- internal ---
-
-const CONFIRM_KEY = "skillport_confirm";
-const CONFIRM_SCHEMA = {
-  type: "object" as const,
-  properties: { confirm: { type: "boolean" as const, title: "Allow", description: "Run this operation" } },
-  required: ["confirm"],
-};
 
 /** skills/list's params: an optional cursor. A hand-written Standard Schema keeps zod out of the host's runtime. */
 const CURSOR_PARAMS = paramsSchema<{ cursor?: string }>((value) =>
@@ -421,8 +336,4 @@ function confirmationOf(server: Server, ctx: ServerContext): CallConfirmation {
       state: typeof state === "string" ? state : undefined,
     },
   };
-}
-
-function seconds(startedAt: number): number {
-  return (performance.now() - startedAt) / 1000;
 }

@@ -1,0 +1,254 @@
+import type { JSONRPCMessage, LoggingLevel, RequestId, Server } from "@modelcontextprotocol/server";
+import { ProtocolErrorCode } from "@modelcontextprotocol/server";
+import type { Host } from "../host.js";
+import type { CallOptions } from "../pipeline/call.js";
+import type { CallObserver } from "./server.js";
+import type { ToolCallRequest } from "./tool-call.js";
+import { adoptOutcome, runToolCall, toolAnswerOf, toolsListOf } from "./tool-call.js";
+
+/** Options for {@link createFastTools}. */
+export interface FastToolsOptions {
+  /** The SDK server this connection is pinned to, once there is one (the fast path answers only beside it). */
+  server: () => Server | undefined;
+  /**
+   * Writes one message to the client, as the connection's transport does (one JSON.stringify, one write); `json`,
+   * when given, is the message already serialised (without the newline), for a transport that writes text.
+   */
+  send: (message: JSONRPCMessage, json?: string) => Promise<void>;
+  /** Told when each tools/call starts and ends, as the SDK path tells it. */
+  observer?: CallObserver;
+}
+
+/** How many messages the fast path answered, and how many calls it ran and handed to the SDK to answer. */
+interface FastToolsCounts {
+  calls: number;
+  lists: number;
+  handedOver: number;
+}
+
+/**
+ * The fast path of one connection: answers `tools/call` and `tools/list` itself, and takes note of
+ * `notifications/cancelled` for the calls it runs; every other message goes to the SDK's server unchanged.
+ */
+export interface FastTools {
+  /**
+   * Offers a parsed JSON-RPC message. Returns true when the fast path took it (and will answer it); false when the
+   * caller must hand it to the SDK as usual. `deliver` hands it to the SDK later, for a call whose answer only the
+   * SDK can give (a round of questions to the client): the SDK's handler then answers the outcome already run.
+   */
+  offer(message: unknown, deliver: (message: unknown) => void): boolean;
+  /** The connection closed: every call in flight sees its signal abort, and none is answered. */
+  close(): void;
+  readonly counts: Readonly<FastToolsCounts>;
+}
+
+/**
+ * The lean dispatcher for tools/call and tools/list, in front of the SDK's server on one connection (stdio, in
+ * memory). It reads only what it needs (jsonrpc, id, method, params.name, params.arguments,
+ * params._meta.progressToken), runs the pipeline exactly as the SDK's tools/call handler does (the same call
+ * options, observer, progress before the result) and writes the answer once. It answers only where its answer is
+ * the SDK's, by what the request and the connection say, before anything runs:
+ * - the connection is pinned to a server that negotiated a 2025-era protocol (after `initialize`): the 2026-07-28
+ *   era's per-request envelope, request state and input rounds stay with the SDK;
+ * - the request is plain: `jsonrpc` "2.0", an id that is a string or a safe integer, params with only `name` (a
+ *   string), `arguments` (a plain object without an own `__proto__` key, or absent) and `_meta` with at most a
+ *   `progressToken` (a string or a safe integer); anything else (a malformed request, a task, an envelope key,
+ *   `inputResponses`, `requestState`) goes to the SDK, which answers it as it always has.
+ * A call whose outcome asks the client something (a dangerous tool's confirmation, a capability's question) or
+ * carries content blocks of its own is handed to the SDK with its outcome, so it is not run twice.
+ */
+export function createFastTools(host: Host, options: FastToolsOptions): FastTools {
+  const { send, observer } = options;
+  const inFlight = new Map<RequestId, AbortController>();
+  const counts: FastToolsCounts = { calls: 0, lists: 0, handedOver: 0 };
+  const listJson = new WeakMap<object, string>();
+
+  const reply = (message: JSONRPCMessage, json?: string) => {
+    send(message, json).catch((error: unknown) => host.logger.warn({ err: error }, "could not answer a tools request"));
+  };
+
+  const call = async (
+    server: Server,
+    id: RequestId,
+    request: ToolCallRequest,
+    message: unknown,
+    deliver: (message: unknown) => void,
+  ) => {
+    const controller = new AbortController();
+    inFlight.set(id, controller);
+    const callOptions: Omit<CallOptions, "onProgress"> = {
+      signal: controller.signal,
+      input: { supports: supportsOf(server) },
+      onLog: (level, text, data) => {
+        server
+          .sendLoggingMessage({
+            level: LEVELS[level],
+            data: data === undefined ? text : { message: text, ...data },
+            logger: "skillport",
+          })
+          .catch(() => undefined); // a client gone away must not fail the call
+      },
+      confirmation: { elicit: Boolean(server.getClientCapabilities()?.elicitation) },
+    };
+    try {
+      const outcome = await runToolCall(host, observer, request, callOptions, (notification) =>
+        server.notification(notification, { relatedRequestId: id }),
+      );
+      if (controller.signal.aborted) return; // cancelled or closed: the SDK answers nothing either
+      if (outcome.elicit !== undefined || outcome.input !== undefined || (outcome.content?.length ?? 0) > 0) {
+        counts.handedOver++;
+        inFlight.delete(id);
+        adoptOutcome(server, id, request.name, outcome);
+        deliver(message);
+        return;
+      }
+      let answer: JSONRPCMessage;
+      try {
+        answer = { result: toolAnswerOf(server, outcome), jsonrpc: "2.0", id } as JSONRPCMessage;
+      } catch (error) {
+        answer = errorAnswer(id, error);
+      }
+      reply(answer);
+    } catch (error) {
+      if (!controller.signal.aborted) reply(errorAnswer(id, error));
+    } finally {
+      if (inFlight.get(id) === controller) inFlight.delete(id);
+    }
+  };
+
+  return {
+    counts,
+    offer(message, deliver) {
+      if (typeof message !== "object" || message === null || Array.isArray(message)) return false;
+      const { jsonrpc, id, method, params } = message as Record<string, unknown>;
+      if (jsonrpc !== "2.0") return false;
+      // The SDK refuses a message with any other member (a strict JSON-RPC schema): that answer is its to give.
+      for (const key in message) if (!MESSAGE_KEYS.has(key)) return false;
+      if (method === "notifications/cancelled" && id === undefined) {
+        cancel(params);
+        return false; // the SDK hears it too: a cancel of one of its own requests is its to act on
+      }
+      if (method !== "tools/call" && method !== "tools/list") return false;
+      if (!isRequestId(id)) return false;
+      const server = options.server();
+      if (server === undefined || server.transport === undefined || !servesLegacy(server)) return false;
+      if (method === "tools/list") {
+        if (!isPlainListParams(params)) return false;
+        counts.lists++;
+        const result = toolsListOf(host.registry);
+        let json = listJson.get(result);
+        if (json === undefined) {
+          json = JSON.stringify(result);
+          listJson.set(result, json);
+        }
+        reply(
+          { result, jsonrpc: "2.0", id } as JSONRPCMessage,
+          `{"result":${json},"jsonrpc":"2.0","id":${JSON.stringify(id)}}`,
+        );
+        return true;
+      }
+      const request = plainCallOf(params);
+      if (request === undefined) return false;
+      counts.calls++;
+      void call(server, id, request, message, deliver);
+      return true;
+    },
+    close() {
+      const closed = new Error("the connection closed");
+      for (const controller of inFlight.values()) controller.abort(closed);
+      inFlight.clear();
+    },
+  };
+
+  /** notifications/cancelled for a call of this path: abort it, as the SDK aborts its own (valid params only). */
+  function cancel(params: unknown) {
+    if (typeof params !== "object" || params === null) return;
+    const { requestId, reason } = params as { requestId?: unknown; reason?: unknown };
+    if (!isRequestId(requestId) || (reason !== undefined && typeof reason !== "string")) return;
+    inFlight.get(requestId)?.abort(reason);
+  }
+}
+
+// --- internal ---
+
+/** The first revision of the 2026-07-28 era; every revision before it is the 2025 era's. */
+const FIRST_MODERN_REVISION = "2026-07-28";
+
+const LEVELS: Record<"debug" | "info" | "warn" | "error", LoggingLevel> = {
+  debug: "debug",
+  info: "info",
+  warn: "warning",
+  error: "error",
+};
+
+const MESSAGE_KEYS = new Set(["jsonrpc", "id", "method", "params"]);
+
+function servesLegacy(server: Server): boolean {
+  const version = server.getNegotiatedProtocolVersion();
+  return version !== undefined && version < FIRST_MODERN_REVISION;
+}
+
+function supportsOf(server: Server): NonNullable<CallOptions["input"]>["supports"] {
+  const capabilities = server.getClientCapabilities();
+  return {
+    elicitation: Boolean(capabilities?.elicitation),
+    sampling: Boolean(capabilities?.sampling),
+    roots: Boolean(capabilities?.roots),
+  };
+}
+
+function isRequestId(value: unknown): value is RequestId {
+  return typeof value === "string" || Number.isSafeInteger(value);
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/** `_meta` with at most a progress token: anything more (an envelope key, a related task) is the SDK's to read. */
+function progressTokenOf(meta: unknown): { ok: boolean; token?: string | number } {
+  if (meta === undefined) return { ok: true };
+  if (!isPlainObject(meta)) return { ok: false };
+  for (const key in meta) if (key !== "progressToken") return { ok: false };
+  const token = meta.progressToken;
+  if (token === undefined) return { ok: true };
+  return typeof token === "string" || Number.isSafeInteger(token)
+    ? { ok: true, token: token as string | number }
+    : { ok: false };
+}
+
+function plainCallOf(params: unknown): ToolCallRequest | undefined {
+  if (!isPlainObject(params)) return undefined;
+  for (const key in params) if (key !== "name" && key !== "arguments" && key !== "_meta") return undefined;
+  const { name, arguments: args, _meta } = params;
+  if (typeof name !== "string") return undefined;
+  // The SDK copies arguments key by key, so an own "__proto__" key would become the copy's prototype there.
+  if (args !== undefined && (!isPlainObject(args) || Object.hasOwn(args, "__proto__"))) return undefined;
+  const meta = progressTokenOf(_meta);
+  if (!meta.ok) return undefined;
+  return { name, args: (args as Record<string, unknown> | undefined) ?? {}, progressToken: meta.token };
+}
+
+function isPlainListParams(params: unknown): boolean {
+  if (params === undefined) return true;
+  if (!isPlainObject(params)) return false;
+  for (const key in params) if (key !== "cursor" && key !== "_meta") return false;
+  if (params.cursor !== undefined && typeof params.cursor !== "string") return false;
+  return progressTokenOf(params._meta).ok;
+}
+
+/** A thrown error as the SDK answers it: its own code when it has one (an unknown tool's invalid params), else internal. */
+function errorAnswer(id: RequestId, error: unknown): JSONRPCMessage {
+  const { code, message, data } = (error ?? {}) as { code?: unknown; message?: unknown; data?: unknown };
+  const thrown = Number.isSafeInteger(code) ? (code as number) : ProtocolErrorCode.InternalError;
+  return {
+    jsonrpc: "2.0",
+    id,
+    error: {
+      // The SDK answers the 2025 era's resource-not-found code as invalid params; a tools/call never throws it.
+      code: thrown === -32002 ? ProtocolErrorCode.InvalidParams : thrown,
+      message: (message as string | undefined) ?? "Internal error",
+      ...(data === undefined ? {} : { data }),
+    },
+  } as JSONRPCMessage;
+}
