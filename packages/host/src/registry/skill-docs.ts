@@ -1,3 +1,5 @@
+import { lstat } from "node:fs/promises";
+import path from "node:path";
 import type { ConfinedDirectory } from "@skillport/core/confine";
 import { createConfinement } from "@skillport/core/confine";
 import type { SkillInstance } from "../entries/skill-instance.js";
@@ -37,6 +39,10 @@ export interface SkillDoc {
 export async function readSkillHead(
   dir: string,
 ): Promise<{ name: string; description: string | undefined } | undefined> {
+  // Most packages have no SKILL.md: one lstat says so, before the confined open below (which alone decides what is
+  // read). A name that is no regular file here is none there either: the confined root is this folder, links resolved.
+  const found = await lstat(path.join(dir, SKILL_FILE)).catch(() => undefined);
+  if (found === undefined || !found.isFile()) return undefined;
   const bytes = await withPackage(dir, (root) => readWithin(root, SKILL_FILE, SKILL_LIMITS.bytes)).catch(
     () => undefined,
   );
