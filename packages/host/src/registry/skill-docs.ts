@@ -1,7 +1,6 @@
 import { lstat } from "node:fs/promises";
 import path from "node:path";
 import type { ConfinedDirectory } from "@skillport/core/confine";
-import { createConfinement } from "@skillport/core/confine";
 import type { SkillInstance } from "../entries/skill-instance.js";
 
 /** The file a skill package's instructions are in (Agent Skills format), at the package's root. */
@@ -109,6 +108,8 @@ export async function readSkillFiles(dir: string): Promise<Record<string, Uint8A
 
 /** Runs `use` on the package folder, opened confined to itself; closes it after. */
 async function withPackage<T>(dir: string, use: (root: ConfinedDirectory) => Promise<T>): Promise<T> {
+  // Loaded with the first package that has a SKILL.md: most compositions read none at start-up.
+  const { createConfinement } = await import("@skillport/core/confine");
   const jail = await createConfinement({ roots: [dir], protectedNames: [] });
   const root = await jail.openDirectory(await jail.resolve(".", "/dir"));
   try {
