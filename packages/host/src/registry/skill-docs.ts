@@ -1,4 +1,4 @@
-import { lstat } from "node:fs/promises";
+import { lstatSync } from "node:fs";
 import path from "node:path";
 import type { ConfinedDirectory } from "@skillport/core/confine";
 import type { SkillInstance } from "../entries/skill-instance.js";
@@ -40,8 +40,7 @@ export async function readSkillHead(
 ): Promise<{ name: string; description: string | undefined } | undefined> {
   // Most packages have no SKILL.md: one lstat says so, before the confined open below (which alone decides what is
   // read). A name that is no regular file here is none there either: the confined root is this folder, links resolved.
-  const found = await lstat(path.join(dir, SKILL_FILE)).catch(() => undefined);
-  if (found === undefined || !found.isFile()) return undefined;
+  if (!isRegularFile(path.join(dir, SKILL_FILE))) return undefined;
   const bytes = await withPackage(dir, (root) => readWithin(root, SKILL_FILE, SKILL_LIMITS.bytes)).catch(
     () => undefined,
   );
@@ -105,6 +104,15 @@ export async function readSkillFiles(dir: string): Promise<Record<string, Uint8A
 }
 
 // --- internal ---
+
+/** Whether `file` is a regular file (not a link, a folder, or missing); false when it cannot be told. */
+function isRegularFile(file: string): boolean {
+  try {
+    return lstatSync(file, { throwIfNoEntry: false })?.isFile() === true;
+  } catch {
+    return false;
+  }
+}
 
 /** Runs `use` on the package folder, opened confined to itself; closes it after. */
 async function withPackage<T>(dir: string, use: (root: ConfinedDirectory) => Promise<T>): Promise<T> {
