@@ -75,13 +75,15 @@ describe("serve --stdio --frozen-lock: what start-up leaves for later", () => {
     return (await readFile(modulesLog, "utf8")).split("\n").filter(Boolean);
   }
 
-  it("answers tools/list without loading ajv, then compiles a tool's check on its first call", async () => {
+  it("answers tools/list without loading ajv or commander, then compiles a tool's check on its first call", async () => {
     const listed = await served(async (client) => {
       const { tools } = await client.listTools();
       expect(tools.map((t) => t.name)).toEqual(["lazy.say_one", "lazy.say_two"]);
     });
     expect(listed.length).toBeGreaterThan(0);
     expect(listed.filter((file) => AJV_COMPILER.test(file))).toEqual([]);
+    // `serve --stdio --frozen-lock --manifest …` is read without commander (the other command lines use it).
+    expect(listed.filter((file) => /[\\/]commander[\\/]/.test(file))).toEqual([]);
 
     // The first call of a tool no call has reached yet: an invalid argument is refused, with the field at fault.
     const called = await served(async (client) => {
