@@ -24,7 +24,7 @@ const ROOT = path.join(path.dirname(fileURLToPath(import.meta.url)), "..");
 const load = (file) => import(pathToFileURL(path.join(ROOT, file)).href);
 
 await load("packages/cli/dist/cli.js");
-mark("import the CLI: commander, @skillport/host (ajv, ajv-formats, pino, import-meta-resolve, core + zod)");
+mark("import the CLI: @skillport/host (pino, core + zod; no commander, ajv or resolver for serve)");
 const { serveHostStdio, createServerFactory } = await load("packages/host/dist/stdio.js");
 mark("import @skillport/host/stdio: the MCP SDK server");
 const host = await load("packages/host/dist/index.js");

@@ -1,5 +1,7 @@
-import { Ajv2020 } from "ajv/dist/2020.js";
-import addFormats from "ajv-formats";
+import { createRequire } from "node:module";
+import type { ValidateFunction } from "ajv";
+import type { Ajv2020 } from "ajv/dist/2020.js";
+import type addFormatsPlugin from "ajv-formats";
 
 /** Options for {@link createAjv}. */
 export interface AjvOptions {
@@ -21,13 +23,20 @@ export interface AjvOptions {
   fillDefaults?: boolean;
 }
 
+/** What the host needs of a validator setup: compile a schema into a check. ajv's own instances are one. */
+export interface SchemaCompiler {
+  compile<T = unknown>(schema: object): ValidateFunction<T>;
+}
+
 /**
  * The one JSON Schema (draft 2020-12) validator setup the host uses for manifests, configs and call arguments:
  * defaults filled in, errors reported with the value and schema at fault (for messages), formats checked ("date" is a real calendar date).
  * Unknown keywords are tolerated (skills may publish annotations); `format: "path"` marks a path.
+ * ajv is loaded by this call, not when this module is imported.
  */
 export function createAjv(options: AjvOptions = {}): Ajv2020 {
-  const ajv = new Ajv2020({
+  const { Ajv2020: Ajv, addFormats } = loadAjv();
+  const ajv = new Ajv({
     allErrors: options.firstError !== true,
     verbose: true,
     useDefaults: options.fillDefaults !== false,
@@ -36,7 +45,32 @@ export function createAjv(options: AjvOptions = {}): Ajv2020 {
     // Our own schemas (the manifest's) are tested; checking them against the meta-schema costs start-up time.
     validateSchema: options.trustedSchemas !== true,
   });
-  addFormats.default(ajv);
+  addFormats(ajv);
   ajv.addFormat("path", true);
   return ajv;
+}
+
+/**
+ * {@link createAjv}'s setup, made on the first `compile`: ajv (a large module, about a fifth of a bare start-up)
+ * is neither loaded nor set up until some schema is compiled. The host's validators compile each tool's schema on
+ * its first call, so a server that only lists its tools never loads ajv at all.
+ */
+export function lazyAjv(options: AjvOptions = {}): SchemaCompiler {
+  let ajv: Ajv2020 | undefined;
+  return {
+    compile<T>(schema: object): ValidateFunction<T> {
+      ajv ??= createAjv(options);
+      return ajv.compile<T>(schema);
+    },
+  };
+}
+
+// --- internal ---
+
+/** ajv and ajv-formats are CommonJS: required synchronously, when a validator is first set up. */
+function loadAjv(): { Ajv2020: typeof Ajv2020; addFormats: typeof addFormatsPlugin.default } {
+  const require = createRequire(import.meta.url);
+  const { Ajv2020 } = require("ajv/dist/2020.js") as typeof import("ajv/dist/2020.js");
+  const formats = require("ajv-formats") as typeof addFormatsPlugin;
+  return { Ajv2020, addFormats: formats.default };
 }

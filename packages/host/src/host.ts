@@ -1,5 +1,5 @@
 import path from "node:path";
-import { createAjv } from "./ajv.js";
+import { lazyAjv } from "./ajv.js";
 import type { UpstreamClient } from "./entries/upstream-server.js";
 import { HostError } from "./errors.js";
 import type { Logger } from "./log.js";
@@ -161,8 +161,8 @@ export async function createHost(options: HostOptions = {}): Promise<Host> {
     run,
   });
   const validators = createValidators(
-    createAjv({ firstError: true }),
-    createAjv({ firstError: true, fillDefaults: false }),
+    lazyAjv({ firstError: true }),
+    lazyAjv({ firstError: true, fillDefaults: false }),
   );
   const requests = createRequests(registry, { logger, redactor, audit: auditLine, confirmations, validators, run });
   const close = async () => {

@@ -20,12 +20,40 @@ async function importsOf(file: string, seen = new Set<string>()): Promise<string
   return [...specifiers.map((s) => s.replace(/^node:/, "")), ...nested.flat()];
 }
 
+/** What loads with the module itself: static imports only, following relative ones through the chunks. */
+async function staticImportsOf(file: string, seen = new Set<string>()): Promise<string[]> {
+  if (seen.has(file)) return [];
+  seen.add(file);
+  const source = await readFile(file, "utf8");
+  const specifiers = [...source.matchAll(/^(?:import|export)\s(?:[^;]*?\sfrom\s*)?["']([^"']+)["']/gm)].map(
+    (m) => m[1] as string,
+  );
+  const nested = await Promise.all(
+    specifiers.filter((s) => s.startsWith(".")).map((s) => staticImportsOf(path.resolve(path.dirname(file), s), seen)),
+  );
+  return [...specifiers.map((s) => s.replace(/^node:/, "")), ...nested.flat()];
+}
+
+/** Imported by the root entry only when first needed. */
+const LAZY = ["import-meta-resolve", "@skillport/core/confine", "@skillport/core/sandbox"];
+
 describe("the root entry of @skillport/host", () => {
   it("imports no MCP SDK and nothing HTTP-only: transports live behind subpaths", async () => {
     const imports = await importsOf(path.join(DIST, "index.js"));
-    expect(imports).toContain("ajv/dist/2020.js");
+    expect(imports).toContain("pino");
     expect(imports.filter((s) => s.startsWith("@modelcontextprotocol"))).toEqual([]);
     expect(imports.filter((s) => ["jose", "prom-client", "http", "net"].includes(s))).toEqual([]);
+  });
+
+  it("loads at start-up nothing a server that only lists its tools does not need", async () => {
+    const imports = await importsOf(path.join(DIST, "index.js"));
+    // ajv: required when a schema is first compiled (a tool's first call, a config). The others are imported with
+    // the first package needing them: a resolver for "exports" Node's rules must decide, a SKILL.md, a child process.
+    expect(imports.filter((s) => s.startsWith("ajv"))).toEqual([]);
+    const loaded = await staticImportsOf(path.join(DIST, "index.js"));
+    expect(loaded).toContain("pino");
+    expect(loaded.filter((s) => LAZY.includes(s))).toEqual([]);
+    expect(LAZY.filter((s) => imports.includes(s))).toEqual(LAZY);
   });
 
   it("and leaves the tools around a host to the tooling entry, which imports no SDK either", async () => {

@@ -2,7 +2,6 @@ import { readFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import path from "node:path";
 import type { ErrorObject, ValidateFunction } from "ajv";
-import manifestSchema from "../../manifest.schema.json" with { type: "json" };
 import { createAjv } from "../ajv.js";
 import { HostError, messageOf } from "../errors.js";
 import { DEFAULT_MANIFEST, HTTP_DEFAULTS, MANIFEST_DEFAULTS, STATE_DEFAULTS, STDIO_DEFAULTS } from "./defaults.js";
@@ -95,6 +94,8 @@ function manifestValidator(): ValidateFunction<Manifest> {
     return createRequire(import.meta.url)("./manifest-validator.cjs") as ValidateFunction<Manifest>;
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== "MODULE_NOT_FOUND") throw error;
+    // The schema itself (40 KB) is read only here: a built host never evaluates it at start-up.
+    const manifestSchema = createRequire(import.meta.url)("@skillport/host/manifest.schema.json") as object;
     return createAjv({ trustedSchemas: true }).compile<Manifest>(manifestSchema);
   }
 }

@@ -1,5 +1,5 @@
 import type { SkillLogger } from "@skillport/core";
-import { createAjv } from "../ajv.js";
+import { lazyAjv } from "../ajv.js";
 import type { RunCall, ToolOwner } from "../entries/tool-entry.js";
 import type { Logger } from "../log.js";
 import type { CallOptions } from "./call.js";
@@ -52,7 +52,7 @@ export function createBoundedRun({ logger, redactor }: { logger: Logger; redacto
     return limiter;
   };
   // Answers to questions are checked against the question's own schema: the client's answers are input.
-  const ajv = createAjv({ firstError: true, fillDefaults: false });
+  const ajv = lazyAjv({ firstError: true, fillDefaults: false });
 
   return async (subject, options, traceId, prior, execute) => {
     const bounds = callSignal(options.signal, subject.timeoutMs);

@@ -1,5 +1,5 @@
 import type { ValidateFunction } from "ajv";
-import type { Ajv2020 } from "ajv/dist/2020.js";
+import type { SchemaCompiler } from "../ajv.js";
 import type { InputChannel, InputFeature, InputRequest } from "../entries/tool-entry.js";
 import type { InputRound } from "./confirmations.js";
 
@@ -46,7 +46,7 @@ export interface OpenRound {
 export function openRound(
   input: CallInput | undefined,
   prior: InputRound | undefined,
-  ajv: Ajv2020,
+  ajv: SchemaCompiler,
   stop: RunStop,
 ): OpenRound {
   const answers: Record<string, unknown> = { ...(prior?.answers ?? {}) };
@@ -99,7 +99,7 @@ export function openRound(
 // --- internal ---
 
 /** The bare answer to `request` when `given` is one (an answer to the same kind of question), else undefined. */
-function answerFor(given: unknown, request: InputRequest, ajv: Ajv2020): unknown {
+function answerFor(given: unknown, request: InputRequest, ajv: SchemaCompiler): unknown {
   // Answers from the client arrive wrapped with the method they answer; answers carried in state were checked.
   const { method, response } = given as { method?: unknown; response?: unknown };
   if (method !== request.method || typeof response !== "object" || response === null) return undefined;
@@ -127,9 +127,9 @@ function answerFor(given: unknown, request: InputRequest, ajv: Ajv2020): unknown
 }
 
 /** Compiled question schemas, by their text: the same question comes back on every round. */
-const validators = new WeakMap<Ajv2020, Map<string, (value: unknown) => boolean>>();
+const validators = new WeakMap<SchemaCompiler, Map<string, (value: unknown) => boolean>>();
 
-function compiled(ajv: Ajv2020, schema: Record<string, unknown>): (value: unknown) => boolean {
+function compiled(ajv: SchemaCompiler, schema: Record<string, unknown>): (value: unknown) => boolean {
   let cache = validators.get(ajv);
   if (cache === undefined) {
     cache = new Map();

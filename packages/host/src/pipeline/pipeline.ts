@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { createAjv } from "../ajv.js";
+import { lazyAjv } from "../ajv.js";
 import type { Logger } from "../log.js";
 import type { Registry } from "../registry/registry.js";
 import type { Audit } from "./audit.js";
@@ -56,8 +56,8 @@ export interface PipelineDeps {
 export function createPipeline(registry: Registry, deps: PipelineDeps): Pipeline {
   const { logger, redactor, audit } = deps;
   const validators = createValidators(
-    createAjv({ firstError: true }),
-    createAjv({ firstError: true, fillDefaults: false }),
+    lazyAjv({ firstError: true }),
+    lazyAjv({ firstError: true, fillDefaults: false }),
   );
   const ensureLoaded = createEnsureLoaded(logger);
   const migrate = createMigrate(validators, logger);

@@ -1,6 +1,6 @@
 import type { JsonSchema } from "@skillport/core";
 import type { ValidateFunction } from "ajv";
-import type { Ajv2020 } from "ajv/dist/2020.js";
+import type { SchemaCompiler } from "../ajv.js";
 import type { Runnable } from "../entries/tool-entry.js";
 import { messageOf } from "../errors.js";
 import { describeAjvErrors } from "../manifest/format-ajv-errors.js";
@@ -29,7 +29,7 @@ export interface Validators {
  * pattern runs), filling defaults into arguments but never into results, and a cache per runnable, so each schema
  * compiles once, on the first call that needs it.
  */
-export function createValidators(ajv: Ajv2020, outputAjv: Ajv2020): Validators {
+export function createValidators(ajv: SchemaCompiler, outputAjv: SchemaCompiler): Validators {
   const inputs = new WeakMap<Runnable, Check>();
   const legacies = new WeakMap<Runnable, readonly Check[]>();
   const outputs = new WeakMap<Runnable, Check | undefined>();

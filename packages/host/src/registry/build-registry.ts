@@ -1,7 +1,8 @@
 import path from "node:path";
 import type { RegisteredSkill, RegisterSkill } from "@skillport/core";
 import { envelopeSchema } from "@skillport/core";
-import { createAjv } from "../ajv.js";
+import type { SchemaCompiler } from "../ajv.js";
+import { lazyAjv } from "../ajv.js";
 import { importSkill, registerOf } from "../entries/register-of.js";
 import type { SkillInstance } from "../entries/skill-instance.js";
 import { memoizedLoad } from "../entries/skill-instance.js";
@@ -97,7 +98,8 @@ export interface BuildRegistryOptions {
 export async function buildRegistry(manifest: LoadedManifest, options: BuildRegistryOptions = {}): Promise<Registry> {
   const problems: Problem[] = [];
   const failures: { source: string; message: string }[] = [];
-  const ajv = createAjv();
+  // Compiled only for an instance with a config schema: a composition of skills without config never loads ajv.
+  const ajv = lazyAjv();
   const isolates = createIsolates(options.logger ?? createLogger({ level: "silent" }));
   // Entries resolve side by side (package.json reads); their problems are still reported in manifest order.
   const enabled = [...manifest.skills.entries()].filter(([, entry]) => entry.enabled !== false);
@@ -338,7 +340,7 @@ function useLock(manifest: LoadedManifest, options: BuildRegistryOptions, resolu
 async function instanceOf(
   manifest: LoadedManifest,
   resolution: Resolution,
-  ajv: ReturnType<typeof createAjv>,
+  ajv: SchemaCompiler,
   locked: LockedInstance | undefined,
 ): Promise<SkillInstance> {
   const { entry, where, packageName, version, entryUrl } = resolution;

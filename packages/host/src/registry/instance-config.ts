@@ -1,6 +1,7 @@
 import os from "node:os";
 import path from "node:path";
 import type { JsonSchema } from "@skillport/core";
+import type { SchemaCompiler } from "../ajv.js";
 import { createAjv } from "../ajv.js";
 import { HostError } from "../errors.js";
 import { describeAjvErrors } from "../manifest/format-ajv-errors.js";
@@ -16,7 +17,7 @@ export interface InstanceConfigOptions {
    */
   where?: string;
   /** The validator to compile the skill's config schema with; the host shares one across instances. @default a new one */
-  ajv?: ReturnType<typeof createAjv>;
+  ajv?: SchemaCompiler;
 }
 
 /** An instance's config as a skill receives it. */
@@ -50,7 +51,8 @@ export function instanceConfig(
     return { config: {}, paths: [] };
   }
   const copy = structuredClone(config ?? {});
-  const validate = (options.ajv ?? createAjv()).compile(skill.configSchema);
+  const compiler: SchemaCompiler = options.ajv ?? createAjv();
+  const validate = compiler.compile(skill.configSchema);
   if (!validate(copy)) {
     const problems = describeAjvErrors(validate.errors ?? [], "path", where).map((p) => `${p.where}: ${p.message}`);
     throw new HostError("CONFIG_INVALID", `[skillport] ${where} is invalid for skill "${skill.name}":`, problems);

@@ -173,7 +173,7 @@ export function lockProblems(
     byEntry.delete(now.entry);
   }
   for (const locked of lock.instances) {
-    if (typeof locked.skill !== "object" || locked.skill === null || hashOf(locked.skill) !== locked.hash) {
+    if (typeof locked.skill !== "object" || locked.skill === null || !matchesHash(locked.skill, locked.hash)) {
       problems.push(
         `skills[${locked.entry}] (${locked.source}): its locked tools do not match their hash; the lock was edited by hand`,
       );
@@ -187,7 +187,21 @@ export function lockProblems(
 
 /** A stable hash of a skill surface (or of an upstream server's tools). */
 export function hashOf(surface: SkillSurface | readonly UpstreamTool[]): string {
-  return `sha256-${createHash("sha256").update(canonicalJson(surface)).digest("base64url")}`;
+  return digestOf(canonicalJson(surface));
+}
+
+/**
+ * Whether a value read from a lock still has the hash written beside it, i.e. `hashOf(value) === hash`. A lock is
+ * written with its keys sorted, so the JSON.stringify of what JSON.parse read back is, unless the file was edited,
+ * already the canonical text: its hash is tried first, which costs a fraction of sorting every key of every tool's
+ * schemas at each start. When it differs (a lock whose keys were reordered by hand or by a tool) the canonical
+ * hash decides, exactly as before: the answer is always that of `hashOf`.
+ */
+export function matchesHash(value: SkillSurface | readonly UpstreamTool[], hash: unknown): boolean {
+  if (typeof hash !== "string") return false;
+  const text = JSON.stringify(value);
+  if (text !== undefined && digestOf(text) === hash) return true;
+  return hashOf(value) === hash;
 }
 
 /** Why `--frozen-lock` refuses to start. */
@@ -200,6 +214,10 @@ export function frozenLockError(manifest: LoadedManifest, problems: readonly str
 }
 
 // --- internal ---
+
+function digestOf(text: string): string {
+  return `sha256-${createHash("sha256").update(text).digest("base64url")}`;
+}
 
 const MANIFEST_SUFFIX = ".manifest.json";
 const DEFAULT_MANIFEST_NAME = "skills.manifest.json";

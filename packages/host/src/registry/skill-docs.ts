@@ -1,5 +1,6 @@
+import { lstatSync } from "node:fs";
+import path from "node:path";
 import type { ConfinedDirectory } from "@skillport/core/confine";
-import { createConfinement } from "@skillport/core/confine";
 import type { SkillInstance } from "../entries/skill-instance.js";
 
 /** The file a skill package's instructions are in (Agent Skills format), at the package's root. */
@@ -37,6 +38,9 @@ export interface SkillDoc {
 export async function readSkillHead(
   dir: string,
 ): Promise<{ name: string; description: string | undefined } | undefined> {
+  // Most packages have no SKILL.md: one lstat says so, before the confined open below (which alone decides what is
+  // read). A name that is no regular file here is none there either: the confined root is this folder, links resolved.
+  if (!isRegularFile(path.join(dir, SKILL_FILE))) return undefined;
   const bytes = await withPackage(dir, (root) => readWithin(root, SKILL_FILE, SKILL_LIMITS.bytes)).catch(
     () => undefined,
   );
@@ -101,8 +105,19 @@ export async function readSkillFiles(dir: string): Promise<Record<string, Uint8A
 
 // --- internal ---
 
+/** Whether `file` is a regular file (not a link, a folder, or missing); false when it cannot be told. */
+function isRegularFile(file: string): boolean {
+  try {
+    return lstatSync(file, { throwIfNoEntry: false })?.isFile() === true;
+  } catch {
+    return false;
+  }
+}
+
 /** Runs `use` on the package folder, opened confined to itself; closes it after. */
 async function withPackage<T>(dir: string, use: (root: ConfinedDirectory) => Promise<T>): Promise<T> {
+  // Loaded with the first package that has a SKILL.md: most compositions read none at start-up.
+  const { createConfinement } = await import("@skillport/core/confine");
   const jail = await createConfinement({ roots: [dir], protectedNames: [] });
   const root = await jail.openDirectory(await jail.resolve(".", "/dir"));
   try {

@@ -11,7 +11,7 @@ import { SERVER_DEFAULTS } from "../manifest/defaults.js";
 import type { LoadedManifest, ServerEntry } from "../manifest/manifest.js";
 import { advertisedInput, FULL_NAME, ownValue, toolScopes } from "./build-registry.js";
 import type { LockFile } from "./lock.js";
-import { hashOf, lockCommand, serverSourceOf } from "./lock.js";
+import { lockCommand, matchesHash, serverSourceOf } from "./lock.js";
 
 /** How {@link openServers} reaches and lists the manifest's upstream servers. */
 export interface OpenServersOptions {
@@ -64,7 +64,7 @@ export async function openServers(manifest: LoadedManifest, options: OpenServers
             });
       const locked = options.lock?.servers?.find((s) => s.entry === index && s.source === serverSourceOf(entry));
       let tools: readonly UpstreamTool[];
-      if (locked !== undefined && Array.isArray(locked.tools) && hashOf(locked.tools) === locked.hash) {
+      if (locked !== undefined && Array.isArray(locked.tools) && matchesHash(locked.tools, locked.hash)) {
         tools = locked.tools;
       } else if (options.lock !== undefined && options.lockMode === "frozen") {
         problems.push({

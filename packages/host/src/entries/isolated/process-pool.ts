@@ -3,7 +3,6 @@ import { existsSync, realpathSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import type { SandboxMount, SandboxStatus } from "@skillport/core/sandbox";
-import { SYSTEM_PATHS, sandboxAvailable, sandboxCommand } from "@skillport/core/sandbox";
 import { moduleMounts, orderMounts, packageDirOf } from "./process-mounts.js";
 import type { Isolate, SpawnIsolate } from "./worker-pool.js";
 import type { FromWorker, ToWorker } from "./worker-protocol.js";
@@ -33,8 +32,10 @@ export interface ProcessSpawnerOptions {
  * (read-only) and the paths its config names (`format: "path"`, read-write). `ctx.fetch` runs in the host.
  */
 export function processSpawner(options: ProcessSpawnerOptions = {}): SpawnIsolate {
-  const sandboxStatus = options.sandbox ?? (() => sandboxAvailable());
+  // The sandbox helpers load with the first child process: a composition without one never loads them.
+  const sandboxStatus = options.sandbox ?? (async () => (await sandboxHelpers()).sandboxAvailable());
   return async (instance, setup, events) => {
+    const { SYSTEM_PATHS, sandboxCommand } = await sandboxHelpers();
     const entry = realpathSync(fileURLToPath(setup.entryUrl));
     const main = realpathSync(fileURLToPath(PROCESS_URL));
     const node = realpathSync(process.execPath);
@@ -121,3 +122,7 @@ export function processSpawner(options: ProcessSpawnerOptions = {}): SpawnIsolat
 
 /** {@link processSpawner} with bubblewrap wherever it works. */
 export const spawnProcess: SpawnIsolate = processSpawner();
+
+// --- internal ---
+
+const sandboxHelpers = () => import("@skillport/core/sandbox");
