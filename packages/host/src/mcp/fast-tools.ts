@@ -61,7 +61,6 @@ export function createFastTools(host: Host, options: FastToolsOptions): FastTool
   const { send, observer } = options;
   const inFlight = new Map<RequestId, AbortController>();
   const counts: FastToolsCounts = { calls: 0, lists: 0, handedOver: 0 };
-  const listJson = new WeakMap<object, string>();
 
   const reply = (message: JSONRPCMessage, json?: string) => {
     send(message, json).catch((error: unknown) => host.logger.warn({ err: error }, "could not answer a tools request"));
@@ -121,36 +120,23 @@ export function createFastTools(host: Host, options: FastToolsOptions): FastTool
     offer(message, deliver) {
       if (typeof message !== "object" || message === null || Array.isArray(message)) return false;
       const { jsonrpc, id, method, params } = message as Record<string, unknown>;
-      if (jsonrpc !== "2.0") return false;
-      // The SDK refuses a message with any other member (a strict JSON-RPC schema): that answer is its to give.
-      for (const key in message) if (!MESSAGE_KEYS.has(key)) return false;
-      if (method === "notifications/cancelled" && id === undefined) {
+      if (jsonrpc === "2.0" && method === "notifications/cancelled" && id === undefined) {
+        for (const key in message) if (!MESSAGE_KEYS.has(key)) return false;
         cancel(params);
         return false; // the SDK hears it too: a cancel of one of its own requests is its to act on
       }
-      if (method !== "tools/call" && method !== "tools/list") return false;
-      if (!isRequestId(id)) return false;
+      const plain = plainToolsRequestOf(message);
+      if (plain === undefined) return false;
       const server = options.server();
       if (server === undefined || server.transport === undefined || !servesLegacy(server)) return false;
-      if (method === "tools/list") {
-        if (!isPlainListParams(params)) return false;
+      if (plain.method === "tools/list") {
         counts.lists++;
-        const result = toolsListOf(host.registry);
-        let json = listJson.get(result);
-        if (json === undefined) {
-          json = JSON.stringify(result);
-          listJson.set(result, json);
-        }
-        reply(
-          { result, jsonrpc: "2.0", id } as JSONRPCMessage,
-          `{"result":${json},"jsonrpc":"2.0","id":${JSON.stringify(id)}}`,
-        );
+        const { result, json } = toolsListAnswerOf(host, plain.id);
+        reply(result, json);
         return true;
       }
-      const request = plainCallOf(params);
-      if (request === undefined) return false;
       counts.calls++;
-      void call(server, id, request, message, deliver);
+      void call(server, plain.id, plain.request, message, deliver);
       return true;
     },
     close() {
@@ -169,7 +155,45 @@ export function createFastTools(host: Host, options: FastToolsOptions): FastTool
   }
 }
 
+/** A plain tools/call or tools/list, as both fast paths (a connection's, HTTP's) read it: see {@link createFastTools}. */
+export type PlainToolsRequest =
+  | { method: "tools/call"; id: RequestId; request: ToolCallRequest }
+  | { method: "tools/list"; id: RequestId };
+
+/**
+ * The request when it is a plain `tools/call` or `tools/list` the fast paths may answer (see {@link createFastTools}
+ * for what plain means); undefined for anything else, which the SDK answers.
+ */
+export function plainToolsRequestOf(message: unknown): PlainToolsRequest | undefined {
+  if (typeof message !== "object" || message === null || Array.isArray(message)) return undefined;
+  const { jsonrpc, id, method, params } = message as Record<string, unknown>;
+  if (jsonrpc !== "2.0") return undefined;
+  // The SDK refuses a message with any other member (a strict JSON-RPC schema): that answer is its to give.
+  for (const key in message) if (!MESSAGE_KEYS.has(key)) return undefined;
+  if (method !== "tools/call" && method !== "tools/list") return undefined;
+  if (!isRequestId(id)) return undefined;
+  if (method === "tools/list") return isPlainListParams(params) ? { method, id } : undefined;
+  const request = plainCallOf(params);
+  return request === undefined ? undefined : { method, id, request };
+}
+
+/** The tools/list answer to `id`, and its JSON (the list serialised once per list, for every answer). */
+export function toolsListAnswerOf(host: Host, id: RequestId): { result: JSONRPCMessage; json: string } {
+  const result = toolsListOf(host.registry);
+  let json = listJson.get(result);
+  if (json === undefined) {
+    json = JSON.stringify(result);
+    listJson.set(result, json);
+  }
+  return {
+    result: { result, jsonrpc: "2.0", id } as JSONRPCMessage,
+    json: `{"result":${json},"jsonrpc":"2.0","id":${JSON.stringify(id)}}`,
+  };
+}
+
 // --- internal ---
+
+const listJson = new WeakMap<object, string>();
 
 /** The first revision of the 2026-07-28 era; every revision before it is the 2025 era's. */
 const FIRST_MODERN_REVISION = "2026-07-28";
@@ -238,7 +262,7 @@ function isPlainListParams(params: unknown): boolean {
 }
 
 /** A thrown error as the SDK answers it: its own code when it has one (an unknown tool's invalid params), else internal. */
-function errorAnswer(id: RequestId, error: unknown): JSONRPCMessage {
+export function errorAnswer(id: RequestId, error: unknown): JSONRPCMessage {
   const { code, message, data } = (error ?? {}) as { code?: unknown; message?: unknown; data?: unknown };
   const thrown = Number.isSafeInteger(code) ? (code as number) : ProtocolErrorCode.InternalError;
   return {
