@@ -3,6 +3,7 @@
 // request the fast path takes and the same request with one more `_meta` key (which it leaves to the SDK, unread)
 // must get the same answer, byte for byte but for trace ids and durations; every guard refuses both alike; the
 // request's log line says which path answered.
+import { readFile } from "node:fs/promises";
 import { request as httpRequest } from "node:http";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -29,7 +30,7 @@ beforeAll(async () => {
       version: "1.0.0",
       audit: { file: "./audit.log" },
       skills: [
-        { path: ECHO, mcp: "echo", scopes: { echo: ["echo:call"], plain: ["echo:call"] } },
+        { path: ECHO, mcp: "echo", allow: ["wipe"], scopes: { echo: ["echo:call"], plain: ["echo:call"] } },
         { path: ROUTED, mcp: "routed" },
       ],
       http: {
@@ -77,6 +78,31 @@ async function post(body: unknown, headers: Record<string, string> = {}, to = ur
     if (name !== "date" && name !== "content-length") kept[name] = value;
   });
   return { status: response.status, headers: kept, text };
+}
+
+/** A POST through node:http, written in chunks; the status, whatever happens to the rest of the body. */
+function rawPost(headers: Record<string, string>, chunks: string[]): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(
+      {
+        host: "127.0.0.1",
+        port: new URL(url).port,
+        path: "/mcp",
+        method: "POST",
+        headers: { ...BASE_HEADERS, authorization: `Bearer ${FULL}`, ...headers },
+      },
+      (res) => {
+        res.resume();
+        resolve(res.statusCode ?? 0);
+      },
+    );
+    // The server may answer and close before the whole body is written: that is the point.
+    req.on("error", (error: NodeJS.ErrnoException) =>
+      error.code === "EPIPE" || error.code === "ECONNRESET" ? undefined : reject(error),
+    );
+    for (const chunk of chunks) req.write(chunk);
+    req.end();
+  });
 }
 
 /** What differs per call: trace ids and durations (and the id, which the test picks per path). */
@@ -198,6 +224,131 @@ describe("the HTTP fast path answers as the SDK's handler does (stateless, 2025 
   });
 });
 
+describe("the HTTP fast path answers as the SDK's handler does (2026-07-28 era)", () => {
+  const modernHeaders = (name: unknown) => ({
+    "mcp-protocol-version": "2026-07-28",
+    "mcp-method": "tools/call",
+    "mcp-name": String(name),
+    // routed.route mirrors its region into this header (SEP-2243); other tools ignore it.
+    "mcp-param-region": "eu",
+  });
+  const CAPABILITIES: object[] = [
+    {},
+    { elicitation: { form: {} }, roots: { listChanged: true } },
+    { sampling: {}, elicitation: {} },
+  ];
+
+  it("gives the same answer on both paths, the era's envelope included, and answers the plain calls itself", async () => {
+    const before = fastAnswered();
+    let plain = 0;
+    for (const capabilities of CAPABILITIES) {
+      for (const [what, params] of CALLS) {
+        const meta = { ...MODERN_META, "io.modelcontextprotocol/clientCapabilities": capabilities };
+        const was = fastAnswered();
+        const [fast, sdk] = await bothPaths("tools/call", { ...params, _meta: meta }, modernHeaders(params.name));
+        expect(comparable(fast), what).toEqual(comparable(sdk));
+        await untilFastAnswered(was + 1);
+        expect(fastAnswered() - was, what).toBe(1);
+        if (fast.status === 200)
+          expect(JSON.parse(fast.text).error ?? JSON.parse(fast.text).result.resultType, what).toBeDefined();
+        plain++;
+      }
+    }
+    await untilFastAnswered(before + plain);
+    expect(fastAnswered() - before).toBe(plain);
+  });
+
+  it("hands a call that must ask the client to the SDK with its outcome, run once", async () => {
+    const audit = path.join(ws.dir, "audit.log");
+    // The audit lines of every call so far: a sentinel call after them, and its line waited for (lines are in order).
+    let sentinel = 0;
+    const wipes = async () => {
+      const id = `sentinel-${++sentinel}`;
+      await post({ jsonrpc: "2.0", id, method: "tools/call", params: { name: "echo.echo", arguments: { text: id } } });
+      let lines: string[] = [];
+      for (let i = 0; i < 200; i++) {
+        lines = (await readFile(audit, "utf8")).split("\n");
+        if (lines.some((l) => l.includes(id))) break;
+        await new Promise((r) => setTimeout(r, 10));
+      }
+      return lines.filter((l) => l.includes("echo.wipe")).length;
+    };
+    const meta = { ...MODERN_META, "io.modelcontextprotocol/clientCapabilities": { elicitation: {} } };
+    const before = fastAnswered();
+    const audited = await wipes();
+    const fast = await post(
+      {
+        jsonrpc: "2.0",
+        id: 1,
+        method: "tools/call",
+        params: { name: "echo.wipe", arguments: { target: "a" }, _meta: meta },
+      },
+      modernHeaders("echo.wipe"),
+    );
+    const afterFast = await wipes();
+    const sdk = await post(
+      {
+        jsonrpc: "2.0",
+        id: 1,
+        method: "tools/call",
+        params: { name: "echo.wipe", arguments: { target: "a" }, _meta: { ...meta, ...SDK_PATH_META } },
+      },
+      modernHeaders("echo.wipe"),
+    );
+    const afterSdk = await wipes();
+    // The same question on both paths (its state is sealed per call), and one audit line each: run once.
+    const question = (answer: Answer) => {
+      const { result } = JSON.parse(answer.text);
+      return { ...result, requestState: typeof result.requestState };
+    };
+    expect(question(fast)).toEqual(question(sdk));
+    expect(JSON.parse(fast.text).result.inputRequests).toBeDefined();
+    expect(afterFast - audited).toBe(afterSdk - afterFast);
+    expect(afterFast - audited).toBe(1);
+    // Only the sentinels were answered by the fast path.
+    await untilFastAnswered(before + sentinel);
+    expect(fastAnswered() - before).toBe(sentinel);
+  });
+
+  it("leaves an envelope it does not know, a progress token and a list to the SDK", async () => {
+    const before = fastAnswered();
+    const odd: [string, object][] = [
+      ["a capability it does not know", { ...MODERN_META, "io.modelcontextprotocol/clientCapabilities": { x: {} } }],
+      ["a log level", { ...MODERN_META, "io.modelcontextprotocol/logLevel": "debug" }],
+      [
+        "clientInfo with more",
+        { ...MODERN_META, "io.modelcontextprotocol/clientInfo": { name: "a", version: "1", x: 1 } },
+      ],
+      ["no capabilities", { "io.modelcontextprotocol/protocolVersion": "2026-07-28" }],
+      ["a progress token", { ...MODERN_META, progressToken: "p" }],
+    ];
+    for (const [what, meta] of odd) {
+      const answer = await post(
+        { jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "echo.plain", arguments: {}, _meta: meta } },
+        modernHeaders("echo.plain"),
+      );
+      expect(answer.status, what).toBeGreaterThan(0);
+    }
+    // A name header that is not the body's: the SDK's -32020.
+    const mismatch = await post(
+      {
+        jsonrpc: "2.0",
+        id: 2,
+        method: "tools/call",
+        params: { name: "echo.plain", arguments: {}, _meta: MODERN_META },
+      },
+      modernHeaders("echo.echo"),
+    );
+    expect(mismatch.status).toBe(400);
+    const list = await post(
+      { jsonrpc: "2.0", id: 3, method: "tools/list", params: { _meta: MODERN_META } },
+      { "mcp-protocol-version": "2026-07-28", "mcp-method": "tools/list" },
+    );
+    expect(JSON.parse(list.text).result.tools.length).toBeGreaterThan(5);
+    expect(fastAnswered() - before).toBe(0);
+  });
+});
+
 describe("every guard runs before the HTTP fast path", () => {
   const plainCall = { jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "echo.plain", arguments: {} } };
   const sdkCall = { ...plainCall, params: withSdkMeta(plainCall.params) };
@@ -241,25 +392,8 @@ describe("every guard runs before the HTTP fast path", () => {
   });
 
   it("a Host that is not allowed: refused before anything runs", async () => {
-    const port = new URL(url).port;
     for (const host of ["evil.example", "evil.com@localhost"]) {
-      const status = await new Promise<number>((resolve, reject) => {
-        const req = httpRequest(
-          {
-            host: "127.0.0.1",
-            port,
-            path: "/mcp",
-            method: "POST",
-            headers: { ...BASE_HEADERS, host, authorization: `Bearer ${FULL}` },
-          },
-          (res) => {
-            res.resume();
-            resolve(res.statusCode ?? 0);
-          },
-        );
-        req.on("error", reject);
-        req.end(JSON.stringify(plainCall));
-      });
+      const status = await rawPost({ host }, [JSON.stringify(plainCall)]);
       expect([400, 403]).toContain(status);
     }
   });
@@ -272,19 +406,12 @@ describe("every guard runs before the HTTP fast path", () => {
     const answer = await post(big);
     expect(answer.status).toBe(413);
     // Sent in chunks without a length: counted as it is read.
-    const chunked = await fetch(url, {
-      method: "POST",
-      headers: { ...BASE_HEADERS, authorization: `Bearer ${FULL}` },
-      body: new ReadableStream({
-        start(controller) {
-          for (let i = 0; i < 10; i++) controller.enqueue(new TextEncoder().encode(" ".repeat(1000)));
-          controller.enqueue(new TextEncoder().encode(JSON.stringify(plainCall)));
-          controller.close();
-        },
-      }),
-      duplex: "half",
-    } as RequestInit);
-    expect(chunked.status).toBe(413);
+    const chunked = await rawPost({ "transfer-encoding": "chunked" }, [
+      " ".repeat(3000),
+      " ".repeat(3000),
+      JSON.stringify(plainCall),
+    ]);
+    expect(chunked).toBe(413);
   });
 
   it("a content type or Accept the SDK refuses, and protocol-version headers it refuses: the SDK's answers", async () => {

@@ -3,7 +3,7 @@ import { classifyInboundRequest, isJsonContentType, SUPPORTED_PROTOCOL_VERSIONS 
 import type { Host } from "../host.js";
 import type { CallOptions } from "../pipeline/call.js";
 import type { EdgeContext, EdgeRequest } from "../transports/http/guard.js";
-import { errorAnswer, plainToolsRequestOf, toolsListAnswerOf } from "./fast-tools.js";
+import { errorAnswer, FIRST_MODERN_REVISION, plainToolsRequestOf, toolsListAnswerOf } from "./fast-tools.js";
 import type { ServerFactoryOptions } from "./server.js";
 import { createServerFactory } from "./server.js";
 import { runToolCall, toolAnswerOf } from "./tool-call.js";
@@ -47,37 +47,51 @@ export function createFastHttp(host: Host, options: Pick<ServerFactoryOptions, "
   const counts = { calls: 0, lists: 0, handedOver: 0 };
   // A 2025-era server never connected, for what the SDK's own server would do to a result (its era's projection).
   const projector = createServerFactory(host, { announceListChanged: false })({ era: "legacy" });
+  // What the SDK adds to every 2026-07-28 result: the server's identity.
+  const serverIdentity = {
+    "io.modelcontextprotocol/serverInfo": { name: host.manifest.name, version: host.manifest.version },
+  };
 
   return {
     counts,
     async answer(request, context, signal) {
-      const plain = context.body?.json === undefined ? undefined : plainToolsRequestOf(context.body.json.value);
-      if (plain === undefined || !servedStatelessLegacy(request, context.body?.json?.value)) return undefined;
+      const body = context.body?.json?.value;
+      const era = body === undefined ? undefined : eraOf(request, body);
+      const plain = era === undefined ? undefined : plainToolsRequestOf(body, era);
+      if (plain === undefined) return undefined;
+      const modern = era === "modern";
       if (plain.method === "tools/list") {
+        if (modern) return undefined; // its answer carries the era's cache hints: the SDK's
         counts.lists++;
         return json(toolsListAnswerOf(host, plain.id).json);
       }
       const { id, request: call } = plain;
       if (call.progressToken !== undefined) return undefined;
+      if (modern && request.headers.get("mcp-name") !== call.name) return undefined;
       counts.calls++;
       const logged: JSONRPCMessage[] = [];
+      // A stateless 2025-era request has no initialize: the client declared no capabilities. A 2026-07-28 request
+      // declares them in its envelope.
+      const supports = call.supports ?? { elicitation: false, sampling: false, roots: false };
       const callOptions: Omit<CallOptions, "onProgress"> = {
         signal,
-        // A stateless 2025-era request has no initialize: the client declared no capabilities.
-        input: { supports: { elicitation: false, sampling: false, roots: false } },
-        confirmation: { elicit: false },
-        onLog: (level, text, data) => {
-          // As the SDK's transport writes a notification: jsonrpc first.
-          logged.push({
-            jsonrpc: "2.0",
-            method: "notifications/message",
-            params: {
-              level: LEVELS[level],
-              data: data === undefined ? text : { message: text, ...data },
-              logger: "skillport",
+        input: { supports },
+        confirmation: { elicit: supports.elicitation },
+        // The 2026-07-28 era sends log lines only to a request that asked with a log level (never a plain one).
+        onLog: modern
+          ? () => undefined
+          : (level, text, data) => {
+              // As the SDK's transport writes a notification: jsonrpc first.
+              logged.push({
+                jsonrpc: "2.0",
+                method: "notifications/message",
+                params: {
+                  level: LEVELS[level],
+                  data: data === undefined ? text : { message: text, ...data },
+                  logger: "skillport",
+                },
+              } as JSONRPCMessage);
             },
-          } as JSONRPCMessage);
-        },
         ...(context.caller === undefined ? {} : { caller: context.caller }),
       };
       let answer: JSONRPCMessage;
@@ -89,7 +103,12 @@ export function createFastHttp(host: Host, options: Pick<ServerFactoryOptions, "
           context.handedOver = { id, name: call.name, outcome };
           return undefined;
         }
-        answer = { result: toolAnswerOf(projector, outcome), jsonrpc: "2.0", id } as JSONRPCMessage;
+        const result = toolAnswerOf(projector, outcome);
+        answer = {
+          result: modern ? { ...result, resultType: "complete", _meta: serverIdentity } : result,
+          jsonrpc: "2.0",
+          id,
+        } as JSONRPCMessage;
       } catch (error) {
         answer = errorAnswer(id, error);
       }
@@ -123,9 +142,6 @@ export function acceptsJson(request: EdgeRequest): boolean {
 
 // --- internal ---
 
-/** The first revision of the 2026-07-28 era; every revision before it is the 2025 era's. */
-const FIRST_MODERN_REVISION = "2026-07-28";
-
 const LEVELS: Record<"debug" | "info" | "warn" | "error", LoggingLevel> = {
   debug: "debug",
   info: "info",
@@ -137,24 +153,35 @@ function json(body: string): FastHttpAnswer {
   return { status: 200, headers: { "content-type": "application/json" }, body };
 }
 
-/** Whether the SDK's handler serves this POST statelessly in the 2025 era and answers it with one JSON message. */
-function servedStatelessLegacy(request: EdgeRequest, body: unknown): boolean {
+/**
+ * The era in which the SDK's handler would serve this POST and answer it with one JSON message, when the fast path
+ * can answer it alike: undefined for anything else.
+ */
+function eraOf(request: EdgeRequest, body: unknown): "legacy" | "modern" | undefined {
   const { headers } = request;
-  if (request.method !== "POST" || headers.get("mcp-session-id") !== null) return false;
-  if (!isJsonContentType(headers.get("content-type"))) return false;
+  if (request.method !== "POST" || headers.get("mcp-session-id") !== null) return undefined;
+  if (!isJsonContentType(headers.get("content-type"))) return undefined;
   const accept = headers.get("accept");
-  if (accept === null || !accept.includes("application/json") || !accept.includes("text/event-stream")) return false;
-  if (!acceptsJson(request)) return false;
-  const version = headers.get("mcp-protocol-version");
-  if (version !== null && !(SUPPORTED_PROTOCOL_VERSIONS.includes(version) && version < FIRST_MODERN_REVISION)) {
-    return false;
+  if (accept === null || !accept.includes("application/json") || !accept.includes("text/event-stream")) {
+    return undefined;
   }
+  if (!acceptsJson(request)) return undefined;
+  const version = headers.get("mcp-protocol-version");
+  const method = headers.get("mcp-method");
   const route = classifyInboundRequest({
     httpMethod: "POST",
     protocolVersionHeader: version ?? undefined,
-    mcpMethodHeader: headers.get("mcp-method") ?? undefined,
+    mcpMethodHeader: method ?? undefined,
     mcpNameHeader: headers.get("mcp-name") ?? undefined,
     body,
   });
-  return route.kind === "legacy";
+  if (route.kind === "legacy") {
+    const supported =
+      version === null || (SUPPORTED_PROTOCOL_VERSIONS.includes(version) && version < FIRST_MODERN_REVISION);
+    return supported ? "legacy" : undefined;
+  }
+  // The 2026-07-28 era: its standard headers present and naming what the body names (the SDK checks them too).
+  if (route.kind !== "modern" || route.classification.revision !== FIRST_MODERN_REVISION) return undefined;
+  if (version !== FIRST_MODERN_REVISION || method !== (body as { method?: unknown }).method) return undefined;
+  return "modern";
 }
