@@ -183,6 +183,21 @@ describe("the HTTP fast path answers as the SDK's handler does (stateless, 2025 
     expect(fastAnswered() - before).toBe(CALLS.length + 1);
   });
 
+  it("answers alike under every 2025-era protocol-version header the SDK supports", async () => {
+    const before = fastAnswered();
+    const versions = ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"];
+    for (const version of versions) {
+      const [fast, sdk] = await bothPaths(
+        "tools/call",
+        { name: "echo.echo", arguments: { text: "v" } },
+        { "mcp-protocol-version": version },
+      );
+      expect(comparable(fast), version).toEqual(comparable(sdk));
+    }
+    await untilFastAnswered(before + versions.length);
+    expect(fastAnswered() - before).toBe(versions.length);
+  });
+
   it("a logging tool's answer is the SDK's event stream, the log lines before the result", async () => {
     const [fast] = await bothPaths("tools/call", { name: "routed.chatty", arguments: {} });
     expect(fast.headers["content-type"]).toBe("text/event-stream");
