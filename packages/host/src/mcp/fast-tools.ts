@@ -61,7 +61,6 @@ export function createFastTools(host: Host, options: FastToolsOptions): FastTool
   const { send, observer } = options;
   const inFlight = new Map<RequestId, AbortController>();
   const counts: FastToolsCounts = { calls: 0, lists: 0, handedOver: 0 };
-  const listJson = new WeakMap<object, string>();
 
   const reply = (message: JSONRPCMessage, json?: string) => {
     send(message, json).catch((error: unknown) => host.logger.warn({ err: error }, "could not answer a tools request"));
@@ -121,36 +120,23 @@ export function createFastTools(host: Host, options: FastToolsOptions): FastTool
     offer(message, deliver) {
       if (typeof message !== "object" || message === null || Array.isArray(message)) return false;
       const { jsonrpc, id, method, params } = message as Record<string, unknown>;
-      if (jsonrpc !== "2.0") return false;
-      // The SDK refuses a message with any other member (a strict JSON-RPC schema): that answer is its to give.
-      for (const key in message) if (!MESSAGE_KEYS.has(key)) return false;
-      if (method === "notifications/cancelled" && id === undefined) {
+      if (jsonrpc === "2.0" && method === "notifications/cancelled" && id === undefined) {
+        for (const key in message) if (!MESSAGE_KEYS.has(key)) return false;
         cancel(params);
         return false; // the SDK hears it too: a cancel of one of its own requests is its to act on
       }
-      if (method !== "tools/call" && method !== "tools/list") return false;
-      if (!isRequestId(id)) return false;
+      const plain = plainToolsRequestOf(message);
+      if (plain === undefined) return false;
       const server = options.server();
       if (server === undefined || server.transport === undefined || !servesLegacy(server)) return false;
-      if (method === "tools/list") {
-        if (!isPlainListParams(params)) return false;
+      if (plain.method === "tools/list") {
         counts.lists++;
-        const result = toolsListOf(host.registry);
-        let json = listJson.get(result);
-        if (json === undefined) {
-          json = JSON.stringify(result);
-          listJson.set(result, json);
-        }
-        reply(
-          { result, jsonrpc: "2.0", id } as JSONRPCMessage,
-          `{"result":${json},"jsonrpc":"2.0","id":${JSON.stringify(id)}}`,
-        );
+        const { result, json } = toolsListAnswerOf(host, plain.id);
+        reply(result, json);
         return true;
       }
-      const request = plainCallOf(params);
-      if (request === undefined) return false;
       counts.calls++;
-      void call(server, id, request, message, deliver);
+      void call(server, plain.id, plain.request, message, deliver);
       return true;
     },
     close() {
@@ -169,10 +155,52 @@ export function createFastTools(host: Host, options: FastToolsOptions): FastTool
   }
 }
 
+/** A plain tools/call or tools/list, as both fast paths (a connection's, HTTP's) read it: see {@link createFastTools}. */
+export type PlainToolsRequest =
+  | { method: "tools/call"; id: RequestId; request: ToolCallRequest & { supports?: Supports } }
+  | { method: "tools/list"; id: RequestId };
+
+/**
+ * The request when it is a plain `tools/call` or `tools/list` the fast paths may answer (see {@link createFastTools}
+ * for what plain means); undefined for anything else, which the SDK answers.
+ */
+export function plainToolsRequestOf(
+  message: unknown,
+  era: "legacy" | "modern" = "legacy",
+): PlainToolsRequest | undefined {
+  const modern = era === "modern";
+  if (typeof message !== "object" || message === null || Array.isArray(message)) return undefined;
+  const { jsonrpc, id, method, params } = message as Record<string, unknown>;
+  if (jsonrpc !== "2.0") return undefined;
+  // The SDK refuses a message with any other member (a strict JSON-RPC schema): that answer is its to give.
+  for (const key in message) if (!MESSAGE_KEYS.has(key)) return undefined;
+  if (method !== "tools/call" && method !== "tools/list") return undefined;
+  if (!isRequestId(id)) return undefined;
+  if (method === "tools/list") return isPlainListParams(params, modern) ? { method, id } : undefined;
+  const request = plainCallOf(params, modern);
+  return request === undefined ? undefined : { method, id, request };
+}
+
+/** The tools/list answer to `id`, and its JSON (the list serialised once per list, for every answer). */
+export function toolsListAnswerOf(host: Host, id: RequestId): { result: JSONRPCMessage; json: string } {
+  const result = toolsListOf(host.registry);
+  let json = listJson.get(result);
+  if (json === undefined) {
+    json = JSON.stringify(result);
+    listJson.set(result, json);
+  }
+  return {
+    result: { result, jsonrpc: "2.0", id } as JSONRPCMessage,
+    json: `{"result":${json},"jsonrpc":"2.0","id":${JSON.stringify(id)}}`,
+  };
+}
+
 // --- internal ---
 
+const listJson = new WeakMap<object, string>();
+
 /** The first revision of the 2026-07-28 era; every revision before it is the 2025 era's. */
-const FIRST_MODERN_REVISION = "2026-07-28";
+export const FIRST_MODERN_REVISION = "2026-07-28";
 
 const LEVELS: Record<"debug" | "info" | "warn" | "error", LoggingLevel> = {
   debug: "debug",
@@ -205,40 +233,93 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
-/** `_meta` with at most a progress token: anything more (an envelope key, a related task) is the SDK's to read. */
-function progressTokenOf(meta: unknown): { ok: boolean; token?: string | number } {
-  if (meta === undefined) return { ok: true };
+/**
+ * `_meta` with at most a progress token: anything more (an envelope key, a related task) is the SDK's to read. In
+ * the 2026-07-28 era (`modern`), `_meta` must also carry the per-request envelope, in a shape the SDK's schema
+ * surely accepts: the revision 2026-07-28, the client's capabilities (only `elicitation`, `sampling` and `roots`,
+ * with their known flags) and, optionally, `clientInfo` with just a name and a version; anything else is the SDK's.
+ */
+function metaOf(meta: unknown, modern: boolean): { ok: boolean; token?: string | number; supports?: Supports } {
+  if (meta === undefined) return { ok: !modern };
   if (!isPlainObject(meta)) return { ok: false };
-  for (const key in meta) if (key !== "progressToken") return { ok: false };
+  for (const key in meta) if (key !== "progressToken" && !(modern && ENVELOPE_KEYS.has(key))) return { ok: false };
+  const supports = modern ? envelopeSupports(meta) : undefined;
+  if (modern && supports === undefined) return { ok: false };
   const token = meta.progressToken;
-  if (token === undefined) return { ok: true };
+  if (token === undefined) return { ok: true, supports };
   return typeof token === "string" || Number.isSafeInteger(token)
-    ? { ok: true, token: token as string | number }
+    ? { ok: true, token: token as string | number, supports }
     : { ok: false };
 }
 
-function plainCallOf(params: unknown): ToolCallRequest | undefined {
+type Supports = NonNullable<CallOptions["input"]>["supports"];
+
+const PROTOCOL_VERSION_KEY = "io.modelcontextprotocol/protocolVersion";
+const CLIENT_INFO_KEY = "io.modelcontextprotocol/clientInfo";
+const CLIENT_CAPABILITIES_KEY = "io.modelcontextprotocol/clientCapabilities";
+const ENVELOPE_KEYS = new Set([PROTOCOL_VERSION_KEY, CLIENT_INFO_KEY, CLIENT_CAPABILITIES_KEY]);
+/** The capabilities the fast path reads, each with the members it knows the schema takes (`true`: a boolean). */
+const KNOWN_CAPABILITIES: Record<string, Record<string, "object" | "boolean">> = {
+  elicitation: { form: "object", url: "object" },
+  sampling: { context: "object", tools: "object" },
+  roots: { listChanged: "boolean" },
+};
+
+function envelopeSupports(meta: Record<string, unknown>): Supports | undefined {
+  if (meta[PROTOCOL_VERSION_KEY] !== FIRST_MODERN_REVISION) return undefined;
+  const info = meta[CLIENT_INFO_KEY];
+  if (info !== undefined) {
+    if (!isPlainObject(info) || typeof info.name !== "string" || typeof info.version !== "string") return undefined;
+    for (const key in info) if (key !== "name" && key !== "version") return undefined;
+  }
+  const capabilities = meta[CLIENT_CAPABILITIES_KEY];
+  if (!isPlainObject(capabilities)) return undefined;
+  for (const key in capabilities) {
+    const known = KNOWN_CAPABILITIES[key];
+    const value = capabilities[key];
+    if (!Object.hasOwn(KNOWN_CAPABILITIES, key) || known === undefined || !isPlainObject(value)) return undefined;
+    for (const member in value) {
+      const kind = Object.hasOwn(known, member) ? known[member] : undefined;
+      const flag = value[member];
+      if (kind === "boolean" ? typeof flag !== "boolean" : !isPlainObject(flag) || Object.keys(flag).length > 0) {
+        return undefined;
+      }
+    }
+  }
+  return {
+    elicitation: capabilities.elicitation !== undefined,
+    sampling: capabilities.sampling !== undefined,
+    roots: capabilities.roots !== undefined,
+  };
+}
+
+function plainCallOf(params: unknown, modern: boolean): (ToolCallRequest & { supports?: Supports }) | undefined {
   if (!isPlainObject(params)) return undefined;
   for (const key in params) if (key !== "name" && key !== "arguments" && key !== "_meta") return undefined;
   const { name, arguments: args, _meta } = params;
   if (typeof name !== "string") return undefined;
   // The SDK copies arguments key by key, so an own "__proto__" key would become the copy's prototype there.
   if (args !== undefined && (!isPlainObject(args) || Object.hasOwn(args, "__proto__"))) return undefined;
-  const meta = progressTokenOf(_meta);
+  const meta = metaOf(_meta, modern);
   if (!meta.ok) return undefined;
-  return { name, args: (args as Record<string, unknown> | undefined) ?? {}, progressToken: meta.token };
+  return {
+    name,
+    args: (args as Record<string, unknown> | undefined) ?? {},
+    progressToken: meta.token,
+    ...(meta.supports === undefined ? {} : { supports: meta.supports }),
+  };
 }
 
-function isPlainListParams(params: unknown): boolean {
-  if (params === undefined) return true;
+function isPlainListParams(params: unknown, modern: boolean): boolean {
+  if (params === undefined) return !modern;
   if (!isPlainObject(params)) return false;
   for (const key in params) if (key !== "cursor" && key !== "_meta") return false;
   if (params.cursor !== undefined && typeof params.cursor !== "string") return false;
-  return progressTokenOf(params._meta).ok;
+  return metaOf(params._meta, modern).ok;
 }
 
 /** A thrown error as the SDK answers it: its own code when it has one (an unknown tool's invalid params), else internal. */
-function errorAnswer(id: RequestId, error: unknown): JSONRPCMessage {
+export function errorAnswer(id: RequestId, error: unknown): JSONRPCMessage {
   const { code, message, data } = (error ?? {}) as { code?: unknown; message?: unknown; data?: unknown };
   const thrown = Number.isSafeInteger(code) ? (code as number) : ProtocolErrorCode.InternalError;
   return {

@@ -10,18 +10,28 @@ import { createAuthenticator } from "../transports/http/auth.js";
 import type { ResolvedHttpConfig, ResolveHttpConfigOptions } from "../transports/http/config.js";
 import { resolveHttpConfig, withoutBrackets } from "../transports/http/config.js";
 import type { EdgeContext, Endpoint } from "../transports/http/guard.js";
+import { corsHeadersOf } from "../transports/http/guards/origin.js";
 import { paramHeadersOf } from "../transports/http/guards/param-headers.js";
-import type { HttpHandler, ServeState } from "../transports/http/handler.js";
-import { createHttpHandler } from "../transports/http/handler.js";
+import type { HttpEdge, HttpHandler, ServeState } from "../transports/http/handler.js";
+import { createHttpEdge } from "../transports/http/handler.js";
 import type { HttpMetrics } from "../transports/http/metrics.js";
 import { createMetrics } from "../transports/http/metrics.js";
-import { pathOf, sendWebResponse, toWebRequest } from "../transports/http/node-adapter.js";
+import {
+  disconnectSignal,
+  nodeEdgeRequest,
+  pathOf,
+  sendWebResponse,
+  toWebRequest,
+} from "../transports/http/node-adapter.js";
 import { rpcError } from "../transports/http/responses.js";
 import { notFound } from "../transports/http/routes.js";
+import type { FastHttp, FastHttpAnswer } from "./fast-http.js";
+import { acceptsJson, createFastHttp, mediaTypesOf } from "./fast-http.js";
 import type { LegacySessions } from "./legacy-sessions.js";
 import { createLegacySessions } from "./legacy-sessions.js";
 import type { ServerFactoryOptions } from "./server.js";
 import { createServerFactory } from "./server.js";
+import { adoptOutcome } from "./tool-call.js";
 
 /** Options for {@link serveHostHttp}: overrides of the manifest's `http` object, and where secrets come from. */
 export interface HttpServeOptions extends ResolveHttpConfigOptions {
@@ -76,8 +86,8 @@ export async function serveHostHttp(host: Host, options: HttpServeOptions = {}):
   const config = await resolveHttpConfig(host.manifest, options);
   const metrics = options.metrics ?? createMetrics();
   const state: ListenerState = { draining: false, resource: undefined, inFlight: 0, onIdle: undefined };
-  const { handle, close } = createHostHttpHandler(host, config, { metrics, state });
-  const listener = createListener(handle, { host, config, metrics, state });
+  const { edge, fast, close } = createHostHttpEdge(host, config, { metrics, state });
+  const listener = createListener(edge, fast, { host, config, metrics, state });
   // Node checks header and request timeouts on an interval (30 s unless told): check often enough to honour them.
   const connectionsCheckingInterval = Math.min(5_000, Math.max(100, Math.floor(config.timeouts.headersMs / 2)));
   const server = createServer({ connectionsCheckingInterval }, listener);
@@ -133,7 +143,7 @@ export interface HostHttpHandlerOptions {
 
 /**
  * A host's HTTP edge as a web handler, `(request) => Promise<Response>`, with no socket: the guards of
- * `createHttpHandler` in front of the MCP SDK's `createMcpHandler` over this host (and, with `http.sessions`, the
+ * `createHttpEdge` in front of the MCP SDK's `createMcpHandler` over this host (and, with `http.sessions`, the
  * 2025-era sessions of {@link createLegacySessions}), and the server's own routes beside it. `serveHostHttp` serves
  * it over node:http; tests call it with `new Request(…)`. Registers every static token with `host.redactor`.
  * `close` ends every session and the SDK's handler.
@@ -148,6 +158,18 @@ export function createHostHttpHandler(
   config: ResolvedHttpConfig,
   options: HostHttpHandlerOptions,
 ): { handle: HttpHandler; close(): Promise<void> } {
+  const { edge, close } = createHostHttpEdge(host, config, options);
+  return { handle: edge.handle, close };
+}
+
+// --- internal ---
+
+/** {@link createHostHttpHandler}'s edge, and the fast path the node:http server puts behind its guards. */
+function createHostHttpEdge(
+  host: Host,
+  config: ResolvedHttpConfig,
+  options: HostHttpHandlerOptions,
+): { edge: HttpEdge; fast: FastHttp; close(): Promise<void> } {
   const { metrics, state } = options;
   // A token a tool echoes back, or a log line quotes, is redacted like any credential.
   host.redactor.add(config.auth?.tokens.map((token) => token.secret) ?? []);
@@ -165,10 +187,20 @@ export function createHostHttpHandler(
   };
   // The stateless handler serves one request per server: nothing to announce to.
   const factory = createServerFactory(host, { ...serverOptions, announceListChanged: false });
-  const mcp = createMcpHandler(factory, {
-    maxRequestBodySize: config.maxBodyBytes,
-    onerror: (error) => host.logger.debug({ err: error }, "mcp request rejected"),
-  });
+  // A call the fast path ran and handed over is answered by the server made for its request, not run again.
+  const handedOver = new WeakMap<Request, NonNullable<EdgeContext["handedOver"]>>();
+  const mcp = createMcpHandler(
+    (ctx) => {
+      const server = factory(ctx);
+      const call = ctx?.requestInfo === undefined ? undefined : handedOver.get(ctx.requestInfo);
+      if (call !== undefined) adoptOutcome(server, call.id, call.name, call.outcome);
+      return server;
+    },
+    {
+      maxRequestBodySize: config.maxBodyBytes,
+      onerror: (error) => host.logger.debug({ err: error }, "mcp request rejected"),
+    },
+  );
   // 2025-era sessions, where the manifest asks for them: served beside the stateless handler, closed with it.
   // A session keeps its server and its event stream: a change of the upstream servers' tools is announced there.
   const sessions = config.sessions
@@ -191,7 +223,7 @@ export function createHostHttpHandler(
     return found;
   };
   const scopes = [...new Set([...host.registry.tools.values()].flatMap((entry) => entry.scopes))];
-  const handle = createHttpHandler({
+  const edge = createHttpEdge({
     config,
     authenticator: createAuthenticator(config.auth),
     // Counted in the host's state store: shared by every replica when it is Redis.
@@ -205,19 +237,18 @@ export function createHostHttpHandler(
       state: host.state.readiness(),
     }),
     metadata: { name: host.manifest.name, scopes },
-    endpoint: mcpEndpoint(mcp, sessions),
+    endpoint: mcpEndpoint(mcp, sessions, handedOver),
     paramHeaders: paramHeadersFor,
   });
   return {
-    handle,
+    edge,
+    fast: createFastHttp(host, serverOptions),
     close: async () => {
       await sessions?.close();
       await mcp.close();
     },
   };
 }
-
-// --- internal ---
 
 interface ListenerState extends ServeState {
   inFlight: number;
@@ -239,7 +270,11 @@ function callerOf(authInfo: AuthInfo | undefined): Caller | undefined {
  * The last step of the edge: the SDK serves the one message the guards let through, as the caller they
  * authenticated, from the body they read and parsed.
  */
-function mcpEndpoint(mcp: McpHttpHandler, sessions: LegacySessions | undefined): Endpoint {
+function mcpEndpoint(
+  mcp: McpHttpHandler,
+  sessions: LegacySessions | undefined,
+  handedOver: WeakMap<Request, NonNullable<EdgeContext["handedOver"]>>,
+): Endpoint {
   return async (request, context) => {
     const { caller, body } = context;
     // Fail closed: serving without a caller or a checked body would mean a guard was left out.
@@ -249,6 +284,7 @@ function mcpEndpoint(mcp: McpHttpHandler, sessions: LegacySessions | undefined):
     // Handed on as parsed: what was checked is exactly what is served.
     const checked =
       request.method === "POST" ? new Request(request, { body: body.bytes as Uint8Array<ArrayBuffer> }) : request;
+    if (context.handedOver !== undefined) handedOver.set(checked, context.handedOver);
     const served = sessions?.handle(checked, { id: caller.id, authInfo }, body.json?.value);
     if (served !== undefined) return served;
     // A body that is not JSON goes to the SDK unparsed, which answers it with its parse error.
@@ -268,7 +304,7 @@ function mcpEndpoint(mcp: McpHttpHandler, sessions: LegacySessions | undefined):
  * the call runs; should a stream ever hold more than the answer, it is passed on as it came.
  */
 async function oneAnswerAsJson(request: Request, message: unknown, response: Response): Promise<Response> {
-  if (!mediaType(response.headers.get("content-type")).includes("text/event-stream")) return response;
+  if (!mediaTypesOf(response.headers.get("content-type")).includes("text/event-stream")) return response;
   if (!acceptsJson(request) || !isRequestWithoutProgress(message)) return response;
   if (!(await isLegacyRequest(request, message))) return response;
   const text = await response.text();
@@ -278,15 +314,6 @@ async function oneAnswerAsJson(request: Request, message: unknown, response: Res
   for (const name of ["cache-control", "connection", "x-accel-buffering"]) headers.delete(name);
   headers.set("content-type", "application/json");
   return new Response(messages[0], { status: response.status, headers });
-}
-
-function mediaType(header: string | null): string[] {
-  return (header ?? "").split(",").map((part) => (part.split(";")[0] ?? "").trim().toLowerCase());
-}
-
-function acceptsJson(request: Request): boolean {
-  const accepted = mediaType(request.headers.get("accept"));
-  return accepted.includes("application/json") || accepted.includes("application/*") || accepted.includes("*/*");
 }
 
 /** A single JSON-RPC request (not a notification, not a batch) that asks for no progress. */
@@ -332,7 +359,11 @@ function authModes(config: ResolvedHttpConfig): HttpServing["auth"] {
  * The node:http side of the web handler: what only a socket knows (the peer's address, a request still being
  * served when shutdown starts, how long the answer took to send) stays here; everything else is `handle`'s.
  */
-function createListener(handle: HttpHandler, deps: ListenerDeps): (req: IncomingMessage, res: ServerResponse) => void {
+function createListener(
+  edge: HttpEdge,
+  fast: FastHttp,
+  deps: ListenerDeps,
+): (req: IncomingMessage, res: ServerResponse) => void {
   const { host, config, metrics, state } = deps;
   return (req, res) => {
     res.once("finish", () => metrics.response(res.statusCode));
@@ -340,7 +371,11 @@ function createListener(handle: HttpHandler, deps: ListenerDeps): (req: Incoming
     const context: EdgeContext = { remoteAddress: req.socket.remoteAddress };
     const path = pathOf(req.url);
     if (path === config.path) follow(req, res, context, deps);
-    respond(req, res, handle, context, path, config.path).catch((error: unknown) => {
+    const served =
+      path === config.path && req.method === "POST"
+        ? respondPost(req, res, edge, fast, context)
+        : respond(req, res, edge.handle, context, path, config.path);
+    served.catch((error: unknown) => {
       host.logger.error({ err: error }, "http request failed");
       if (res.headersSent) res.destroy();
       else sendWebResponse(res, rpcError(500, "internal server error")).catch(() => res.destroy());
@@ -368,6 +403,52 @@ async function respond(
 }
 
 /**
+ * A POST to the MCP endpoint: the edge's guards read the Node request itself (no web Request yet), then the fast
+ * path answers a plain stateless tools/call or tools/list with one write; anything else becomes a web Request, with
+ * the body the guards read, for the SDK's handler, exactly as `handle` would serve it.
+ */
+async function respondPost(
+  req: IncomingMessage,
+  res: ServerResponse,
+  edge: HttpEdge,
+  fast: FastHttp,
+  context: EdgeContext,
+): Promise<void> {
+  const signal = disconnectSignal(res);
+  const request = nodeEdgeRequest(req);
+  const answer = await edge.answer<FastHttpAnswer>(
+    request,
+    context,
+    () => signal.aborted,
+    async (checked) => {
+      const answered = await fast.answer(request, checked, signal);
+      if (answered !== undefined) {
+        checked.fastPath = true;
+        return answered;
+      }
+      const web = toWebRequest(req, res, checked.body?.bytes, signal);
+      return web === undefined ? notFound("POST", pathOf(req.url), pathOf(req.url)) : edge.endpoint(web, checked);
+    },
+  );
+  if (signal.aborted) {
+    // The client left: there is no one to answer.
+    if (answer instanceof Response) await answer.body?.cancel().catch(() => undefined);
+    return;
+  }
+  if (answer instanceof Response) {
+    await sendWebResponse(res, answer);
+    return;
+  }
+  const headers =
+    context.origin === undefined ? answer.headers : { ...corsHeadersOf(context.origin), ...answer.headers };
+  if (answer.stream === true) res.writeHead(answer.status, headers).end(answer.body);
+  else
+    res
+      .writeHead(answer.status, { ...headers, "content-length": String(Buffer.byteLength(answer.body)) })
+      .end(answer.body);
+}
+
+/**
  * Counts a request to the MCP endpoint while it is served, and logs one line when it is done. A session's event
  * stream (GET, with `http.sessions`) is not counted: it stays open until the client or the shutdown ends it, and a
  * drain waits only for requests being answered.
@@ -391,6 +472,7 @@ function follow(req: IncomingMessage, res: ServerResponse, context: EdgeContext,
         remote: req.socket.remoteAddress,
         ms: Math.round((performance.now() - startedAt) * 10) / 10,
         ...(res.writableFinished ? {} : { disconnected: true }),
+        ...(context.fastPath === true ? { fastPath: true } : {}),
       },
       "http request",
     );

@@ -1,3 +1,4 @@
+import type { CallOutcome } from "../../pipeline/call.js";
 import type { Caller } from "../../pipeline/check-scopes.js";
 
 /**
@@ -15,6 +16,10 @@ export interface EdgeContext {
   authenticatedBy?: "token" | "jwt" | "none";
   /** Set by the body guard: the body, read within `http.maxBodyBytes`. */
   body?: RequestBody;
+  /** Set by the HTTP fast path: a call it ran and hands to the SDK to answer (a round of questions, content blocks). */
+  handedOver?: { id: string | number; name: string; outcome: CallOutcome };
+  /** Set by the HTTP fast path when it answered the request itself (the request's log line says so). */
+  fastPath?: boolean;
 }
 
 /** A request body as the body guard read it. */
@@ -25,12 +30,28 @@ export interface RequestBody {
 }
 
 /**
+ * A request to the MCP endpoint as the guards read it: a web `Request` is one, and so is a Node request seen
+ * through `nodeEdgeRequest` (the HTTP fast path), so both are checked by the same guards.
+ */
+export interface EdgeRequest {
+  readonly method: string;
+  readonly headers: { get(name: string): string | null };
+  /** The body as a web stream (a web Request's); a Node request reads it with `readBody` instead. */
+  readonly body: ReadableStream<Uint8Array> | null;
+  /** Reads the whole body, or stops and answers undefined once it holds more than `maxBytes`. */
+  readonly readBody?: (maxBytes: number) => Promise<Uint8Array | undefined>;
+}
+
+/**
  * One check at the edge: answers with a Response to stop the request there, or undefined to pass it on.
  *
  * @example
  * const draining: Guard = () => (state.draining ? rpcError(503, "shutting down") : undefined);
  */
-export type Guard = (request: Request, context: EdgeContext) => Response | undefined | Promise<Response | undefined>;
+export type Guard = (
+  request: EdgeRequest,
+  context: EdgeContext,
+) => Response | undefined | Promise<Response | undefined>;
 
 /** What answers a request that every guard passed on. */
 export type Endpoint = (request: Request, context: EdgeContext) => Promise<Response>;
@@ -44,11 +65,19 @@ export type Endpoint = (request: Request, context: EdgeContext) => Promise<Respo
  * const response = await serve(request, { remoteAddress: undefined });
  */
 export function compose(guards: readonly Guard[], endpoint: Endpoint): Endpoint {
+  const check = checkAll(guards);
+  return async (request, context) => (await check(request, context)) ?? endpoint(request, context);
+}
+
+/** Runs guards top to bottom: the first answer, or undefined when every guard passed the request on. */
+export function checkAll(
+  guards: readonly Guard[],
+): (request: EdgeRequest, context: EdgeContext) => Promise<Response | undefined> {
   return async (request, context) => {
     for (const guard of guards) {
       const answer = await guard(request, context);
       if (answer !== undefined) return answer;
     }
-    return endpoint(request, context);
+    return undefined;
   };
 }

@@ -1,8 +1,8 @@
 import type { Logger } from "../../log.js";
 import type { Authenticator } from "./auth.js";
 import type { ResolvedHttpConfig } from "./config.js";
-import type { EdgeContext, Endpoint, Guard } from "./guard.js";
-import { compose } from "./guard.js";
+import type { EdgeContext, EdgeRequest, Endpoint, Guard } from "./guard.js";
+import { checkAll } from "./guard.js";
 import { authGuard } from "./guards/auth.js";
 import { batchGuard } from "./guards/batch.js";
 import { bodyGuard } from "./guards/body.js";
@@ -27,7 +27,7 @@ export interface ServeState {
   resource: string | undefined;
 }
 
-/** Options for {@link createHttpHandler}. */
+/** Options for {@link createHttpEdge}. */
 export interface HttpHandlerOptions extends Pick<RoutesOptions, "metrics" | "readiness"> {
   config: ResolvedHttpConfig;
   authenticator: Authenticator;
@@ -45,17 +45,37 @@ export interface HttpHandlerOptions extends Pick<RoutesOptions, "metrics" | "rea
 /** A web handler: one Request in, one Response out. `context` carries what the socket knows (the peer's address). */
 export type HttpHandler = (request: Request, context?: EdgeContext) => Promise<Response>;
 
+/** The HTTP edge: a web handler, and the steps of its MCP endpoint for a server that reads Node requests. */
+export interface HttpEdge {
+  /** The edge as a web handler (see {@link createHttpEdge}). */
+  handle: HttpHandler;
+  /**
+   * Answers a request to the MCP endpoint as `handle` does: every guard, top to bottom, then `endpoint` (which may
+   * answer with something other than a Response, e.g. a fast path's JSON); a failure answers 500 (499 when
+   * `aborted()` says the client left). A Response carries the CORS headers of an allowed origin.
+   */
+  answer<T>(
+    request: EdgeRequest,
+    context: EdgeContext,
+    aborted: () => boolean,
+    endpoint: (context: EdgeContext) => Promise<Response | T>,
+  ): Promise<Response | T>;
+  /** The endpoint behind the guards, for a request they all passed (its context filled in by them). */
+  endpoint: Endpoint;
+}
+
 /**
- * The HTTP edge as a web handler. A request to the MCP endpoint passes the guards below, top to bottom, and the
- * first that answers stops it; the endpoint answers what all of them let through. Once the origin guard has
- * allowed a browser page, every answer carries its CORS headers. Any other path goes to the server's own routes
- * (/healthz, /readyz, /metrics, the protected-resource metadata), which no guard checks.
+ * The HTTP edge. A request to the MCP endpoint passes the guards below, top to bottom, and the first that answers
+ * stops it; the endpoint answers what all of them let through. Once the origin guard has allowed a browser page,
+ * every answer carries its CORS headers. Any other path goes to the server's own routes (/healthz, /readyz,
+ * /metrics, the protected-resource metadata), which no guard checks. `handle` takes web Requests; `answer` runs
+ * the same guards on a Node request read through `nodeEdgeRequest` (the HTTP fast path of `mcp/serve-http.ts`).
  *
  * @example
- * const handle = createHttpHandler({ config, authenticator, limiter, logger, state, metrics, readiness, metadata, endpoint });
+ * const { handle } = createHttpEdge({ config, authenticator, limiter, logger, state, metrics, readiness, metadata, endpoint });
  * const response = await handle(new Request("http://localhost/healthz"));
  */
-export function createHttpHandler(options: HttpHandlerOptions): HttpHandler {
+export function createHttpEdge(options: HttpHandlerOptions): HttpEdge {
   const { config, authenticator, limiter, logger, state } = options;
   const guards: Guard[] = [
     hostGuard(config.allowedHosts),
@@ -69,7 +89,7 @@ export function createHttpHandler(options: HttpHandlerOptions): HttpHandler {
     batchGuard(),
     paramHeaderGuard(options.paramHeaders ?? (() => undefined)),
   ];
-  const endpoint = compose(guards, options.endpoint);
+  const check = checkAll(guards);
   const routes = createRoutes({
     mcpPath: config.path,
     metrics: options.metrics,
@@ -85,20 +105,31 @@ export function createHttpHandler(options: HttpHandlerOptions): HttpHandler {
               : { resource: state.resource, issuer: config.auth?.jwt?.issuer, ...options.metadata },
   });
 
-  return async (request, context = { remoteAddress: undefined }) => {
-    const path = new URL(request.url).pathname;
-    if (path !== config.path) return routes(request, path);
-    let response: Response;
+  const answer: HttpEdge["answer"] = async (request, context, aborted, endpoint) => {
+    let response: Awaited<ReturnType<typeof endpoint>>;
     try {
-      response = await endpoint(request, context);
+      response = (await check(request, context)) ?? (await endpoint(context));
     } catch (error) {
       // The client left: there is no one to answer, and nothing went wrong here.
-      if (request.signal.aborted) return new Response(null, { status: CLIENT_CLOSED_REQUEST });
+      if (aborted()) return new Response(null, { status: CLIENT_CLOSED_REQUEST });
       logger.error({ err: error }, "mcp request failed");
       response = rpcError(500, "internal server error");
     }
-    return context.origin === undefined ? response : withCors(response, context.origin);
+    return context.origin === undefined || !(response instanceof Response)
+      ? response
+      : withCors(response, context.origin);
   };
+  const handle: HttpHandler = async (request, context = { remoteAddress: undefined }) => {
+    const path = new URL(request.url).pathname;
+    if (path !== config.path) return routes(request, path);
+    return answer(
+      request,
+      context,
+      () => request.signal.aborted,
+      (checked) => options.endpoint(request, checked),
+    );
+  };
+  return { handle, answer, endpoint: options.endpoint };
 }
 
 // --- internal ---

@@ -1,5 +1,6 @@
 import { once } from "node:events";
 import type { IncomingMessage, ServerResponse } from "node:http";
+import type { EdgeRequest } from "./guard.js";
 import { parseHostHeader } from "./guards/host.js";
 
 /**
@@ -11,7 +12,12 @@ import { parseHostHeader } from "./guards/host.js";
  * every check sees it), a body read only when someone reads it, and a signal aborted when the client goes away
  * before its answer is sent (a closed connection, a cancelled fetch), which reaches the tool's `ctx.signal`.
  */
-export function toWebRequest(req: IncomingMessage, res: ServerResponse): Request | undefined {
+export function toWebRequest(
+  req: IncomingMessage,
+  res: ServerResponse,
+  body?: Uint8Array,
+  signal: AbortSignal = disconnectSignal(res),
+): Request | undefined {
   const target = req.url ?? "/";
   const host = req.headers.host;
   // Only a Host the host guard would accept names the URL; the guard reads the header itself and refuses the rest.
@@ -25,7 +31,7 @@ export function toWebRequest(req: IncomingMessage, res: ServerResponse): Request
     else if (value !== undefined) headers.set(name, value);
   }
   const method = req.method ?? "GET";
-  const init: RequestInit & { duplex?: "half" } = { method, headers, signal: disconnectSignal(res) };
+  const init: RequestInit & { duplex?: "half" } = { method, headers, signal };
   if (FORBIDDEN_METHODS.has(method)) {
     // The fetch standard forbids TRACE and TRACK in a Request (undici throws; CONNECT never reaches a request
     // listener). Nothing here serves them: carry the request as a bodiless GET that reports its real method, so the
@@ -35,10 +41,33 @@ export function toWebRequest(req: IncomingMessage, res: ServerResponse): Request
     return request;
   }
   if (method !== "GET" && method !== "HEAD") {
-    init.body = lazyBody(req);
+    init.body = body === undefined ? lazyBody(req) : (body as Uint8Array<ArrayBuffer>);
     init.duplex = "half";
   }
   return new Request(url, init);
+}
+
+/**
+ * A Node request as the guards read it ({@link EdgeRequest}), without building a web Request: its headers as
+ * Node parsed them (read as a web Request's `Headers` would give them), its body read straight from the socket
+ * within a limit. A request that needs the SDK afterwards becomes a web Request then, with the body already read
+ * (`toWebRequest(req, res, bytes)`).
+ */
+export function nodeEdgeRequest(req: IncomingMessage): EdgeRequest {
+  return {
+    method: req.method ?? "GET",
+    headers: {
+      get(name) {
+        const value = req.headers[name.toLowerCase()];
+        if (value === undefined) return null;
+        return Array.isArray(value) ? value.join(", ") : value;
+      },
+    },
+    get body() {
+      return lazyBody(req);
+    },
+    readBody: (maxBytes) => readAtMost(req, maxBytes),
+  };
 }
 
 /** The path of a request target, without its query. */
@@ -105,8 +134,43 @@ export async function sendWebResponse(res: ServerResponse, response: Response): 
 
 const FORBIDDEN_METHODS = new Set(["TRACE", "TRACK"]);
 
+/** The whole body, or undefined as soon as it holds more than `maxBytes` (the rest is left unread, paused). */
+function readAtMost(req: IncomingMessage, maxBytes: number): Promise<Uint8Array | undefined> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const stop = () => {
+      req.off("data", onData).off("end", onEnd).off("error", onError).off("close", onClose);
+    };
+    const onData = (chunk: Buffer) => {
+      size += chunk.byteLength;
+      if (size > maxBytes) {
+        stop();
+        req.pause();
+        resolve(undefined);
+        return;
+      }
+      chunks.push(chunk);
+    };
+    const onEnd = () => {
+      stop();
+      const bytes = chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, size);
+      resolve(new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength));
+    };
+    const onError = (error: Error) => {
+      stop();
+      reject(error);
+    };
+    const onClose = () => {
+      if (!req.complete) onError(new Error("the client disconnected before sending the whole body"));
+    };
+    req.on("data", onData).on("end", onEnd).on("error", onError).on("close", onClose);
+    req.resume();
+  });
+}
+
 /** Aborted when the client goes away before its response has been sent. */
-function disconnectSignal(res: ServerResponse): AbortSignal {
+export function disconnectSignal(res: ServerResponse): AbortSignal {
   const controller = new AbortController();
   res.once("close", () => {
     if (!res.writableFinished) controller.abort(new Error("the client disconnected"));

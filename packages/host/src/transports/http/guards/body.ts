@@ -16,7 +16,8 @@ export function bodyGuard(maxBytes: number): Guard {
   return async (request, context) => {
     const declared = Number(request.headers.get("content-length") ?? Number.NaN);
     if (Number.isFinite(declared) && declared > maxBytes) return tooLarge();
-    const bytes = await readAtMost(request.body, maxBytes);
+    const bytes =
+      request.readBody === undefined ? await readAtMost(request.body, maxBytes) : await request.readBody(maxBytes);
     if (bytes === undefined) return tooLarge();
     context.body = { bytes, json: parseJson(bytes) };
     return undefined;

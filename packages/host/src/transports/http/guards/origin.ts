@@ -30,14 +30,19 @@ export function originGuard(allowed: ReadonlySet<string>): Guard {
  * (session, protocol version, challenge, retry) are exposed. Headers the answer sets itself are kept.
  */
 export function withCors(response: Response, origin: string): Response {
-  const headers = new Headers({
-    "access-control-allow-origin": origin,
-    vary: "origin",
-    "access-control-expose-headers": "mcp-session-id, mcp-protocol-version, www-authenticate, retry-after",
-  });
+  const headers = new Headers(corsHeadersOf(origin));
   response.headers.forEach((value, name) => {
     if (name !== "set-cookie") headers.set(name, value);
   });
   for (const cookie of response.headers.getSetCookie()) headers.append("set-cookie", cookie);
   return new Response(response.body, { status: response.status, statusText: response.statusText, headers });
+}
+
+/** The CORS headers of every answer to an allowed origin's page (see {@link withCors}). */
+export function corsHeadersOf(origin: string): Record<string, string> {
+  return {
+    "access-control-allow-origin": origin,
+    vary: "origin",
+    "access-control-expose-headers": "mcp-session-id, mcp-protocol-version, www-authenticate, retry-after",
+  };
 }

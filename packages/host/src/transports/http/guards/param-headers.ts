@@ -1,4 +1,4 @@
-import type { Guard } from "../guard.js";
+import type { EdgeRequest, Guard } from "../guard.js";
 import { json } from "../responses.js";
 
 /**
@@ -92,7 +92,7 @@ const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$
 const DECIMAL = /^-?\d+(?:\.\d+)?$/;
 
 /** Why the request's header for `declaration` does not carry the body's value; undefined when it does. */
-function mismatch(declaration: ParamHeader, args: unknown, headers: Headers): string | undefined {
+function mismatch(declaration: ParamHeader, args: unknown, headers: EdgeRequest["headers"]): string | undefined {
   const name = `Mcp-Param-${declaration.header}`;
   const value = valueAt(args, declaration.path);
   if (value === undefined || value === null) return undefined;
