@@ -218,6 +218,12 @@ describe("the HTTP fast path answers as the SDK's handler does (stateless, 2025 
       const answer = await post({ jsonrpc: "2.0", id, method: "tools/call", params: { name: "echo.plain" } });
       expect(answer.text).not.toContain('"result"');
     }
+    // A call that logs and answers with content blocks of its own runs on the fast path and is answered by the SDK:
+    // its log line is not lost on the way.
+    const [shown, shownSdk] = await bothPaths("tools/call", { name: "routed.shown", arguments: {} });
+    expect(comparable(shown)).toEqual(comparable(shownSdk));
+    expect(shown.text).toContain("about to show");
+    expect(shown.text).toContain("a block of its own");
     const wrong = await post({ jsonrpc: "1.0", id: 1, method: "tools/call", params: { name: "echo.plain" } });
     expect(wrong.status).toBe(400);
     const extra = await post({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "echo.plain" }, x: 1 });

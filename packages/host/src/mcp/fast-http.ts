@@ -6,6 +6,7 @@ import type { EdgeContext, EdgeRequest } from "../transports/http/guard.js";
 import { errorAnswer, FIRST_MODERN_REVISION, plainToolsRequestOf, toolsListAnswerOf } from "./fast-tools.js";
 import type { ServerFactoryOptions } from "./server.js";
 import { createServerFactory } from "./server.js";
+import type { LoggedLine } from "./tool-call.js";
 import { runToolCall, toolAnswerOf } from "./tool-call.js";
 
 /** An answer the HTTP fast path writes itself: a status, its headers and the body, already serialised. */
@@ -69,7 +70,7 @@ export function createFastHttp(host: Host, options: Pick<ServerFactoryOptions, "
       if (call.progressToken !== undefined) return undefined;
       if (modern && request.headers.get("mcp-name") !== call.name) return undefined;
       counts.calls++;
-      const logged: JSONRPCMessage[] = [];
+      const logged: LoggedLine[] = [];
       // A stateless 2025-era request has no initialize: the client declared no capabilities. A 2026-07-28 request
       // declares them in its envelope.
       const supports = call.supports ?? { elicitation: false, sampling: false, roots: false };
@@ -81,16 +82,7 @@ export function createFastHttp(host: Host, options: Pick<ServerFactoryOptions, "
         onLog: modern
           ? () => undefined
           : (level, text, data) => {
-              // As the SDK's transport writes a notification: jsonrpc first.
-              logged.push({
-                jsonrpc: "2.0",
-                method: "notifications/message",
-                params: {
-                  level: LEVELS[level],
-                  data: data === undefined ? text : { message: text, ...data },
-                  logger: "skillport",
-                },
-              } as JSONRPCMessage);
+              logged.push({ level: LEVELS[level], data: data === undefined ? text : { message: text, ...data } });
             },
         ...(context.caller === undefined ? {} : { caller: context.caller }),
       };
@@ -100,7 +92,7 @@ export function createFastHttp(host: Host, options: Pick<ServerFactoryOptions, "
         if (outcome.elicit !== undefined || outcome.input !== undefined || (outcome.content?.length ?? 0) > 0) {
           counts.calls--;
           counts.handedOver++;
-          context.handedOver = { id, name: call.name, outcome };
+          context.handedOver = { id, name: call.name, outcome, logged };
           return undefined;
         }
         const result = toolAnswerOf(projector, outcome);
@@ -123,10 +115,21 @@ export function createFastHttp(host: Host, options: Pick<ServerFactoryOptions, "
           "x-accel-buffering": "no",
         },
         stream: true,
-        body: [...logged, answer].map((message) => `event: message\ndata: ${JSON.stringify(message)}\n\n`).join(""),
+        body: [...logged.map(notificationOf), answer]
+          .map((message) => `event: message\ndata: ${JSON.stringify(message)}\n\n`)
+          .join(""),
       };
     },
   };
+}
+
+/** A log line as the SDK's transport writes its notification: jsonrpc first. */
+function notificationOf(line: LoggedLine): JSONRPCMessage {
+  return {
+    jsonrpc: "2.0",
+    method: "notifications/message",
+    params: { level: line.level, data: line.data, logger: "skillport" },
+  } as JSONRPCMessage;
 }
 
 /** The media types of an `Accept` (or `Content-Type`) header, lower case, without parameters. */

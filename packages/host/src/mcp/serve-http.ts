@@ -193,7 +193,7 @@ function createHostHttpEdge(
     (ctx) => {
       const server = factory(ctx);
       const call = ctx?.requestInfo === undefined ? undefined : handedOver.get(ctx.requestInfo);
-      if (call !== undefined) adoptOutcome(server, call.id, call.name, call.outcome);
+      if (call !== undefined) adoptOutcome(server, call.id, call.name, call.outcome, call.logged);
       return server;
     },
     {

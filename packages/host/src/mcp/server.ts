@@ -106,9 +106,14 @@ export function createServerFactory(
     server.setRequestHandler("tools/list", () => toolsListOf(registry));
     server.setRequestHandler("tools/call", async (request, ctx) => {
       const { name } = request.params;
-      // A call the fast path ran and handed over (a round of questions to ask) is answered, not run again.
+      // A call the fast path ran and handed over (a round of questions to ask) is answered, not run again; the log
+      // lines it wrote go first, as they would have while it ran.
+      const adopted = takeAdopted(server, ctx.mcpReq.id, name);
+      for (const line of adopted?.logged ?? []) {
+        await ctx.mcpReq.log(line.level, line.data, "skillport").catch(() => undefined);
+      }
       const outcome =
-        takeAdopted(server, ctx.mcpReq.id, name) ??
+        adopted?.outcome ??
         (await runToolCall(
           host,
           observer,

@@ -3,6 +3,7 @@ import type {
   InputRequests,
   InputRequiredResult,
   ListToolsResult,
+  LoggingLevel,
   ProgressToken,
   RequestId,
   Server,
@@ -138,22 +139,41 @@ export function textOf(envelope: Envelope): string {
  * (a round of questions to the client, content blocks the SDK checks): the SDK's tools/call handler takes this
  * outcome instead of running the call again. Keyed by server and request id, taken once.
  */
-export function adoptOutcome(server: Server, id: RequestId, name: string, outcome: CallOutcome): void {
+export function adoptOutcome(
+  server: Server,
+  id: RequestId,
+  name: string,
+  outcome: CallOutcome,
+  logged: readonly LoggedLine[] = [],
+): void {
   let pending = adopted.get(server);
   if (pending === undefined) {
     pending = new Map();
     adopted.set(server, pending);
   }
-  pending.set(id, { name, outcome });
+  pending.set(id, { name, outcome, logged });
 }
 
-/** The outcome the fast path ran for this request, if it handed one over (see {@link adoptOutcome}). */
-export function takeAdopted(server: Server, id: RequestId, name: string): CallOutcome | undefined {
+/**
+ * The outcome the fast path ran for this request, if it handed one over (see {@link adoptOutcome}), with the log
+ * lines the call wrote that its client has not been sent yet (the SDK sends them before the answer).
+ */
+export function takeAdopted(
+  server: Server,
+  id: RequestId,
+  name: string,
+): { outcome: CallOutcome; logged: readonly LoggedLine[] } | undefined {
   const pending = adopted.get(server);
   const taken = pending?.get(id);
   if (taken === undefined || taken.name !== name) return undefined;
   pending?.delete(id);
-  return taken.outcome;
+  return taken;
+}
+
+/** A log line a call wrote, as MCP's `notifications/message` carries it (without its logger name). */
+export interface LoggedLine {
+  level: LoggingLevel;
+  data: unknown;
 }
 
 /**
@@ -186,7 +206,10 @@ const CONFIRM_SCHEMA = {
 };
 
 const toolsLists = new WeakMap<Registry, { result: ListToolsResult | undefined }>();
-const adopted = new WeakMap<Server, Map<RequestId, { name: string; outcome: CallOutcome }>>();
+const adopted = new WeakMap<
+  Server,
+  Map<RequestId, { name: string; outcome: CallOutcome; logged: readonly LoggedLine[] }>
+>();
 
 function seconds(startedAt: number): number {
   return (performance.now() - startedAt) / 1000;

@@ -1,3 +1,4 @@
+import type { LoggingLevel } from "@modelcontextprotocol/server";
 import type { CallOutcome } from "../../pipeline/call.js";
 import type { Caller } from "../../pipeline/check-scopes.js";
 
@@ -17,7 +18,13 @@ export interface EdgeContext {
   /** Set by the body guard: the body, read within `http.maxBodyBytes`. */
   body?: RequestBody;
   /** Set by the HTTP fast path: a call it ran and hands to the SDK to answer (a round of questions, content blocks). */
-  handedOver?: { id: string | number; name: string; outcome: CallOutcome };
+  handedOver?: {
+    id: string | number;
+    name: string;
+    outcome: CallOutcome;
+    /** What the call logged while it ran, for the SDK to send before its answer. */
+    logged: readonly { level: LoggingLevel; data: unknown }[];
+  };
   /** Set by the HTTP fast path when it answered the request itself (the request's log line says so). */
   fastPath?: boolean;
 }
