@@ -16,17 +16,12 @@ import { createRawSdkServer } from "./compare/raw-sdk-server.mjs";
 import { generateSkillport } from "./compare/skillport-skill.mjs";
 import { createTmcpServer } from "./compare/tmcp-server.mjs";
 import { writeSection } from "./results-file.mjs";
+import { flag, QUICK, WRITE } from "./run-options.mjs";
 import { median, timeCalls } from "./sequential-calls.mjs";
 
-const QUICK = process.argv.includes("--quick");
-const flag = (name, fallback) => {
-  const at = process.argv.indexOf(name);
-  return at === -1 ? fallback : Number(process.argv[at + 1]);
-};
 const ROUNDS = flag("--rounds", QUICK ? 3 : 7);
 const CALLS = flag("--calls", QUICK ? 2000 : 10000);
 const WARMUP = flag("--warmup", QUICK ? 500 : 2000);
-const WRITE = !process.argv.includes("--no-write");
 const HEADING = "# In memory: the raw SDK, tmcp and Skillport in one process";
 const started = performance.now();
 

@@ -14,22 +14,17 @@ import { Client } from "@modelcontextprotocol/client";
 import { getDefaultEnvironment, StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import { generateSkillport } from "./compare/skillport-skill.mjs";
 import { writeSection } from "./results-file.mjs";
+import { flag, QUICK, WRITE } from "./run-options.mjs";
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const ROOT = path.join(HERE, "..");
 const CLI = path.join(ROOT, "packages/cli/bin/skillport.js");
 const FIXTURES = path.join(HERE, "compare");
-const QUICK = process.argv.includes("--quick");
-const flag = (name, fallback) => {
-  const at = process.argv.indexOf(name);
-  return at === -1 ? fallback : Number(process.argv[at + 1]);
-};
 const ROUNDS = flag("--rounds", QUICK ? 3 : 7);
 const CALLS = flag("--calls", QUICK ? 400 : 2000);
 const WARMUP = flag("--warmup", QUICK ? 100 : 300);
 const BIG = 2000;
 const BIG_ROUNDS = flag("--big-rounds", QUICK ? 1 : 3);
-const WRITE = !process.argv.includes("--no-write");
 const ONLY = process.argv.includes("--only") ? process.argv[process.argv.indexOf("--only") + 1].split(",") : undefined;
 const ENV = getDefaultEnvironment();
 const started = performance.now();

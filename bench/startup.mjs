@@ -21,10 +21,6 @@ const ROOT = path.join(HERE, "..");
 const CLI = path.join(ROOT, "packages/cli/bin/skillport.js");
 const SIZES = [1, 10, 50, 200];
 const TOOLS_PER_SKILL = 10;
-const flag = (name, fallback) => {
-  const at = process.argv.indexOf(name);
-  return at === -1 ? fallback : Number(process.argv[at + 1]);
-};
 const ROUNDS = flag("--rounds", 7);
 // The largest composition takes most of a round; it gets fewer rounds to keep the run near 5 minutes on 2 cores.
 const ROUNDS_LARGEST = Math.min(ROUNDS, flag("--rounds-largest", 5));
@@ -227,6 +223,7 @@ function rawServer(n) {
 import { McpServer } from "@modelcontextprotocol/server";
 import { serveStdio } from "@modelcontextprotocol/server/stdio";
 import { z } from "zod";
+import { flag } from "./run-options.mjs";
 
 ${parts.join("\n\n")}
 

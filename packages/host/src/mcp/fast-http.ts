@@ -1,4 +1,4 @@
-import type { JSONRPCMessage, LoggingLevel } from "@modelcontextprotocol/server";
+import type { JSONRPCMessage } from "@modelcontextprotocol/server";
 import { classifyInboundRequest, isJsonContentType, SUPPORTED_PROTOCOL_VERSIONS } from "@modelcontextprotocol/server";
 import type { Host } from "../host.js";
 import type { CallOptions } from "../pipeline/call.js";
@@ -7,7 +7,7 @@ import { errorAnswer, FIRST_MODERN_REVISION, plainToolsRequestOf, toolsListAnswe
 import type { ServerFactoryOptions } from "./server.js";
 import { createServerFactory } from "./server.js";
 import type { LoggedLine } from "./tool-call.js";
-import { runToolCall, toolAnswerOf } from "./tool-call.js";
+import { LOG_LEVELS, runToolCall, toolAnswerOf } from "./tool-call.js";
 
 /** An answer the HTTP fast path writes itself: a status, its headers and the body, already serialised. */
 export interface FastHttpAnswer {
@@ -82,7 +82,7 @@ export function createFastHttp(host: Host, options: Pick<ServerFactoryOptions, "
         onLog: modern
           ? () => undefined
           : (level, text, data) => {
-              logged.push({ level: LEVELS[level], data: data === undefined ? text : { message: text, ...data } });
+              logged.push({ level, data: data === undefined ? text : { message: text, ...data } });
             },
         ...(context.caller === undefined ? {} : { caller: context.caller }),
       };
@@ -128,7 +128,7 @@ function notificationOf(line: LoggedLine): JSONRPCMessage {
   return {
     jsonrpc: "2.0",
     method: "notifications/message",
-    params: { level: line.level, data: line.data, logger: "skillport" },
+    params: { level: LOG_LEVELS[line.level], data: line.data, logger: "skillport" },
   } as JSONRPCMessage;
 }
 
@@ -144,13 +144,6 @@ export function acceptsJson(request: EdgeRequest): boolean {
 }
 
 // --- internal ---
-
-const LEVELS: Record<"debug" | "info" | "warn" | "error", LoggingLevel> = {
-  debug: "debug",
-  info: "info",
-  warn: "warning",
-  error: "error",
-};
 
 function json(body: string): FastHttpAnswer {
   return { status: 200, headers: { "content-type": "application/json" }, body };

@@ -1,10 +1,10 @@
-import type { JSONRPCMessage, LoggingLevel, RequestId, Server } from "@modelcontextprotocol/server";
+import type { JSONRPCMessage, RequestId, Server } from "@modelcontextprotocol/server";
 import { ProtocolErrorCode } from "@modelcontextprotocol/server";
 import type { Host } from "../host.js";
 import type { CallOptions } from "../pipeline/call.js";
 import type { CallObserver } from "./server.js";
 import type { ToolCallRequest } from "./tool-call.js";
-import { adoptOutcome, runToolCall, toolAnswerOf, toolsListOf } from "./tool-call.js";
+import { adoptOutcome, LOG_LEVELS, runToolCall, toolAnswerOf, toolsListOf } from "./tool-call.js";
 
 /** Options for {@link createFastTools}. */
 export interface FastToolsOptions {
@@ -81,7 +81,7 @@ export function createFastTools(host: Host, options: FastToolsOptions): FastTool
       onLog: (level, text, data) => {
         server
           .sendLoggingMessage({
-            level: LEVELS[level],
+            level: LOG_LEVELS[level],
             data: data === undefined ? text : { message: text, ...data },
             logger: "skillport",
           })
@@ -201,13 +201,6 @@ const listJson = new WeakMap<object, string>();
 
 /** The first revision of the 2026-07-28 era; every revision before it is the 2025 era's. */
 export const FIRST_MODERN_REVISION = "2026-07-28";
-
-const LEVELS: Record<"debug" | "info" | "warn" | "error", LoggingLevel> = {
-  debug: "debug",
-  info: "info",
-  warn: "warning",
-  error: "error",
-};
 
 const MESSAGE_KEYS = new Set(["jsonrpc", "id", "method", "params"]);
 

@@ -1,7 +1,6 @@
 import type {
   ClientCapabilities,
   InputRequests,
-  LoggingLevel,
   McpRequestContext,
   ServerContext,
   StandardSchemaV1,
@@ -29,7 +28,7 @@ import type { Caller } from "../pipeline/check-scopes.js";
 import type { RequestOutcome } from "../pipeline/requests.js";
 import type { SkillsCatalog } from "./skills.js";
 import { createSkillsCatalog, SKILLS_PAGE_SIZE } from "./skills.js";
-import { CONFIRM_KEY, runToolCall, takeAdopted, toolAnswerOf, toolsListOf } from "./tool-call.js";
+import { CONFIRM_KEY, LOG_LEVELS, runToolCall, takeAdopted, toolAnswerOf, toolsListOf } from "./tool-call.js";
 
 /** Options for {@link createServerFactory}. */
 export interface ServerFactoryOptions {
@@ -110,7 +109,7 @@ export function createServerFactory(
       // lines it wrote go first, as they would have while it ran.
       const adopted = takeAdopted(server, ctx.mcpReq.id, name);
       for (const line of adopted?.logged ?? []) {
-        await ctx.mcpReq.log(line.level, line.data, "skillport").catch(() => undefined);
+        await ctx.mcpReq.log(LOG_LEVELS[line.level], line.data, "skillport").catch(() => undefined);
       }
       const outcome =
         adopted?.outcome ??
@@ -304,13 +303,6 @@ function capabilitiesOf(server: Server, ctx: ServerContext): ClientCapabilities 
   return perRequest ?? server.getClientCapabilities();
 }
 
-const LEVELS: Record<"debug" | "info" | "warn" | "error", LoggingLevel> = {
-  debug: "debug",
-  info: "info",
-  warn: "warning",
-  error: "error",
-};
-
 /**
  * A capability's log lines as MCP logging notifications, at the level the client set (2025 era: logging/setLevel;
  * 2026 era: only when the request asked, with its log level), named after what ran.
@@ -318,7 +310,7 @@ const LEVELS: Record<"debug" | "info" | "warn" | "error", LoggingLevel> = {
 function logTo(ctx: ServerContext): CallOptions["onLog"] {
   return (level, message, data) => {
     ctx.mcpReq
-      .log(LEVELS[level], data === undefined ? message : { message, ...data }, "skillport")
+      .log(LOG_LEVELS[level], data === undefined ? message : { message, ...data }, "skillport")
       .catch(() => undefined); // a client gone away must not fail the call
   };
 }

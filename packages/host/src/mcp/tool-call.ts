@@ -9,7 +9,7 @@ import type {
   Server,
 } from "@modelcontextprotocol/server";
 import { inputRequired, ProtocolError, ProtocolErrorCode } from "@modelcontextprotocol/server";
-import type { Envelope } from "@skillport/core";
+import type { Envelope, SkillLogger } from "@skillport/core";
 import type { Host } from "../host.js";
 import type { CallOptions, CallOutcome } from "../pipeline/call.js";
 import type { Registry } from "../registry/registry.js";
@@ -170,11 +170,19 @@ export function takeAdopted(
   return taken;
 }
 
-/** A log line a call wrote, as MCP's `notifications/message` carries it (without its logger name). */
+/** A log line a call wrote: the skill's level and what MCP's `notifications/message` carries as its data. */
 export interface LoggedLine {
-  level: LoggingLevel;
+  level: keyof SkillLogger;
   data: unknown;
 }
+
+/** A skill's log levels as MCP's logging levels: every log line a client is sent goes through this. */
+export const LOG_LEVELS: Record<keyof SkillLogger, LoggingLevel> = {
+  debug: "debug",
+  info: "info",
+  warn: "warning",
+  error: "error",
+};
 
 /**
  * The tools/list answer, built once per registry and again after its tools change (upstream servers): every server

@@ -1,4 +1,4 @@
-import type { LoggingLevel } from "@modelcontextprotocol/server";
+import type { SkillLogger } from "@skillport/core";
 import type { CallOutcome } from "../../pipeline/call.js";
 import type { Caller } from "../../pipeline/check-scopes.js";
 
@@ -23,7 +23,7 @@ export interface EdgeContext {
     name: string;
     outcome: CallOutcome;
     /** What the call logged while it ran, for the SDK to send before its answer. */
-    logged: readonly { level: LoggingLevel; data: unknown }[];
+    logged: readonly { level: keyof SkillLogger; data: unknown }[];
   };
   /** Set by the HTTP fast path when it answered the request itself (the request's log line says so). */
   fastPath?: boolean;
