@@ -40,6 +40,7 @@ export type {
 } from "./manifest/manifest.js";
 export type { AuditRecord } from "./pipeline/audit.js";
 export type { CallConfirmation, CallOptions, CallOutcome, ConfirmationQuestion, StageName } from "./pipeline/call.js";
+export { CallStop } from "./pipeline/call-stop.js";
 export type { Caller } from "./pipeline/check-scopes.js";
 export type { Pipeline } from "./pipeline/pipeline.js";
 export type { Redactor } from "./pipeline/redact.js";

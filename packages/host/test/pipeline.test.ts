@@ -3,6 +3,7 @@ import pino from "pino";
 import { beforeAll, describe, expect, it } from "vitest";
 import { createAjv } from "../src/ajv.js";
 import { textOf } from "../src/mcp/server.js";
+import { CallStop } from "../src/pipeline/call-stop.js";
 import type { Pipeline } from "../src/pipeline/pipeline.js";
 import { createValidators } from "../src/pipeline/validators.js";
 import { buildRegistry } from "../src/registry/build-registry.js";
@@ -105,6 +106,15 @@ describe("the call pipeline", () => {
     const outcome = await pending;
     expect(outcome.envelope).toMatchObject({ ok: false, error: { code: "CANCELLED", retryable: true } });
     expect(progress).toEqual([[1, 2, "waiting"]]);
+  });
+
+  it("cancels through a stop as through a signal: ctx.signal, read only then, aborts with the client's reason", async () => {
+    const stop = new CallStop();
+    const pending = pipeline.call("echo.wait", {}, { stop });
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    stop.abort(new Error("the user closed the dialog"));
+    const outcome = await pending;
+    expect(outcome.envelope).toMatchObject({ ok: false, error: { code: "CANCELLED", retryable: true } });
   });
 
   it("gives the capability the instance's validated config", async () => {

@@ -57,7 +57,7 @@ export function credentialAccess(
   return {
     credentials: skillCredentials(skill, credentials),
     hasCredential: (name) => hasCredential(credentials, name),
-    fetch: fetchWithCredentials(held, options.signal, options.fetch ?? globalThis.fetch),
+    fetch: fetchWithCredentials(held, () => options.signal, options.fetch ?? globalThis.fetch),
   };
 }
 
@@ -131,16 +131,17 @@ export const MAX_REDIRECTS = 20;
 /**
  * A fetch that sets each held credential's header on requests to its declared origins, replacing whatever the
  * skill set there. It follows redirects itself (`redirect: "manual"` below) so that it sees every hop: a
- * credential is added only while the first URL and every redirect so far are on its declared origins.
+ * credential is added only while the first URL and every redirect so far are on its declared origins. A request
+ * without a signal of its own takes the call's (`callSignal`, asked for only then).
  */
 export function fetchWithCredentials(
   heldOf: () => readonly HeldCredential[],
-  callSignal: AbortSignal,
+  callSignal: () => AbortSignal,
   network: FetchLike,
 ): (input: string | URL, init?: RequestInit) => Promise<Response> {
   return async (input, init) => {
     const held = heldOf();
-    const signal = init?.signal ?? callSignal;
+    const signal = init?.signal ?? callSignal();
     const request = new Request(input, { ...init, signal });
     const mode = request.redirect;
     let body: Uint8Array | undefined = request.body === null ? undefined : new Uint8Array(await request.arrayBuffer());

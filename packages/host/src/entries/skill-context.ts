@@ -19,12 +19,14 @@ export function createSkillContext(call: RunCall, instance: InstanceParts): Skil
   // Questions are keyed by their place among the run's questions of a kind, unless the skill names them: a run
   // started again with the answers asks the same questions in the same order, and finds their answers.
   const counts = { elicit: 0, sample: 0, roots: 0 };
-  return {
+  const ctx: SkillContext = {
     token: instance.credentials.token,
     credentials: instance.credentials,
     hasCredential: (name) => instance.hasCredential(name),
-    ...(call.caller === undefined ? {} : { auth: { id: call.caller.id, scopes: call.caller.scopes } }),
-    signal: call.signal,
+    // Read on first use: most capabilities never touch it, and Node makes each signal slowly (see CallStop).
+    get signal() {
+      return call.signal;
+    },
     config: instance.config,
     traceId: call.traceId,
     log: call.log,
@@ -59,6 +61,8 @@ export function createSkillContext(call: RunCall, instance: InstanceParts): Skil
       return answer.roots;
     },
   };
+  if (call.caller !== undefined) ctx.auth = { id: call.caller.id, scopes: call.caller.scopes };
+  return ctx;
 }
 
 // --- internal ---

@@ -102,7 +102,11 @@ function instancePartsOf(instance: SkillInstance, skill: RegisteredSkill): (call
     config: instance.config,
     credentials,
     hasCredential: (name) => hasCredential(instance.credentials, name),
-    fetch: fetchWithCredentials(held, call.signal, (input, init) => fetch(input, init)),
+    fetch: fetchWithCredentials(
+      held,
+      () => call.signal,
+      (input, init) => fetch(input, init),
+    ),
   });
 }
 

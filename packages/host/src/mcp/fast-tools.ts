@@ -2,6 +2,7 @@ import type { JSONRPCMessage, RequestId, Server } from "@modelcontextprotocol/se
 import { ProtocolErrorCode } from "@modelcontextprotocol/server";
 import type { Host } from "../host.js";
 import type { CallOptions } from "../pipeline/call.js";
+import { CallStop } from "../pipeline/call-stop.js";
 import type { CallObserver } from "./server.js";
 import type { ToolCallRequest } from "./tool-call.js";
 import { adoptOutcome, LOG_LEVELS, runToolCall, toolAnswerOf, toolsListOf } from "./tool-call.js";
@@ -59,8 +60,32 @@ export interface FastTools {
  */
 export function createFastTools(host: Host, options: FastToolsOptions): FastTools {
   const { send, observer } = options;
-  const inFlight = new Map<RequestId, AbortController>();
+  // Each call in flight, by id: its stop, and whether the client (or the connection's end) stopped it.
+  const inFlight = new Map<RequestId, { stop: CallStop; cancelled: boolean }>();
   const counts: FastToolsCounts = { calls: 0, lists: 0, handedOver: 0 };
+
+  // What every call on this connection's server shares, made once per server: what its client supports, how a
+  // call's log lines reach it.
+  let shared: { server: Server; parts: Omit<CallOptions, "onProgress" | "stop"> } | undefined;
+  const partsOf = (server: Server) => {
+    if (shared?.server !== server) {
+      const parts: Omit<CallOptions, "onProgress" | "stop"> = {
+        input: { supports: supportsOf(server) },
+        onLog: (level, text, data) => {
+          server
+            .sendLoggingMessage({
+              level: LOG_LEVELS[level],
+              data: data === undefined ? text : { message: text, ...data },
+              logger: "skillport",
+            })
+            .catch(() => undefined); // a client gone away must not fail the call
+        },
+        confirmation: { elicit: Boolean(server.getClientCapabilities()?.elicitation) },
+      };
+      shared = { server, parts };
+    }
+    return shared.parts;
+  };
 
   const reply = (message: JSONRPCMessage, json?: string) => {
     send(message, json).catch((error: unknown) => host.logger.warn({ err: error }, "could not answer a tools request"));
@@ -73,27 +98,14 @@ export function createFastTools(host: Host, options: FastToolsOptions): FastTool
     message: unknown,
     deliver: (message: unknown) => void,
   ) => {
-    const controller = new AbortController();
-    inFlight.set(id, controller);
-    const callOptions: Omit<CallOptions, "onProgress"> = {
-      signal: controller.signal,
-      input: { supports: supportsOf(server) },
-      onLog: (level, text, data) => {
-        server
-          .sendLoggingMessage({
-            level: LOG_LEVELS[level],
-            data: data === undefined ? text : { message: text, ...data },
-            logger: "skillport",
-          })
-          .catch(() => undefined); // a client gone away must not fail the call
-      },
-      confirmation: { elicit: Boolean(server.getClientCapabilities()?.elicitation) },
-    };
+    const running = { stop: new CallStop(), cancelled: false };
+    inFlight.set(id, running);
+    const callOptions: Omit<CallOptions, "onProgress"> = { ...partsOf(server), stop: running.stop };
     try {
       const outcome = await runToolCall(host, observer, request, callOptions, (notification) =>
         server.notification(notification, { relatedRequestId: id }),
       );
-      if (controller.signal.aborted) return; // cancelled or closed: the SDK answers nothing either
+      if (running.cancelled) return; // cancelled or closed: the SDK answers nothing either
       if (outcome.elicit !== undefined || outcome.input !== undefined || (outcome.content?.length ?? 0) > 0) {
         counts.handedOver++;
         inFlight.delete(id);
@@ -109,9 +121,9 @@ export function createFastTools(host: Host, options: FastToolsOptions): FastTool
       }
       reply(answer);
     } catch (error) {
-      if (!controller.signal.aborted) reply(errorAnswer(id, error));
+      if (!running.cancelled) reply(errorAnswer(id, error));
     } finally {
-      if (inFlight.get(id) === controller) inFlight.delete(id);
+      if (inFlight.get(id) === running) inFlight.delete(id);
     }
   };
 
@@ -141,7 +153,10 @@ export function createFastTools(host: Host, options: FastToolsOptions): FastTool
     },
     close() {
       const closed = new Error("the connection closed");
-      for (const controller of inFlight.values()) controller.abort(closed);
+      for (const running of inFlight.values()) {
+        running.cancelled = true;
+        running.stop.abort(closed);
+      }
       inFlight.clear();
     },
   };
@@ -151,7 +166,10 @@ export function createFastTools(host: Host, options: FastToolsOptions): FastTool
     if (typeof params !== "object" || params === null) return;
     const { requestId, reason } = params as { requestId?: unknown; reason?: unknown };
     if (!isRequestId(requestId) || (reason !== undefined && typeof reason !== "string")) return;
-    inFlight.get(requestId)?.abort(reason);
+    const running = inFlight.get(requestId);
+    if (running === undefined) return;
+    running.cancelled = true;
+    running.stop.abort(reason);
   }
 }
 

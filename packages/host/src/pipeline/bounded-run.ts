@@ -3,6 +3,7 @@ import { lazyAjv } from "../ajv.js";
 import type { RunCall, ToolOwner } from "../entries/tool-entry.js";
 import type { Logger } from "../log.js";
 import type { CallOptions } from "./call.js";
+import { CallStop } from "./call-stop.js";
 import type { InputRound } from "./confirmations.js";
 import type { OpenRound } from "./input.js";
 import { InputNeeded, openRound } from "./input.js";
@@ -23,7 +24,7 @@ type RunResult =
   | { status: "done"; value: unknown; round: OpenRound }
   /** The capability asked the client something it has not answered: ask, then run again. */
   | { status: "input"; round: OpenRound }
-  | { status: "failed"; error: unknown; signal: AbortSignal; timedOut: boolean };
+  | { status: "failed"; error: unknown; stop: CallStop; timedOut: boolean };
 
 /** Runs capabilities within their bounds; shared by tool calls, reads, renders and completions. */
 export type BoundedRun = (
@@ -36,10 +37,10 @@ export type BoundedRun = (
 
 /**
  * Runs one capability within its bounds: a slot of its instance's concurrency (or a place in the queue, else a
- * QueueFullError), its timeout and the client's cancel on one signal, progress throttled, log lines to the host's log
+ * QueueFullError), its timeout and the client's cancel on one stop, progress throttled, log lines to the host's log
  * and (redacted) to the client, and its questions to the client collected: a question the client has not answered
- * ends the run (its signal aborts) with status "input". A capability that ignores its signal is answered for all
- * the same when the signal aborts. The concurrency slots are one per instance, whatever runs in them.
+ * ends the run (its stop aborts) with status "input". A capability that ignores its signal is answered for all
+ * the same when the stop aborts. The concurrency slots are one per instance, whatever runs in them.
  */
 export function createBoundedRun({ logger, redactor }: { logger: Logger; redactor: Redactor }): BoundedRun {
   const limiters = new Map<ToolOwner, Limiter>();
@@ -55,15 +56,17 @@ export function createBoundedRun({ logger, redactor }: { logger: Logger; redacto
   const ajv = lazyAjv({ firstError: true, fillDefaults: false });
 
   return async (subject, options, traceId, prior, execute) => {
-    const bounds = callSignal(options.signal, subject.timeoutMs);
-    const { signal } = bounds;
-    const round = openRound(options.input, prior, ajv, bounds);
+    const bounds = callStop(options, subject.timeoutMs);
+    const { stop } = bounds;
+    const round = openRound(options.input, prior, ajv, stop);
     const progress = options.onProgress === undefined ? undefined : throttleProgress(options.onProgress);
     let release: (() => void) | undefined;
     try {
-      release = await limiterOf(subject.instance).acquire(signal);
+      release = await limiterOf(subject.instance).acquire(stop);
       const call: RunCall = {
-        signal,
+        get signal() {
+          return stop.signal;
+        },
         traceId,
         caller: options.caller,
         progress: (done, total, message) => progress?.report(done, total, message),
@@ -73,10 +76,10 @@ export function createBoundedRun({ logger, redactor }: { logger: Logger; redacto
       };
       const running = execute(call);
       running.catch(() => undefined); // answered below; a late rejection after an abort is expected
-      return { status: "done", value: await untilAborted(running, signal), round };
+      return { status: "done", value: await untilAborted(running, stop), round };
     } catch (error) {
-      if (signal.reason instanceof InputNeeded) return { status: "input", round };
-      return { status: "failed", error, signal, timedOut: bounds.timedOut };
+      if (stop.reason instanceof InputNeeded) return { status: "input", round };
+      return { status: "failed", error, stop, timedOut: bounds.timedOut };
     } finally {
       bounds.dispose();
       release?.();
@@ -88,25 +91,25 @@ export function createBoundedRun({ logger, redactor }: { logger: Logger; redacto
 // --- internal ---
 
 /**
- * The one signal a run is bounded by: aborted by the client's cancel (`source`, with its reason), by the run's own
- * round when it asked the client something (`abort`), or at the timeout (a TimeoutError, as AbortSignal.timeout
- * gives). One controller and one timer per run, both released when it ends: cheaper than AbortSignal.timeout +
- * AbortSignal.any, whose signals Node tracks until they are collected.
+ * What a run is bounded by: one stop, aborted by the client's cancel (the caller's own stop, or `options.signal`
+ * with its reason), by the run's own round when it asked the client something, or at the timeout (a TimeoutError, as
+ * AbortSignal.timeout gives). One timer per run, released when it ends; an AbortSignal only if something reads one
+ * (see {@link CallStop}).
  */
-function callSignal(source: AbortSignal | undefined, timeoutMs: number) {
-  const controller = new AbortController();
+function callStop(options: CallOptions, timeoutMs: number) {
+  const stop = options.stop ?? new CallStop();
+  const source = options.signal;
   let timedOut = false;
-  const onAbort = () => controller.abort(source?.reason);
+  const onAbort = () => stop.abort(source?.reason);
   const timer = setTimeout(() => {
     timedOut = true;
-    controller.abort(new DOMException("The operation was aborted due to timeout", "TimeoutError"));
+    stop.abort(new DOMException("The operation was aborted due to timeout", "TimeoutError"));
   }, timeoutMs);
   timer.unref();
-  if (source?.aborted) controller.abort(source.reason);
+  if (source?.aborted) stop.abort(source.reason);
   else source?.addEventListener("abort", onAbort, { once: true });
   return {
-    signal: controller.signal,
-    abort: (reason: unknown) => controller.abort(reason),
+    stop,
     get timedOut() {
       return timedOut;
     },
@@ -139,19 +142,18 @@ function skillLogger(
   return { debug: at("debug"), info: at("info"), warn: at("warn"), error: at("error") };
 }
 
-/** Settles with the work, or rejects with the signal's reason as soon as it aborts. */
-function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) return Promise.reject(signal.reason);
+/** Settles with the work, or rejects with the stop's reason as soon as it stops. */
+function untilAborted<T>(work: Promise<T>, stop: CallStop): Promise<T> {
+  if (stop.aborted) return Promise.reject(stop.reason);
   return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(signal.reason);
-    signal.addEventListener("abort", onAbort, { once: true });
+    const forget = stop.onAbort(reject);
     work.then(
       (value) => {
-        signal.removeEventListener("abort", onAbort);
+        forget();
         resolve(value);
       },
       (error) => {
-        signal.removeEventListener("abort", onAbort);
+        forget();
         reject(error);
       },
     );

@@ -1,5 +1,6 @@
 import type { Envelope, Risk, SkillLogger } from "@skillport/core";
 import type { InputRequest, Runnable, ToolEntry, ToolListing } from "../entries/tool-entry.js";
+import type { CallStop } from "./call-stop.js";
 import type { Caller } from "./check-scopes.js";
 import type { InputRound } from "./confirmations.js";
 import type { ContentBlock } from "./content-blocks.js";
@@ -10,6 +11,12 @@ import type { SendProgress } from "./throttle-progress.js";
 export interface CallOptions {
   /** Aborted when the client cancels; the capability's `ctx.signal` follows it. */
   signal?: AbortSignal;
+  /**
+   * The call's own stop, for a caller that cancels through it instead of a signal (the fast paths): the run uses it
+   * as its stop, so it also aborts at the tool's timeout or when the run asks the client something. Cheaper than a
+   * signal, which Node makes slowly; a caller that needs to tell its own cancel apart keeps note of it.
+   */
+  stop?: CallStop;
   /** Receives `ctx.progress` reports, throttled; set when the client asked for progress. */
   onProgress?: SendProgress;
   /**
@@ -145,11 +152,20 @@ export interface Answered {
 /** Ends a call at `stage` with this outcome. */
 export function answer(call: Call, stage: StageName, outcome: Omit<CallOutcome, "stage" | "tool">): Answered {
   const tool = { listing: call.entry.listing, instance: call.entry.instance.id };
-  return { answered: true, call, outcome: { ...outcome, stage, tool } };
+  return new AnsweredCall(call, { ...outcome, stage, tool });
 }
 
 export function isAnswered(value: Call | Answered): value is Answered {
-  return "answered" in value;
+  // One prototype check, whatever the call's shape (each stage's call has its own: a property check would not be).
+  return value instanceof AnsweredCall;
+}
+
+class AnsweredCall implements Answered {
+  readonly answered = true as const;
+  constructor(
+    readonly call: Call,
+    readonly outcome: CallOutcome,
+  ) {}
 }
 
 /** What the audit line says of a call's risk and brief, as far as it got. */

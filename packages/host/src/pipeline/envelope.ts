@@ -49,7 +49,7 @@ export function failureOutcome(
  * Normalises anything a capability threw, in one place: a SkillError keeps its code and message; an abort
  * becomes CANCELLED; anything else becomes INTERNAL with no stack or message passed to the client.
  */
-export function thrownOutcome(call: Call, error: unknown, signal: AbortSignal): Outcome {
+export function thrownOutcome(call: Call, error: unknown, stop: { aborted: boolean }): Outcome {
   if (isSkillError(error)) {
     return failureOutcome(call, error.code, error.message, {
       field: error.field,
@@ -57,7 +57,7 @@ export function thrownOutcome(call: Call, error: unknown, signal: AbortSignal): 
       status: error.status,
     });
   }
-  if (signal.aborted) {
+  if (stop.aborted) {
     return failureOutcome(call, "CANCELLED", `${call.entry.fullName} was cancelled before it finished`, {
       retryable: true,
     });

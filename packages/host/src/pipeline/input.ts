@@ -1,6 +1,7 @@
 import type { ValidateFunction } from "ajv";
 import type { SchemaCompiler } from "../ajv.js";
 import type { InputChannel, InputFeature, InputRequest } from "../entries/tool-entry.js";
+import type { CallStop } from "./call-stop.js";
 import type { InputRound } from "./confirmations.js";
 
 /** What the client sent about input: what it can answer, and its answers to the previous round, if any. */
@@ -18,11 +19,8 @@ export class InputNeeded extends Error {
   override readonly name = "InputNeeded";
 }
 
-/** How a round ends its run: the run's own signal, and how to abort it. */
-export interface RunStop {
-  readonly signal: AbortSignal;
-  abort(reason: unknown): void;
-}
+/** How a round ends its run: the run's own stop (see {@link CallStop}). */
+export type RunStop = Pick<CallStop, "aborted" | "reason" | "abort" | "onAbort">;
 
 /** One run's questions and answers. */
 export interface OpenRound {
@@ -40,7 +38,7 @@ export interface OpenRound {
  * the shape of an answer to the question asked now (an elicitation's content valid against its schema); anything
  * else counts as unanswered, and the question is asked again. (A dangerous tool's confirmation is not one of these
  * questions: it counts only with the state of the question this server asked.) A question left unanswered ends the
- * run: `stop` aborts the run's signal with {@link InputNeeded} in the turn after it was asked (questions asked in the
+ * run: `stop` aborts the run with {@link InputNeeded} in the turn after it was asked (questions asked in the
  * same turn go out together).
  */
 export function openRound(
@@ -80,8 +78,7 @@ export function openRound(
       }
       // Settles when the run ends, whatever ends it (this question, a cancel, the timeout).
       return new Promise((_resolve, reject) => {
-        if (stop.signal.aborted) reject(stop.signal.reason);
-        else stop.signal.addEventListener("abort", () => reject(stop.signal.reason), { once: true });
+        stop.onAbort(reject);
       });
     },
   };

@@ -1,3 +1,5 @@
+import type { CallStop } from "./call-stop.js";
+
 /** Thrown by {@link Limiter.acquire} when the queue is full. */
 export class QueueFullError extends Error {
   override readonly name = "QueueFullError";
@@ -5,15 +7,13 @@ export class QueueFullError extends Error {
 
 /**
  * Bounds one instance's calls: `concurrency` run at once, up to `queue` wait, the rest are refused at once
- * (the pipeline answers RATE_LIMITED) instead of piling up. A waiting call leaves the queue when its signal aborts.
+ * (the pipeline answers RATE_LIMITED) instead of piling up. A waiting call leaves the queue when its stop aborts.
  */
 export class Limiter {
   private active = 0;
   private readonly waiting: Array<{
     resolve: () => void;
-    reject: (reason: unknown) => void;
-    signal: AbortSignal;
-    onAbort: () => void;
+    forget: () => void;
   }> = [];
 
   constructor(
@@ -22,8 +22,8 @@ export class Limiter {
   ) {}
 
   /** Resolves with a release function once a slot is free. */
-  async acquire(signal: AbortSignal): Promise<() => void> {
-    signal.throwIfAborted();
+  async acquire(stop: Pick<CallStop, "throwIfAborted" | "onAbort">): Promise<() => void> {
+    stop.throwIfAborted();
     if (this.active < this.concurrency) {
       this.active++;
       return this.releaser();
@@ -32,18 +32,13 @@ export class Limiter {
       throw new QueueFullError(`${this.active} calls are running and ${this.waiting.length} are waiting`);
     }
     await new Promise<void>((resolve, reject) => {
-      const waiter = {
-        resolve,
-        reject,
-        signal,
-        onAbort: () => {
-          const at = this.waiting.indexOf(waiter);
-          if (at !== -1) this.waiting.splice(at, 1);
-          reject(signal.reason);
-        },
-      };
-      signal.addEventListener("abort", waiter.onAbort, { once: true });
+      const waiter: { resolve: () => void; forget: () => void } = { resolve, forget: () => undefined };
       this.waiting.push(waiter);
+      waiter.forget = stop.onAbort((reason) => {
+        const at = this.waiting.indexOf(waiter);
+        if (at !== -1) this.waiting.splice(at, 1);
+        reject(reason);
+      });
     });
     return this.releaser();
   }
@@ -65,7 +60,7 @@ export class Limiter {
         this.active--;
         return;
       }
-      next.signal.removeEventListener("abort", next.onAbort);
+      next.forget();
       next.resolve(); // the slot passes straight to the next call
     };
   }

@@ -178,7 +178,7 @@ export function createRequests(registry: Registry, deps: RequestsDeps): Requests
             kind: error.code === "NOT_FOUND" ? "not-found" : error.code === "ARGUMENT_INVALID" ? "invalid" : "error",
           };
         }
-        if (result.signal.aborted) return failed("CANCELLED", `${what} was cancelled before it finished`);
+        if (result.stop.aborted) return failed("CANCELLED", `${what} was cancelled before it finished`);
         logger.error({ err: error, traceId, tool: what }, "a skill's read, render or completion threw");
         return failed(
           "INTERNAL",

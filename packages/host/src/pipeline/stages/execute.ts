@@ -60,10 +60,10 @@ export function createExecute(options: ExecuteOptions) {
       );
       return answer(call, "execute", { ...asking, input: { requests: { ...result.round.questions }, state } });
     }
-    return answer(call, "execute", failed(call, result.error, result.signal, result.timedOut));
+    return answer(call, "execute", failed(call, result.error, result.stop, result.timedOut));
   };
 
-  function failed(call: ResumedCall, error: unknown, signal: AbortSignal, timedOut: boolean): Outcome {
+  function failed(call: ResumedCall, error: unknown, stop: { aborted: boolean }, timedOut: boolean): Outcome {
     const { entry } = call;
     const place = entry.instance.where;
     if (error instanceof QueueFullError) {
@@ -82,7 +82,7 @@ export function createExecute(options: ExecuteOptions) {
         { retryable: true },
       );
     }
-    const outcome = thrownOutcome(call, error, signal);
+    const outcome = thrownOutcome(call, error, stop);
     if (outcome.envelope.ok === false && outcome.envelope.error.code === "INTERNAL") {
       logger.error({ err: error, traceId: call.traceId, tool: entry.fullName }, "tool threw an unexpected error");
     }
