@@ -29,7 +29,9 @@ export function createSkillContext(call: RunCall, instance: InstanceParts): Skil
     },
     config: instance.config,
     traceId: call.traceId,
-    log: call.log,
+    get log() {
+      return call.log;
+    },
     progress: call.progress,
     fetch: instance.fetch,
     findSecret: call.findSecret,

@@ -61,6 +61,7 @@ export function createBoundedRun({ logger, redactor }: { logger: Logger; redacto
     const round = openRound(options.input, prior, ajv, stop);
     const progress = options.onProgress === undefined ? undefined : throttleProgress(options.onProgress);
     let release: (() => void) | undefined;
+    let log: SkillLogger | undefined;
     try {
       release = await limiterOf(subject.instance).acquire(stop);
       const call: RunCall = {
@@ -70,7 +71,11 @@ export function createBoundedRun({ logger, redactor }: { logger: Logger; redacto
         traceId,
         caller: options.caller,
         progress: (done, total, message) => progress?.report(done, total, message),
-        log: skillLogger(logger, redactor, subject.name, traceId, options.onLog),
+        // Made on first use: most capabilities never log.
+        get log() {
+          log ??= skillLogger(logger, redactor, subject.name, traceId, options.onLog);
+          return log;
+        },
         findSecret: async (content) => redactor.find(content),
         input: round.channel,
       };

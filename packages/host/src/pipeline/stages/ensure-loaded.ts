@@ -3,7 +3,7 @@ import type { ToolOwner } from "../../entries/tool-entry.js";
 import { messageOf } from "../../errors.js";
 import type { Logger } from "../../log.js";
 import type { Answered, Call, LoadedCall } from "../call.js";
-import { answer } from "../call.js";
+import { answer, passOn } from "../call.js";
 import { failureOutcome } from "../envelope.js";
 
 /**
@@ -16,7 +16,7 @@ export function createEnsureLoaded(logger: Logger) {
   return async function ensureLoaded(call: Call): Promise<LoadedCall | Answered> {
     const { instance } = call.entry;
     try {
-      return { ...call, runnable: await call.entry.resolve() };
+      return passOn.loaded(call, await call.entry.resolve());
     } catch (error) {
       if (!logged.has(instance)) {
         logged.add(instance);

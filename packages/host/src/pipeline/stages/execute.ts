@@ -3,7 +3,7 @@ import type { Logger } from "../../log.js";
 import type { BoundedRun } from "../bounded-run.js";
 import { createBoundedRun } from "../bounded-run.js";
 import type { Answered, ExecutedCall, ResumedCall } from "../call.js";
-import { answer } from "../call.js";
+import { answer, passOn } from "../call.js";
 import type { ConfirmationSubject, InputRound } from "../confirmations.js";
 import { createConfirmations } from "../confirmations.js";
 import type { Outcome } from "../envelope.js";
@@ -47,7 +47,7 @@ export function createExecute(options: ExecuteOptions) {
       call.round,
       (runCall) => call.runnable.run(call.args, runCall),
     );
-    if (result.status === "done") return { ...call, value: result.value };
+    if (result.status === "done") return passOn.executed(call, result.value);
     if (result.status === "input") {
       const subject = { tool: entry.fullName, args: call.args, caller: options.caller?.id };
       // Reaching this stage, a dangerous call was confirmed: its next rounds are not asked about again.

@@ -1,7 +1,7 @@
 import { deeperThan } from "../../json-pointer.js";
 import type { Logger } from "../../log.js";
 import type { Answered, LoadedCall, MigratedCall } from "../call.js";
-import { answer } from "../call.js";
+import { answer, passOn } from "../call.js";
 import { failureOutcome } from "../envelope.js";
 import type { Validators } from "../validators.js";
 import { schemaFailure } from "./schema-failure.js";
@@ -39,22 +39,22 @@ export function createMigrate(validators: Validators, logger: Logger) {
       operationId = given;
       args = rest;
     }
-    if (runnable.legacy.length === 0) return { ...call, input: args, operationId, warnings: [] };
+    if (runnable.legacy.length === 0) return passOn.migrated(call, args, operationId, []);
     try {
       // Checked on copies: validation fills in defaults, and a legacy shape may not allow them.
       if (validators.input(runnable)(structuredClone(args)) === undefined) {
-        return { ...call, input: args, operationId, warnings: [] };
+        return passOn.migrated(call, args, operationId, []);
       }
       for (const [index, matches] of validators.legacy(runnable).entries()) {
         const shape = runnable.legacy[index];
         const candidate = structuredClone(args);
         if (shape === undefined || matches(candidate) !== undefined) continue;
-        return { ...call, input: shape.migrate(candidate), operationId, warnings: [shape.note] };
+        return passOn.migrated(call, shape.migrate(candidate), operationId, [shape.note]);
       }
     } catch (error) {
       return schemaFailure(call, "migrate", error, logger);
     }
-    return { ...call, input: args, operationId, warnings: [] };
+    return passOn.migrated(call, args, operationId, []);
   };
 }
 

@@ -1,5 +1,5 @@
 import type { Answered, ResumedCall, ValidatedCall } from "../call.js";
-import { answer } from "../call.js";
+import { answer, passOn } from "../call.js";
 import type { Confirmations, Redemption } from "../confirmations.js";
 import { INPUT_STATE_PREFIX } from "../confirmations.js";
 import { failureOutcome } from "../envelope.js";
@@ -14,10 +14,10 @@ import { failureOutcome } from "../envelope.js";
 export function createResume(confirmations: Confirmations) {
   return async function resume(call: ValidatedCall): Promise<ResumedCall | Answered> {
     const state = call.options.input?.state;
-    if (state === undefined || !state.startsWith(INPUT_STATE_PREFIX)) return { ...call, round: undefined };
+    if (state === undefined || !state.startsWith(INPUT_STATE_PREFIX)) return passOn.resumed(call, undefined);
     const subject = { tool: call.entry.fullName, args: call.args, caller: call.options.caller?.id };
     const { verdict, round } = await confirmations.resume(state, subject);
-    if (round !== undefined) return { ...call, round };
+    if (round !== undefined) return passOn.resumed(call, round);
     if (verdict === "unavailable") {
       const message = `${call.entry.fullName} did not run: its round state cannot be checked against the shared state store, which cannot be reached now; retry shortly`;
       return answer(call, "resume", failureOutcome(call, "UNAVAILABLE", message, { retryable: true }));

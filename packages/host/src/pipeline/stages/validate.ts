@@ -1,6 +1,6 @@
 import type { Logger } from "../../log.js";
 import type { Answered, MigratedCall, ValidatedCall } from "../call.js";
-import { answer } from "../call.js";
+import { answer, passOn } from "../call.js";
 import { failureOutcome } from "../envelope.js";
 import { showInvisible } from "../show-invisible.js";
 import type { Validators } from "../validators.js";
@@ -36,6 +36,6 @@ export function createValidate(validators: Validators, logger: Logger) {
       );
     }
     const brief = runnable.brief(input);
-    return { ...call, args: input, brief: brief === undefined ? undefined : showInvisible(brief) };
+    return passOn.validated(call, input, brief === undefined ? undefined : showInvisible(brief));
   };
 }
