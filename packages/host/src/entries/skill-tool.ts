@@ -67,8 +67,14 @@ export function skillToolEntry(instance: SkillInstance, init: SkillToolInit, iso
         if (tool === undefined) {
           throw new Error(`${instance.id} no longer has the tool "${init.toolName}"; run skillport lock`);
         }
+        if (instance.isolation === "in-process") {
+          // The tool found once, not on every call as a capability by name is.
+          const parts = instancePartsOf(instance, skill);
+          return runnableOf(tool, async (args, call) => tool.run(args, createSkillContext(call, parts(call))));
+        }
         const invoke = invokerOf(instance, skill, isolates);
-        return runnableOf(tool, (args, call) => invoke({ kind: "tool", name: tool.name }, args, call));
+        const target: CapabilityTarget = { kind: "tool", name: tool.name };
+        return runnableOf(tool, (args, call) => invoke(target, args, call));
       });
       return runnable;
     },
