@@ -100,7 +100,14 @@ export function createFastTools(host: Host, options: FastToolsOptions): FastTool
   ) => {
     const running = { stop: new CallStop(), cancelled: false };
     inFlight.set(id, running);
-    const callOptions: Omit<CallOptions, "onProgress"> = { ...partsOf(server), stop: running.stop };
+    const parts = partsOf(server);
+    // A literal, not a spread: V8 copies a spread slowly.
+    const callOptions: Omit<CallOptions, "onProgress"> = {
+      input: parts.input,
+      onLog: parts.onLog,
+      confirmation: parts.confirmation,
+      stop: running.stop,
+    };
     try {
       const outcome = await runToolCall(host, observer, request, callOptions, (notification) =>
         server.notification(notification, { relatedRequestId: id }),
