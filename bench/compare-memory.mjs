@@ -3,7 +3,9 @@
 // processes: what each server's own code costs per call. The SDK servers and Skillport are reached through the SDK's
 // InMemoryTransport; tmcp through a small bridge handing each message to its `server.receive()` (what its stdio
 // transport does, without the pipe). Rounds interleave the servers (order rotated each round); medians are
-// reported, as ratios to the raw SDK and to tmcp of the same run. Writes its section of bench/RESULTS.md.
+// reported, as ratios to the raw SDK and to tmcp of the same run. A second measure takes the client away: raw
+// JSON-RPC messages handed to each server in the same way, so the CPU per call is the server's alone. Writes its
+// section of bench/RESULTS.md.
 // `node bench/compare-memory.mjs [--quick] [--no-write]`.
 import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync } from "node:fs";
 import os from "node:os";
@@ -76,6 +78,66 @@ async function open(server) {
   };
 }
 
+const INIT = {
+  jsonrpc: "2.0",
+  id: 0,
+  method: "initialize",
+  params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "bench", version: "1.0.0" } },
+};
+
+/** Connects to one server without a client: answers how to send it a raw JSON-RPC message and await its answer. */
+async function openBare(server) {
+  let send;
+  let host;
+  if (server.kind === "tmcp") {
+    const tmcp = createTmcpServer(server.n);
+    const sessionInfo = {};
+    send = (message) => tmcp.receive(message, { sessionInfo });
+  } else {
+    let clientSide;
+    if (server.kind === "raw") {
+      const [c, serverSide] = InMemoryTransport.createLinkedPair();
+      await server.factory().connect(serverSide);
+      clientSide = c;
+    } else {
+      host = await createHost({ manifest: server.manifest, lock: "frozen", logger: createLogger({ level: "silent" }) });
+      clientSide = await connectInMemory(host);
+    }
+    const waiting = new Map();
+    clientSide.onmessage = (message) => {
+      waiting.get(message.id)?.(message);
+      waiting.delete(message.id);
+    };
+    await clientSide.start();
+    send = (message) =>
+      message.id === undefined
+        ? clientSide.send(message)
+        : new Promise((resolve) => {
+            waiting.set(message.id, resolve);
+            clientSide.send(message);
+          });
+  }
+  await send(INIT);
+  await send({ jsonrpc: "2.0", method: "notifications/initialized" });
+  let id = 1;
+  return {
+    call: async () => {
+      const answer = await send({
+        jsonrpc: "2.0",
+        id: id++,
+        method: "tools/call",
+        params: { name: "bench.echo", arguments: { text: "hello" } },
+      });
+      if (answer.error !== undefined || answer.result?.isError) {
+        throw new Error(`${server.id}: the call failed: ${JSON.stringify(answer)}`);
+      }
+    },
+    close: async () => {
+      await host?.close();
+    },
+  };
+}
+
 const skillport = (n) => {
   const folder = path.join(dir, `skillport-${n}`);
   mkdirSync(folder);
@@ -101,13 +163,20 @@ for (let round = 0; round < ROUNDS; round++) {
     const cpu = process.cpuUsage(cpuBefore);
     await target.close();
     samples.get(server.id).push({ p50, perSecond: (CALLS / wallMs) * 1000, cpuUs: (cpu.user + cpu.system) / CALLS });
+    const bare = await openBare(server);
+    for (let i = 0; i < WARMUP; i++) await bare.call();
+    const bareBefore = process.cpuUsage();
+    for (let i = 0; i < CALLS; i++) await bare.call();
+    const bareCpu = process.cpuUsage(bareBefore);
+    await bare.close();
+    samples.get(server.id).at(-1).serverUs = (bareCpu.user + bareCpu.system) / CALLS;
   }
 }
 
 // Every Skillport call wrote its audit line: the measured configuration kept it on.
 for (const server of SERVERS.filter((s) => s.kind === "skillport")) {
   const lines = readFileSync(server.audit, "utf8").split("\n").filter(Boolean).length;
-  const expected = ROUNDS * (WARMUP + CALLS);
+  const expected = 2 * ROUNDS * (WARMUP + CALLS);
   if (lines < expected) throw new Error(`${server.id}: ${lines} audit lines for ${expected} calls`);
 }
 
@@ -117,17 +186,18 @@ const rows = SERVERS.map((s) => ({
   p50: med(s.id, "p50"),
   perSecond: med(s.id, "perSecond"),
   cpuUs: med(s.id, "cpuUs"),
+  serverUs: med(s.id, "serverUs"),
 }));
 const raw = rows.find((r) => r.id === "raw");
 const tmcp = rows.find((r) => r.id === "tmcp");
 const x = (a, b) => `${(a / b).toFixed(2)}×`;
 const int = (v) => Math.round(v).toLocaleString("en-US");
 const table = [
-  "| server | call p50 µs | calls/s | CPU µs/call (client + server) | p50 ÷ raw | calls/s ÷ raw | p50 ÷ tmcp | calls/s ÷ tmcp |",
-  "| --- | --: | --: | --: | --: | --: | --: | --: |",
+  "| server | call p50 µs | calls/s | CPU µs/call (client + server) | server alone, CPU µs/call | p50 ÷ raw | calls/s ÷ raw | p50 ÷ tmcp | calls/s ÷ tmcp | server alone ÷ raw | server alone ÷ tmcp |",
+  "| --- | --: | --: | --: | --: | --: | --: | --: | --: | --: | --: |",
   ...rows.map(
     (r) =>
-      `| ${r.label} | ${int(r.p50 * 1000)} | ${int(r.perSecond)} | ${int(r.cpuUs)} | ${x(r.p50, raw.p50)} | ${x(r.perSecond, raw.perSecond)} | ${x(r.p50, tmcp.p50)} | ${x(r.perSecond, tmcp.perSecond)} |`,
+      `| ${r.label} | ${int(r.p50 * 1000)} | ${int(r.perSecond)} | ${int(r.cpuUs)} | ${r.serverUs.toFixed(1)} | ${x(r.p50, raw.p50)} | ${x(r.perSecond, raw.perSecond)} | ${x(r.p50, tmcp.p50)} | ${x(r.perSecond, tmcp.perSecond)} | ${x(r.serverUs, raw.serverUs)} | ${x(r.serverUs, tmcp.serverUs)} |`,
   ),
 ].join("\n");
 
@@ -152,7 +222,10 @@ Load average when the run ended: ${load}.
 ${table}
 
 CPU per call is this process's user + system time over the timed calls: the client's share is the same for every
-server, so differences are the servers'.
+server, so differences are the servers'. "Server alone" takes the client away: after each client run, the same
+number of tools/call messages, built by hand, are handed to the server the same way (tmcp's \`receive()\`, the SDK's
+in-memory transport) and each answer awaited, so the CPU per call is the server's own work (Skillport's full
+pipeline included, its audit lines counted in the check above).
 `;
 process.stdout.write(`${table}\n`);
 if (WRITE) writeSection(HEADING, text);
