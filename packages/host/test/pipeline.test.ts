@@ -161,6 +161,49 @@ describe("a tool whose input schema cannot compile", () => {
   });
 });
 
+describe("a capability's ctx", () => {
+  it("keeps signal and log when a skill spreads or destructures it, and the copy's signal still aborts", async () => {
+    const seen: Record<string, unknown> = {};
+    const context = defineSkill({
+      name: "ctx",
+      tools: [
+        defineTool({
+          name: "copy",
+          title: "Copy",
+          description: "Copies its ctx, as a skill passing it on with one part changed would.",
+          input: { type: "object", properties: {}, additionalProperties: false },
+          risk: "read_only",
+          run: async (_p, ctx) => {
+            const copy = { ...ctx, token: "other" };
+            const { signal, log } = ctx;
+            seen.keys = Object.keys(copy).sort();
+            seen.same = copy.signal === signal && copy.log === log;
+            copy.log.info("from the copy");
+            await new Promise<void>((resolve) => copy.signal.addEventListener("abort", () => resolve()));
+            return { aborted: signal.aborted };
+          },
+        }),
+      ],
+    });
+    const registry = await buildRegistry(manifestOf({ skills: [{ package: "skill-ctx", mcp: "ctx" }] }), {
+      modules: { "skill-ctx": { register: context } },
+    });
+    const lines: unknown[] = [];
+    const stop = new CallStop();
+    const pending = pipelineOf(registry).pipeline.call(
+      "ctx.copy",
+      {},
+      { stop, onLog: (level, message) => lines.push([level, message]) },
+    );
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    stop.abort();
+    expect((await pending).envelope).toMatchObject({ ok: false, error: { code: "CANCELLED" } });
+    expect(seen.keys).toEqual(expect.arrayContaining(["log", "signal", "token", "traceId", "elicit", "progress"]));
+    expect(seen.same).toBe(true);
+    expect(lines).toEqual([["info", "from the copy"]]);
+  });
+});
+
 describe("results checked against the output schema", () => {
   const drifting = defineSkill({
     name: "drift",

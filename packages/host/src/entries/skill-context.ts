@@ -19,19 +19,12 @@ export function createSkillContext(call: RunCall, instance: InstanceParts): Skil
   // Questions are keyed by their place among the run's questions of a kind, unless the skill names them: a run
   // started again with the answers asks the same questions in the same order, and finds their answers.
   const counts = { elicit: 0, sample: 0, roots: 0 };
-  const ctx: SkillContext = {
+  const ctx: Omit<SkillContext, "signal" | "log"> & { [RUN]: RunCall } = {
     token: instance.credentials.token,
     credentials: instance.credentials,
     hasCredential: (name) => instance.hasCredential(name),
-    // Read on first use: most capabilities never touch it, and Node makes each signal slowly (see CallStop).
-    get signal() {
-      return call.signal;
-    },
     config: instance.config,
     traceId: call.traceId,
-    get log() {
-      return call.log;
-    },
     progress: call.progress,
     fetch: instance.fetch,
     findSecret: call.findSecret,
@@ -62,12 +55,37 @@ export function createSkillContext(call: RunCall, instance: InstanceParts): Skil
       };
       return answer.roots;
     },
+    [RUN]: call,
   };
   if (call.caller !== undefined) ctx.auth = { id: call.caller.id, scopes: call.caller.scopes };
-  return ctx;
+  // The signal and the log complete the context: `ctx` has every part of a SkillContext from here on.
+  return Object.defineProperties(ctx, READ_ON_USE) as unknown as SkillContext;
 }
 
 // --- internal ---
+
+const RUN = Symbol("skillport.run");
+
+/**
+ * `ctx.signal` and `ctx.log`, read from the call on first use: most capabilities touch neither, and Node makes each
+ * signal slowly (see CallStop). Own enumerable getters, so `{ ...ctx }` still copies them, defined with these shared
+ * functions: an object literal with getters of its own would give every ctx a hidden class of its own in V8, costing
+ * microseconds a call and keeping each call's objects alive into the old generation.
+ */
+const READ_ON_USE: PropertyDescriptorMap = {
+  signal: {
+    get(this: { [RUN]: RunCall }) {
+      return this[RUN].signal;
+    },
+    enumerable: true,
+  },
+  log: {
+    get(this: { [RUN]: RunCall }) {
+      return this[RUN].log;
+    },
+    enumerable: true,
+  },
+};
 
 const KEY = /^[A-Za-z0-9._-]{1,64}$/;
 

@@ -13,7 +13,9 @@ export interface AuditDestination {
 /**
  * An append-only destination that batches: each line is buffered, and everything buffered in one turn of the event
  * loop goes out in one synchronous write right after it (setImmediate), so the write is off the answer's path and
- * many concurrent calls cost one syscall. Nothing waits in a thread pool, so there is never a write in flight to
+ * many concurrent calls cost one syscall. A turn that buffers {@link FLUSH_AT} characters writes them at once, so
+ * a long turn (thousands of calls that never wait on I/O, as in process) neither holds its lines in memory nor
+ * risks more than that many to a kill. Nothing waits in a thread pool, so there is never a write in flight to
  * lose: the buffer is flushed when the host closes, and by an `exit` hook for a process that exits without closing
  * it (process.exit, an uncaught exception).
  */
@@ -22,6 +24,7 @@ export function createAuditDestination(file: string | undefined): AuditDestinati
   if (at !== undefined) mkdirSync(path.dirname(at), { recursive: true });
   const fd = at === undefined ? 2 : openSync(at, "a");
   let buffered: string[] = [];
+  let size = 0;
   let scheduled = false;
   let ended = false;
   const destination: AuditDestination = {
@@ -32,6 +35,11 @@ export function createAuditDestination(file: string | undefined): AuditDestinati
         return;
       }
       buffered.push(line);
+      size += line.length;
+      if (size >= FLUSH_AT) {
+        destination.flushSync();
+        return;
+      }
       pending.add(destination);
       installExitHook();
       if (!scheduled) {
@@ -44,6 +52,7 @@ export function createAuditDestination(file: string | undefined): AuditDestinati
       if (buffered.length === 0) return;
       const text = buffered.length === 1 ? (buffered[0] as string) : buffered.join("");
       buffered = [];
+      size = 0;
       writeAll(fd, Buffer.from(text, "utf8"));
     },
     end() {
@@ -59,6 +68,9 @@ export function createAuditDestination(file: string | undefined): AuditDestinati
   };
   return destination;
 }
+
+/** Characters a turn buffers before they are written at once: about a hundred audit lines. */
+export const FLUSH_AT = 32 * 1024;
 
 // --- internal ---
 

@@ -61,24 +61,16 @@ export function createBoundedRun({ logger, redactor }: { logger: Logger; redacto
     const round = openRound(options.input, prior, ajv, stop);
     const progress = options.onProgress === undefined ? undefined : throttleProgress(options.onProgress);
     let release: (() => void) | undefined;
-    let log: SkillLogger | undefined;
     try {
       release = await limiterOf(subject.instance).acquire(stop);
-      const call: RunCall = {
-        get signal() {
-          return stop.signal;
-        },
+      const call = new BoundCall(stop, {
         traceId,
         caller: options.caller,
-        progress: (done, total, message) => progress?.report(done, total, message),
-        // Made on first use: most capabilities never log.
-        get log() {
-          log ??= skillLogger(logger, redactor, subject.name, traceId, options.onLog);
-          return log;
-        },
-        findSecret: async (content) => redactor.find(content),
         input: round.channel,
-      };
+        progress: (done, total, message) => progress?.report(done, total, message),
+        findSecret: async (content) => redactor.find(content),
+        makeLog: () => skillLogger(logger, redactor, subject.name, traceId, options.onLog),
+      });
       const running = execute(call);
       running.catch(() => undefined); // answered below; a late rejection after an abort is expected
       return { status: "done", value: await untilAborted(running, stop), round };
@@ -104,25 +96,58 @@ export function createBoundedRun({ logger, redactor }: { logger: Logger; redacto
 function callStop(options: CallOptions, timeoutMs: number) {
   const stop = options.stop ?? new CallStop();
   const source = options.signal;
-  let timedOut = false;
   const onAbort = () => stop.abort(source?.reason);
   const timer = setTimeout(() => {
-    timedOut = true;
+    bounds.timedOut = true;
     stop.abort(new DOMException("The operation was aborted due to timeout", "TimeoutError"));
   }, timeoutMs);
   timer.unref();
   if (source?.aborted) stop.abort(source.reason);
   else source?.addEventListener("abort", onAbort, { once: true });
-  return {
+  const bounds = {
     stop,
-    get timedOut() {
-      return timedOut;
-    },
+    timedOut: false,
     dispose() {
       clearTimeout(timer);
       source?.removeEventListener("abort", onAbort);
     },
   };
+  return bounds;
+}
+
+/**
+ * A run's {@link RunCall}: its signal and its log are made on first use (most capabilities read neither). A class,
+ * not an object literal with getters: V8 gives every literal with its own getter functions a hidden class of its
+ * own, which costs microseconds a call and keeps each call's objects alive into the old generation.
+ */
+class BoundCall implements RunCall {
+  readonly traceId: string;
+  readonly caller: RunCall["caller"];
+  readonly input: RunCall["input"];
+  readonly progress: RunCall["progress"];
+  readonly findSecret: RunCall["findSecret"];
+  #stop: CallStop;
+  #makeLog: () => SkillLogger;
+  #log: SkillLogger | undefined;
+
+  constructor(stop: CallStop, parts: Omit<RunCall, "signal" | "log"> & { makeLog: () => SkillLogger }) {
+    this.traceId = parts.traceId;
+    this.caller = parts.caller;
+    this.input = parts.input;
+    this.progress = parts.progress;
+    this.findSecret = parts.findSecret;
+    this.#stop = stop;
+    this.#makeLog = parts.makeLog;
+  }
+
+  get signal(): AbortSignal {
+    return this.#stop.signal;
+  }
+
+  get log(): SkillLogger {
+    this.#log ??= this.#makeLog();
+    return this.#log;
+  }
 }
 
 const LEVELS = ["debug", "info", "warn", "error"] as const;

@@ -1,0 +1,85 @@
+import { spawn } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { createAuditDestination, FLUSH_AT } from "../src/pipeline/audit-destination.js";
+import { ECHO } from "./helpers.js";
+
+// Audit lines are batched per turn of the event loop; a turn that never waits on I/O (thousands of calls made in
+// process, one after another) must neither hold all its lines in memory nor lose them all to a kill.
+
+const DIST = fileURLToPath(new URL("../dist/index.js", import.meta.url));
+
+let dir: string;
+beforeEach(() => {
+  dir = mkdtempSync(path.join(os.tmpdir(), "skillport-audit-destination-"));
+});
+afterEach(() => {
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const linesOf = (file: string) => readFileSync(file, "utf8").split("\n").filter(Boolean);
+
+describe("the audit destination", () => {
+  it("holds a turn's lines until the turn ends, and writes them in one piece then", async () => {
+    const file = path.join(dir, "audit.log");
+    const destination = createAuditDestination(file);
+    destination.write('{"n":1}\n');
+    destination.write('{"n":2}\n');
+    expect(readFileSync(file, "utf8")).toBe("");
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(linesOf(file)).toEqual(['{"n":1}', '{"n":2}']);
+    destination.end();
+  });
+
+  it("writes at once, in the same turn, when the turn has buffered FLUSH_AT characters", () => {
+    const file = path.join(dir, "audit.log");
+    const destination = createAuditDestination(file);
+    const line = `${JSON.stringify({ pad: "x".repeat(200) })}\n`;
+    const fill = Math.ceil(FLUSH_AT / line.length);
+    for (let i = 0; i < fill - 1; i++) destination.write(line);
+    expect(readFileSync(file, "utf8")).toBe("");
+    destination.write(line);
+    expect(linesOf(file)).toHaveLength(fill);
+    destination.write(line); // the next line starts a new batch
+    expect(linesOf(file)).toHaveLength(fill);
+    destination.end();
+    expect(linesOf(file)).toHaveLength(fill + 1);
+  });
+
+  it("loses at most FLUSH_AT characters of lines when the process is killed in the middle of a long turn", async () => {
+    const CALLS = 2000;
+    const manifest = path.join(dir, "skills.manifest.json");
+    writeFileSync(
+      manifest,
+      JSON.stringify({ name: "kill", version: "1.0.0", audit: { file: "./audit.log" }, skills: [{ path: ECHO }] }),
+    );
+    const script = path.join(dir, "killed.mjs");
+    // Every call after the first runs in one turn (the echo tool never waits on I/O); then SIGKILL, which no exit
+    // hook sees: only what the destination wrote before is on disk.
+    writeFileSync(
+      script,
+      `import { createHost, createLogger } from ${JSON.stringify(pathToFileURL(DIST).href)};
+const host = await createHost({ manifest: ${JSON.stringify(manifest)}, logger: createLogger({ level: "silent" }) });
+await host.pipeline.call("echo.echo", { text: "first" });
+await new Promise((resolve) => setImmediate(resolve));
+for (let i = 0; i < ${CALLS}; i++) await host.pipeline.call("echo.echo", { text: "call " + i });
+process.kill(process.pid, "SIGKILL");
+`,
+    );
+    const signal = await new Promise((resolve, reject) => {
+      const child = spawn(process.execPath, [script], { cwd: dir, stdio: "ignore" });
+      child.on("error", reject);
+      child.on("exit", (_code, signal) => resolve(signal));
+    });
+    expect(signal).toBe("SIGKILL");
+    const lines = linesOf(path.join(dir, "audit.log"));
+    for (const line of lines) expect(JSON.parse(line)).toMatchObject({ kind: "audit", tool: "echo.echo" });
+    const lineLength = Math.min(...lines.map((line) => line.length + 1));
+    const lost = CALLS + 1 - lines.length;
+    expect(lost).toBeGreaterThanOrEqual(0);
+    expect(lost * lineLength).toBeLessThan(FLUSH_AT);
+  });
+});
