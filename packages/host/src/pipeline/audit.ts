@@ -1,5 +1,3 @@
-import pino from "pino";
-import { hostLoggerOptions } from "../log.js";
 import { createAuditDestination } from "./audit-destination.js";
 import type { Redactor } from "./redact.js";
 
@@ -35,19 +33,47 @@ export interface AuditSink extends Audit {
   close(): void;
 }
 
+/**
+ * The host's audit. Each line is the JSON a pino logger at `info` with `base: { kind: "audit" }` and ISO times
+ * writes (`level`, `time`, `kind`, the record's fields in order, `msg`), built here directly: a call's audit line is
+ * on every call's path, and a general logger's serialiser cost about a tenth of a plain call's CPU. Redaction is a
+ * log line's: every secret is replaced in the record's values, then in the finished line.
+ */
 export function createAudit(options: AuditOptions, redactor: Redactor): AuditSink {
   const destination = createAuditDestination(options.file);
-  const logger = pino(
-    {
-      base: { kind: "audit" },
-      timestamp: pino.stdTimeFunctions.isoTime,
-      messageKey: "msg",
-      ...hostLoggerOptions(redactor),
-    },
-    destination,
-  );
+  const now = isoClock();
   const audit = (record: AuditRecord) => {
-    logger.info(options.arguments ? record : { ...record, arguments: undefined }, "tool call");
+    const taken = options.arguments ? record : { ...record, arguments: undefined };
+    const fields = fieldsOf(redactor.active ? redactor.value(taken) : taken);
+    const line = `{"level":30,"time":"${now()}","kind":"audit",${fields}"msg":"tool call"}\n`;
+    destination.write(redactor.active ? redactor.string(line) : line);
   };
   return Object.assign(audit, { flush: () => destination.flushSync(), close: () => destination.end() });
+}
+
+// --- internal ---
+
+/** The record's fields as JSON members, each followed by a comma; arguments that JSON cannot carry are named so. */
+function fieldsOf(record: AuditRecord): string {
+  let json: string;
+  try {
+    json = JSON.stringify(record);
+  } catch {
+    json = JSON.stringify({ ...record, arguments: "[arguments JSON cannot carry]" });
+  }
+  return json.length > 2 ? `${json.slice(1, -1)},` : "";
+}
+
+/** The time now as an ISO string, made once per millisecond: many calls share one. */
+function isoClock(): () => string {
+  let at = -1;
+  let iso = "";
+  return () => {
+    const ms = Date.now();
+    if (ms !== at) {
+      at = ms;
+      iso = new Date(ms).toISOString();
+    }
+    return iso;
+  };
 }
