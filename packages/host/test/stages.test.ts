@@ -99,7 +99,11 @@ describe("ensure loaded", () => {
   it("answers UNAVAILABLE with the cause when the entry cannot resolve, and logs it once per instance", async () => {
     const lines: string[] = [];
     const ensureLoaded = createEnsureLoaded(pino({ level: "error" }, { write: (l: string) => lines.push(l) }));
-    const broken = { ...entry("echo.echo"), resolve: () => Promise.reject(new Error("the package is gone")) };
+    const broken = {
+      ...entry("echo.echo"),
+      resolved: undefined,
+      resolve: () => Promise.reject(new Error("the package is gone")),
+    };
     for (let i = 0; i < 2; i++) {
       const out = answered(await ensureLoaded({ ...call("echo.echo", {}), entry: broken }));
       expect(out.outcome).toMatchObject({ stage: "ensure-loaded", envelope: { error: { code: "UNAVAILABLE" } } });

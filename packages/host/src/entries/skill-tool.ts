@@ -58,9 +58,10 @@ export function createIsolates(logger: Logger): Isolates {
  */
 export function skillToolEntry(instance: SkillInstance, init: SkillToolInit, isolates: Isolates): ToolEntry {
   let runnable: Promise<Runnable> | undefined;
-  return {
+  const entry: ToolEntry & { resolved?: Runnable } = {
     ...init,
     instance,
+    resolved: undefined,
     resolve() {
       runnable ??= instance.load().then((skill) => {
         const tool = skill.tools.find((t) => t.name === init.toolName);
@@ -70,15 +71,20 @@ export function skillToolEntry(instance: SkillInstance, init: SkillToolInit, iso
         if (instance.isolation === "in-process") {
           // The tool found once, not on every call as a capability by name is.
           const parts = instancePartsOf(instance, skill);
-          return runnableOf(tool, async (args, call) => tool.run(args, createSkillContext(call, parts(call))));
+          entry.resolved = runnableOf(tool, async (args, call) =>
+            tool.run(args, createSkillContext(call, parts(call))),
+          );
+        } else {
+          const invoke = invokerOf(instance, skill, isolates);
+          const target: CapabilityTarget = { kind: "tool", name: tool.name };
+          entry.resolved = runnableOf(tool, (args, call) => invoke(target, args, call));
         }
-        const invoke = invokerOf(instance, skill, isolates);
-        const target: CapabilityTarget = { kind: "tool", name: tool.name };
-        return runnableOf(tool, (args, call) => invoke(target, args, call));
+        return entry.resolved;
       });
       return runnable;
     },
   };
+  return entry;
 }
 
 /** Runs one of a loaded skill's capabilities with a call's ctx: in this process, or in the instance's isolates. */

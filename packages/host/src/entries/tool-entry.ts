@@ -63,6 +63,8 @@ export interface ToolEntry {
    * after; rejects with the cause when it cannot be had (the call answers UNAVAILABLE, other entries keep working).
    */
   resolve(): Promise<Runnable>;
+  /** What `resolve()` settled with, once it has and for good (a skill's tool; an upstream's may change): read first. */
+  readonly resolved?: Runnable | undefined;
 }
 
 /** What answers a call: the tool as its code defines it (never as a lock described it), and a way to run it. */

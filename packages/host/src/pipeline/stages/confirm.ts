@@ -19,11 +19,15 @@ export interface ConfirmOptions {
  * Other calls pass through. Decided on the loaded tool's risk, never on what a lock said.
  */
 export function createConfirm({ confirmations, fallback }: ConfirmOptions) {
-  return async function confirm(call: ResumedCall): Promise<ResumedCall | Answered> {
-    if (call.runnable.risk !== "dangerous") return call;
+  // Only a dangerous call waits here; any other goes on in the same turn.
+  return function confirm(call: ResumedCall): ResumedCall | Promise<ResumedCall | Answered> {
+    return call.runnable.risk === "dangerous" ? confirmDangerous(call) : call;
+  };
+
+  async function confirmDangerous(call: ResumedCall): Promise<ResumedCall | Answered> {
     const outcome = await refusal(call);
     return outcome === undefined ? call : answer(call, "confirm", outcome);
-  };
+  }
 
   async function refusal(call: ResumedCall): Promise<Outcome | undefined> {
     const { entry, args, options } = call;

@@ -13,7 +13,13 @@ import { failureOutcome } from "../envelope.js";
  */
 export function createEnsureLoaded(logger: Logger) {
   const logged = new Set<ToolOwner>();
-  return async function ensureLoaded(call: Call): Promise<LoadedCall | Answered> {
+  // Once an entry's code is resolved for good, a call goes on in the same turn.
+  return function ensureLoaded(call: Call): LoadedCall | Promise<LoadedCall | Answered> {
+    const { resolved } = call.entry;
+    return resolved === undefined ? load(call) : passOn.loaded(call, resolved);
+  };
+
+  async function load(call: Call): Promise<LoadedCall | Answered> {
     const { instance } = call.entry;
     try {
       return passOn.loaded(call, await call.entry.resolve());
@@ -32,5 +38,5 @@ export function createEnsureLoaded(logger: Logger) {
         : `${instance.id} could not be loaded (${messageOf(error)}); its tools are unavailable, every other tool keeps working`;
       return answer(call, "ensure-loaded", failureOutcome(call, "UNAVAILABLE", message, { retryable }));
     }
-  };
+  }
 }

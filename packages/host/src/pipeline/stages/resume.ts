@@ -12,9 +12,14 @@ import { failureOutcome } from "../envelope.js";
  * state, checked by confirm) pass through.
  */
 export function createResume(confirmations: Confirmations) {
-  return async function resume(call: ValidatedCall): Promise<ResumedCall | Answered> {
+  // A call without round state (nearly every call) goes on in the same turn.
+  return function resume(call: ValidatedCall): ResumedCall | Promise<ResumedCall | Answered> {
     const state = call.options.input?.state;
     if (state === undefined || !state.startsWith(INPUT_STATE_PREFIX)) return passOn.resumed(call, undefined);
+    return resumeRound(call, state);
+  };
+
+  async function resumeRound(call: ValidatedCall, state: string): Promise<ResumedCall | Answered> {
     const subject = { tool: call.entry.fullName, args: call.args, caller: call.options.caller?.id };
     const { verdict, round } = await confirmations.resume(state, subject);
     if (round !== undefined) return passOn.resumed(call, round);
@@ -24,7 +29,7 @@ export function createResume(confirmations: Confirmations) {
     }
     const message = `requestState ${WHY[verdict]}; call ${call.entry.fullName} again without it to start over`;
     return answer(call, "resume", { ...failureOutcome(call, "ARGUMENT_INVALID", message), rejected: message });
-  };
+  }
 }
 
 /** What a round's state is refused for, as the error says it. */
