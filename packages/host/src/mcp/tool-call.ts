@@ -43,15 +43,18 @@ export async function runToolCall(
 ): Promise<CallOutcome> {
   const { name, progressToken } = request;
   const startedAt = performance.now();
-  const notifying = new Set<Promise<unknown>>();
+  // Progress notifications still being sent, made on the first: most calls send none.
+  let notifying: Set<Promise<unknown>> | undefined;
   observer?.started();
   let outcome: CallOutcome;
   try {
-    outcome = await host.pipeline.call(name, request.args, {
-      ...options,
-      ...(progressToken === undefined
-        ? {}
+    outcome = await host.pipeline.call(
+      name,
+      request.args,
+      progressToken === undefined
+        ? options
         : {
+            ...options,
             onProgress: (progress, total, message) => {
               const sent = notify({
                 method: "notifications/progress",
@@ -62,11 +65,12 @@ export async function runToolCall(
                   ...(message === undefined ? {} : { message }),
                 },
               }).catch(() => undefined); // a client gone away must not fail the call
+              notifying ??= new Set();
               notifying.add(sent);
-              void sent.finally(() => notifying.delete(sent));
+              void sent.finally(() => notifying?.delete(sent));
             },
-          }),
-    });
+          },
+    );
   } catch (error) {
     observer?.finished(name, undefined, "INTERNAL", seconds(startedAt), "error");
     throw error;
@@ -84,7 +88,7 @@ export async function runToolCall(
       outcome.stage,
     );
   }
-  if (notifying.size > 0) await Promise.all(notifying);
+  if (notifying !== undefined && notifying.size > 0) await Promise.all(notifying);
   return outcome;
 }
 

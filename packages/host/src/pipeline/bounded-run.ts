@@ -62,7 +62,8 @@ export function createBoundedRun({ logger, redactor }: { logger: Logger; redacto
     const progress = options.onProgress === undefined ? undefined : throttleProgress(options.onProgress);
     let release: (() => void) | undefined;
     try {
-      release = await limiterOf(subject.instance).acquire(stop);
+      const slot = limiterOf(subject.instance).acquire(stop);
+      release = slot instanceof Promise ? await slot : slot;
       const call = new BoundCall(stop, {
         traceId,
         caller: options.caller,

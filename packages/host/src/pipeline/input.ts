@@ -47,11 +47,13 @@ export function openRound(
   ajv: SchemaCompiler,
   stop: RunStop,
 ): OpenRound {
-  const answers: Record<string, unknown> = { ...(prior?.answers ?? {}) };
+  const answers: Record<string, unknown> = prior === undefined ? {} : { ...prior.answers };
   const responses = input?.responses ?? {};
-  for (const [key, method] of Object.entries(prior?.asked ?? {})) {
-    const response = responses[key];
-    if (response !== undefined && Object.hasOwn(responses, key)) answers[key] = { method, response };
+  if (prior !== undefined) {
+    for (const [key, method] of Object.entries(prior.asked)) {
+      const response = responses[key];
+      if (response !== undefined && Object.hasOwn(responses, key)) answers[key] = { method, response };
+    }
   }
   // A first call (no round state) may carry its answers already, as a client that knows the questions sends them:
   // each is taken for the question of its key this run asks, when it answers that kind of question in its shape.

@@ -21,13 +21,28 @@ export class Limiter {
     readonly queue: number,
   ) {}
 
-  /** Resolves with a release function once a slot is free. */
-  async acquire(stop: Pick<CallStop, "throwIfAborted" | "onAbort">): Promise<() => void> {
-    stop.throwIfAborted();
+  /**
+   * A release function once a slot is free: at once when one is (no promise, so the caller goes on in the same
+   * turn), else a promise of it; a promise rejected with the stop's reason once it has stopped. Never throws.
+   */
+  acquire(stop: Pick<CallStop, "aborted" | "reason" | "onAbort">): (() => void) | Promise<() => void> {
+    if (stop.aborted) return Promise.reject(stop.reason);
     if (this.active < this.concurrency) {
       this.active++;
       return this.releaser();
     }
+    return this.queued(stop);
+  }
+
+  /** Calls running now and calls waiting. */
+  get load(): { active: number; waiting: number } {
+    return { active: this.active, waiting: this.waiting.length };
+  }
+
+  // --- internal ---
+
+  /** Waits in the queue for a slot, when the queue has room. */
+  private async queued(stop: Pick<CallStop, "onAbort">): Promise<() => void> {
     if (this.waiting.length >= this.queue) {
       throw new QueueFullError(`${this.active} calls are running and ${this.waiting.length} are waiting`);
     }
@@ -42,13 +57,6 @@ export class Limiter {
     });
     return this.releaser();
   }
-
-  /** Calls running now and calls waiting. */
-  get load(): { active: number; waiting: number } {
-    return { active: this.active, waiting: this.waiting.length };
-  }
-
-  // --- internal ---
 
   private releaser(): () => void {
     let released = false;
