@@ -69,8 +69,8 @@ const RUN = Symbol("skillport.run");
 /**
  * `ctx.signal` and `ctx.log`, read from the call on first use: most capabilities touch neither, and Node makes each
  * signal slowly (see CallStop). Own enumerable getters, so `{ ...ctx }` still copies them, defined with these shared
- * functions: an object literal with getters of its own would give every ctx a hidden class of its own in V8, costing
- * microseconds a call and keeping each call's objects alive into the old generation.
+ * functions: V8 (Node 20) makes an object literal with getters of its own in dictionary mode, which costs
+ * microseconds a call and kept each call's objects alive into the old generation (bench/RESULTS.md).
  */
 const READ_ON_USE: PropertyDescriptorMap = {
   signal: {

@@ -118,8 +118,8 @@ function callStop(options: CallOptions, timeoutMs: number) {
 
 /**
  * A run's {@link RunCall}: its signal and its log are made on first use (most capabilities read neither). A class,
- * not an object literal with getters: V8 gives every literal with its own getter functions a hidden class of its
- * own, which costs microseconds a call and keeps each call's objects alive into the old generation.
+ * not an object literal with getters: V8 (Node 20) makes such a literal in dictionary mode, which costs
+ * microseconds a call and kept each call's objects alive into the old generation (see `ctx` in skill-context.ts).
  */
 class BoundCall implements RunCall {
   readonly traceId: string;
