@@ -1,12 +1,17 @@
 // In memory, in one run: the official SDK client calling a hand-written SDK McpServer, tmcp, and Skillport (1 and
-// 500 tools, the full default pipeline with the audit line to a file) in this same process — no pipes, no
-// processes: what each server's own code costs per call. The SDK servers and Skillport are reached through the SDK's
-// InMemoryTransport; tmcp through a small bridge handing each message to its `server.receive()` (what its stdio
-// transport does, without the pipe). Rounds interleave the servers (order rotated each round); medians are
-// reported, as ratios to the raw SDK and to tmcp of the same run. A second measure takes the client away: raw
-// JSON-RPC messages handed to each server in the same way, so the CPU per call is the server's alone. Writes its
-// section of bench/RESULTS.md.
+// 500 tools, the full default pipeline with the audit line to a file) in one process — no pipes: what each server's
+// own code costs per call. The SDK servers and Skillport are reached through the SDK's InMemoryTransport; tmcp
+// through a small bridge handing each message to its `server.receive()` (what its stdio transport does, without the
+// pipe). Each server is measured in a fresh process of its own (this file, run with `--measure <id>`), so no server
+// pays for another's leftovers: tmcp turns on an AsyncLocalStorage, whose promise hooks then slow every promise in
+// the process. Rounds interleave the servers (order rotated each round); medians are reported, as ratios to the raw
+// SDK and to tmcp of the same run. Two more measures per process: raw JSON-RPC messages handed to the server
+// without a client (the server's CPU alone), and the client's calls again with an AsyncLocalStorage in use, as in
+// an application with tracing. Writes its section of bench/RESULTS.md.
 // `node bench/compare-memory.mjs [--quick] [--no-write]`.
+
+import { AsyncLocalStorage } from "node:async_hooks";
+import { execFileSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -27,8 +32,7 @@ const WARMUP = flag("--warmup", QUICK ? 500 : 2000);
 const HEADING = "# In memory: the raw SDK, tmcp and Skillport in one process";
 const started = performance.now();
 
-const dir = realpathSync(mkdtempSync(path.join(os.tmpdir(), "skillport-compare-memory-")));
-process.on("exit", () => rmSync(dir, { recursive: true, force: true }));
+const MEASURE = process.argv.indexOf("--measure");
 
 /** An SDK client transport that hands each message to tmcp's `server.receive()` and delivers its answer. */
 function tmcpTransport(server) {
@@ -138,45 +142,78 @@ async function openBare(server) {
   };
 }
 
+/**
+ * One measure of one server, in this fresh process: "client" times the SDK client's calls, "bare" the server's CPU
+ * without a client, "storage" the client's calls after an AsyncLocalStorage has been entered (its hooks then stay on
+ * for the rest of the process, which is why each measure has a process of its own).
+ */
+async function measure(server, what) {
+  if (what === "bare") {
+    const bare = await openBare(server);
+    for (let i = 0; i < WARMUP; i++) await bare.call();
+    const before = process.cpuUsage();
+    for (let i = 0; i < CALLS; i++) await bare.call();
+    const cpu = process.cpuUsage(before);
+    await bare.close();
+    return { serverUs: (cpu.user + cpu.system) / CALLS };
+  }
+  if (what === "storage") new AsyncLocalStorage().enterWith({ request: "bench" });
+  const target = await open(server);
+  for (let i = 0; i < WARMUP; i++) await target.call();
+  const cpuBefore = process.cpuUsage();
+  const wallBefore = performance.now();
+  const { p50 } = await timeCalls(target, CALLS);
+  const wallMs = performance.now() - wallBefore;
+  const cpu = process.cpuUsage(cpuBefore);
+  await target.close();
+  if (what === "storage") return { alsP50: p50 };
+  return { p50, perSecond: (CALLS / wallMs) * 1000, cpuUs: (cpu.user + cpu.system) / CALLS };
+}
+
+if (MEASURE !== -1) {
+  const server = JSON.parse(process.argv[MEASURE + 1]);
+  if (server.kind === "raw") server.factory = createRawSdkServer(1);
+  process.stdout.write(JSON.stringify(await measure(server, process.argv[MEASURE + 2])));
+  process.exit(0);
+}
+
+const dir = realpathSync(mkdtempSync(path.join(os.tmpdir(), "skillport-compare-memory-")));
+process.on("exit", () => rmSync(dir, { recursive: true, force: true }));
+
 const skillport = (n) => {
   const folder = path.join(dir, `skillport-${n}`);
   mkdirSync(folder);
   return generateSkillport(folder, n);
 };
 const SERVERS = [
-  { id: "raw", label: "raw SDK v2 McpServer", kind: "raw", factory: createRawSdkServer(1) },
+  { id: "raw", label: "raw SDK v2 McpServer", kind: "raw" },
   { id: "tmcp", label: "tmcp 1.20", kind: "tmcp", n: 1 },
   { id: "sp1", label: "**Skillport, 1 tool**", kind: "skillport", ...skillport(1) },
   { id: "sp500", label: "**Skillport, 500 tools**", kind: "skillport", ...skillport(500) },
 ];
 
 const samples = new Map(SERVERS.map((s) => [s.id, []]));
+const passOn = process.argv.slice(2).filter((arg) => arg !== "--no-write");
 for (let round = 0; round < ROUNDS; round++) {
   const order = SERVERS.map((_, i) => SERVERS[(i + round) % SERVERS.length]);
   for (const server of order) {
-    const target = await open(server);
-    for (let i = 0; i < WARMUP; i++) await target.call();
-    const cpuBefore = process.cpuUsage();
-    const wallBefore = performance.now();
-    const { p50 } = await timeCalls(target, CALLS);
-    const wallMs = performance.now() - wallBefore;
-    const cpu = process.cpuUsage(cpuBefore);
-    await target.close();
-    samples.get(server.id).push({ p50, perSecond: (CALLS / wallMs) * 1000, cpuUs: (cpu.user + cpu.system) / CALLS });
-    const bare = await openBare(server);
-    for (let i = 0; i < WARMUP; i++) await bare.call();
-    const bareBefore = process.cpuUsage();
-    for (let i = 0; i < CALLS; i++) await bare.call();
-    const bareCpu = process.cpuUsage(bareBefore);
-    await bare.close();
-    samples.get(server.id).at(-1).serverUs = (bareCpu.user + bareCpu.system) / CALLS;
+    const { label, ...spec } = server;
+    const sample = {};
+    for (const what of ["client", "bare", "storage"]) {
+      const args = [import.meta.filename, ...passOn, "--measure", JSON.stringify(spec), what];
+      Object.assign(
+        sample,
+        JSON.parse(execFileSync(process.execPath, args, { encoding: "utf8", stdio: ["ignore", "pipe", "inherit"] })),
+      );
+    }
+    samples.get(server.id).push(sample);
   }
 }
 
 // Every Skillport call wrote its audit line: the measured configuration kept it on.
 for (const server of SERVERS.filter((s) => s.kind === "skillport")) {
   const lines = readFileSync(server.audit, "utf8").split("\n").filter(Boolean).length;
-  const expected = 2 * ROUNDS * (WARMUP + CALLS);
+  const expected = 3 * ROUNDS * (WARMUP + CALLS);
   if (lines < expected) throw new Error(`${server.id}: ${lines} audit lines for ${expected} calls`);
 }
 
@@ -187,17 +224,18 @@ const rows = SERVERS.map((s) => ({
   perSecond: med(s.id, "perSecond"),
   cpuUs: med(s.id, "cpuUs"),
   serverUs: med(s.id, "serverUs"),
+  alsP50: med(s.id, "alsP50"),
 }));
 const raw = rows.find((r) => r.id === "raw");
 const tmcp = rows.find((r) => r.id === "tmcp");
 const x = (a, b) => `${(a / b).toFixed(2)}×`;
 const int = (v) => Math.round(v).toLocaleString("en-US");
 const table = [
-  "| server | call p50 µs | calls/s | CPU µs/call (client + server) | server alone, CPU µs/call | p50 ÷ raw | calls/s ÷ raw | p50 ÷ tmcp | calls/s ÷ tmcp | server alone ÷ raw | server alone ÷ tmcp |",
-  "| --- | --: | --: | --: | --: | --: | --: | --: | --: | --: | --: |",
+  "| server | call p50 µs | calls/s | CPU µs/call (client + server) | server alone, CPU µs/call | p50 with an AsyncLocalStorage, µs | p50 ÷ raw | calls/s ÷ raw | p50 ÷ tmcp | calls/s ÷ tmcp | server alone ÷ raw | server alone ÷ tmcp | with AsyncLocalStorage, p50 ÷ tmcp |",
+  "| --- | --: | --: | --: | --: | --: | --: | --: | --: | --: | --: | --: | --: |",
   ...rows.map(
     (r) =>
-      `| ${r.label} | ${int(r.p50 * 1000)} | ${int(r.perSecond)} | ${int(r.cpuUs)} | ${r.serverUs.toFixed(1)} | ${x(r.p50, raw.p50)} | ${x(r.perSecond, raw.perSecond)} | ${x(r.p50, tmcp.p50)} | ${x(r.perSecond, tmcp.perSecond)} | ${x(r.serverUs, raw.serverUs)} | ${x(r.serverUs, tmcp.serverUs)} |`,
+      `| ${r.label} | ${int(r.p50 * 1000)} | ${int(r.perSecond)} | ${int(r.cpuUs)} | ${r.serverUs.toFixed(1)} | ${int(r.alsP50 * 1000)} | ${x(r.p50, raw.p50)} | ${x(r.perSecond, raw.perSecond)} | ${x(r.p50, tmcp.p50)} | ${x(r.perSecond, tmcp.perSecond)} | ${x(r.serverUs, raw.serverUs)} | ${x(r.serverUs, tmcp.serverUs)} | ${x(r.alsP50, tmcp.alsP50)} |`,
   ),
 ].join("\n");
 
@@ -210,8 +248,8 @@ const text = `${HEADING}
 
 \`pnpm bench\` (bench/compare-memory.mjs${QUICK ? " --quick" : ""}) — the official SDK client and each server in one
 process, over the SDK's \`InMemoryTransport\` (tmcp: its \`server.receive()\`, as its stdio transport calls it):
-${WARMUP} warm-up echo calls, then ${CALLS} sequential ones timed one by one; ${ROUNDS} rounds, the servers interleaved;
-each cell is the median over rounds. Skillport runs the full default pipeline (validation, limits, the envelope with
+${WARMUP} warm-up echo calls, then ${CALLS} sequential ones timed one by one; ${ROUNDS} rounds, the servers interleaved,
+each server in a fresh process of its own every round; each cell is the median over rounds. Skillport runs the full default pipeline (validation, limits, the envelope with
 its data checked, redaction, the audit line to an \`audit.file\`; the run checks every call's line is there). The
 whole run took ${Math.round((performance.now() - started) / 1000)} s.
 
@@ -226,6 +264,13 @@ server, so differences are the servers'. "Server alone" takes the client away: a
 number of tools/call messages, built by hand, are handed to the server the same way (tmcp's \`receive()\`, the SDK's
 in-memory transport) and each answer awaited, so the CPU per call is the server's own work (Skillport's full
 pipeline included, its audit lines counted in the check above).
+
+Each server runs in a process of its own because one server's leftovers slow the next: tmcp enters an
+\`AsyncLocalStorage\` for every message, and from then on Node runs a hook for every promise the process makes, the
+other servers' included (before this change, when every server shared the bench's process, Skillport measured 1.26-1.44×
+tmcp's p50 in memory; alone in its process it is level). The last column measures that case on purpose: the same client
+calls after an \`AsyncLocalStorage\` has been entered, as in an application with tracing (OpenTelemetry and most
+request-context libraries use one). There the cost of a call grows with the promises it makes.
 `;
 process.stdout.write(`${table}\n`);
 if (WRITE) writeSection(HEADING, text);
