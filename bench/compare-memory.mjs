@@ -107,17 +107,21 @@ async function openBare(server) {
       host = await createHost({ manifest: server.manifest, lock: "frozen", logger: createLogger({ level: "silent" }) });
       clientSide = await connectInMemory(host);
     }
-    const waiting = new Map();
+    // One request at a time, so one waiter: no Map gaining and losing an entry per call on this side either
+    // (tmcp's receive() answers without one).
+    let waiting = { id: undefined, resolve: () => undefined };
     clientSide.onmessage = (message) => {
-      waiting.get(message.id)?.(message);
-      waiting.delete(message.id);
+      if (message.id !== waiting.id) return;
+      const { resolve } = waiting;
+      waiting = { id: undefined, resolve: () => undefined };
+      resolve(message);
     };
     await clientSide.start();
     send = (message) =>
       message.id === undefined
         ? clientSide.send(message)
         : new Promise((resolve) => {
-            waiting.set(message.id, resolve);
+            waiting = { id: message.id, resolve };
             clientSide.send(message);
           });
   }

@@ -208,6 +208,40 @@ describe("the fast path answers tools/call as the SDK's server does (2025 era, s
       expect((await countsAtClose(server)).calls).toBe(3);
     }
   });
+
+  it("cancels each of several calls in flight by its id, whichever order they end in", async () => {
+    const { server, request } = await open2025();
+    const audit = path.join(ws.dir, "audit.log");
+    const cancelledLines = async () =>
+      (await readFile(audit, "utf8").catch(() => "")).split('"outcome":"CANCELLED"').length - 1;
+    try {
+      const before = await cancelledLines();
+      const ids = ["w-a", "w-b", "w-c"];
+      for (const id of ids) {
+        server.send({
+          jsonrpc: "2.0",
+          id,
+          method: "tools/call",
+          params: { name: "echo.wait", arguments: {}, _meta: { progressToken: id } },
+        });
+        await server.next((m) => m.method === "notifications/progress" && m.params.progressToken === id);
+      }
+      // The middle one first, then the first, then the last: each cancel stops its own call and no other.
+      for (const [n, id] of ["w-b", "w-a", "w-c"].entries()) {
+        server.send({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: id, reason: "user" } });
+        await until(async () => (await cancelledLines()) === before + n + 1);
+        // A cancel of an id no longer in flight (or never sent) changes nothing.
+        server.send({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: id } });
+        server.send({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: "w-none" } });
+        const after = await request(`after-${id}`, { method: "tools/call", params: { name: "echo.plain" } });
+        expect(after.result).toBeDefined();
+        expect(await cancelledLines()).toBe(before + n + 1);
+      }
+      expect(server.lines.some((line) => ids.includes((JSON.parse(line) as Message).id as string))).toBe(false);
+    } finally {
+      expect((await countsAtClose(server)).calls).toBe(6);
+    }
+  });
 });
 
 describe("the 2026-07-28 era stays with the SDK's server", () => {
