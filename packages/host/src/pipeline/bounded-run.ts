@@ -55,33 +55,68 @@ export function createBoundedRun({ logger, redactor }: { logger: Logger; redacto
   // Answers to questions are checked against the question's own schema: the client's answers are input.
   const ajv = lazyAjv({ firstError: true, fillDefaults: false });
 
-  return async (subject, options, traceId, prior, execute) => {
+  // Written with callbacks, not async/await: a call makes two promises here (the run's and one reaction to the
+  // capability's) instead of five, and keeps no suspended async frame alive while the capability runs.
+  return (subject, options, traceId, prior, execute) => {
     const bounds = callStop(options, subject.timeoutMs);
     const { stop } = bounds;
     const round = openRound(options.input, prior, ajv, stop);
     const progress = options.onProgress === undefined ? undefined : throttleProgress(options.onProgress);
     let release: (() => void) | undefined;
+    let ended = false;
+    const end = (result: RunResult): RunResult => {
+      if (!ended) {
+        ended = true;
+        bounds.dispose();
+        release?.();
+        progress?.close();
+      }
+      return result;
+    };
+    const fail = (error: unknown): RunResult =>
+      end(
+        stop.reason instanceof InputNeeded
+          ? { status: "input", round }
+          : { status: "failed", error, stop, timedOut: bounds.timedOut },
+      );
+    const run = (slot: () => void) =>
+      new Promise<RunResult>((resolve) => {
+        release = slot;
+        if (stop.aborted) return resolve(fail(stop.reason));
+        const call = new BoundCall(stop, {
+          traceId,
+          caller: options.caller,
+          input: round.channel,
+          progress: (done, total, message) => progress?.report(done, total, message),
+          findSecret: async (content) => redactor.find(content),
+          makeLog: () => skillLogger(logger, redactor, subject.name, traceId, options.onLog),
+        });
+        // Answered when the stop aborts, even if the capability ignores its signal and never settles; whatever it
+        // settles with after that is dropped (its rejection included: the reaction below handles it).
+        const forget = stop.onAbort((reason) => resolve(fail(reason)));
+        let running: Promise<unknown>;
+        try {
+          running = execute(call);
+        } catch (error) {
+          forget();
+          return resolve(fail(error));
+        }
+        running.then(
+          (value) => {
+            forget();
+            resolve(end({ status: "done", value, round }));
+          },
+          (error: unknown) => {
+            forget();
+            resolve(fail(error));
+          },
+        );
+      });
     try {
       const slot = limiterOf(subject.instance).acquire(stop);
-      release = slot instanceof Promise ? await slot : slot;
-      const call = new BoundCall(stop, {
-        traceId,
-        caller: options.caller,
-        input: round.channel,
-        progress: (done, total, message) => progress?.report(done, total, message),
-        findSecret: async (content) => redactor.find(content),
-        makeLog: () => skillLogger(logger, redactor, subject.name, traceId, options.onLog),
-      });
-      const running = execute(call);
-      running.catch(() => undefined); // answered below; a late rejection after an abort is expected
-      return { status: "done", value: await untilAborted(running, stop), round };
+      return slot instanceof Promise ? slot.then(run, fail) : run(slot);
     } catch (error) {
-      if (stop.reason instanceof InputNeeded) return { status: "input", round };
-      return { status: "failed", error, stop, timedOut: bounds.timedOut };
-    } finally {
-      bounds.dispose();
-      release?.();
-      progress?.close();
+      return Promise.resolve(fail(error));
     }
   };
 }
@@ -171,22 +206,4 @@ function skillLogger(
     }
   };
   return { debug: at("debug"), info: at("info"), warn: at("warn"), error: at("error") };
-}
-
-/** Settles with the work, or rejects with the stop's reason as soon as it stops. */
-function untilAborted<T>(work: Promise<T>, stop: CallStop): Promise<T> {
-  if (stop.aborted) return Promise.reject(stop.reason);
-  return new Promise<T>((resolve, reject) => {
-    const forget = stop.onAbort(reject);
-    work.then(
-      (value) => {
-        forget();
-        resolve(value);
-      },
-      (error) => {
-        forget();
-        reject(error);
-      },
-    );
-  });
 }
