@@ -286,7 +286,7 @@ pipeline included, its audit lines counted in the check above).
 Each server runs in a process of its own because one server's leftovers slow the next: tmcp enters an
 \`AsyncLocalStorage\` for every message, and from then on Node runs a hook for every promise the process makes, the
 other servers' included (before this change, when every server shared the bench's process, Skillport measured 1.26-1.44×
-tmcp's p50 in memory; alone in its process it is level). The last column measures that case on purpose: the same client
+tmcp's p50 in memory; alone in its process, within a few percent of it). The last column measures that case on purpose: the same client
 calls after an \`AsyncLocalStorage\` has been entered, as in an application with tracing (OpenTelemetry and most
 request-context libraries use one). There the cost of a call grows with the promises it makes.
 `;
