@@ -37,6 +37,31 @@ async function staticImportsOf(file: string, seen = new Set<string>()): Promise<
 /** Imported by the root entry only when first needed. */
 const LAZY = ["import-meta-resolve", "@skillport/core/confine", "@skillport/core/sandbox"];
 
+describe("the serving entries of @skillport/host", () => {
+  it("load the SDK's Skills extension only when a client first asks for skills", async () => {
+    for (const entry of ["stdio.js", "http.js", "testing.js"]) {
+      const loaded = await staticImportsOf(path.join(DIST, entry));
+      expect(loaded, entry).toContain("@modelcontextprotocol/server");
+      expect(loaded, entry).not.toContain("@modelcontextprotocol/server/ext/skills");
+      expect(await importsOf(path.join(DIST, entry)), entry).toContain("@modelcontextprotocol/server/ext/skills");
+    }
+  });
+
+  it("name the extension and its methods as the SDK does", async () => {
+    const sdk = await import("@modelcontextprotocol/server/ext/skills");
+    const ours = await import("../src/mcp/skills.js");
+    for (const name of [
+      "SKILLS_EXTENSION_ID",
+      "SKILLS_LIST_METHOD",
+      "SKILLS_GET_METHOD",
+      "RESOURCES_DIRECTORY_READ_METHOD",
+      "DIRECTORY_MIME_TYPE",
+    ] as const) {
+      expect(ours[name], name).toBe(sdk[name]);
+    }
+  });
+});
+
 describe("the root entry of @skillport/host", () => {
   it("imports no MCP SDK and nothing HTTP-only: transports live behind subpaths", async () => {
     const imports = await importsOf(path.join(DIST, "index.js"));

@@ -15,19 +15,20 @@ import {
   ResourceNotFoundError,
   Server,
 } from "@modelcontextprotocol/server";
-import {
-  RESOURCES_DIRECTORY_READ_METHOD,
-  SKILLS_EXTENSION_ID,
-  SKILLS_GET_METHOD,
-  SKILLS_LIST_METHOD,
-} from "@modelcontextprotocol/server/ext/skills";
 import type { InputFeature } from "../entries/tool-entry.js";
 import type { Host } from "../host.js";
 import type { CallConfirmation, CallOptions, StageName } from "../pipeline/call.js";
 import type { Caller } from "../pipeline/check-scopes.js";
 import type { RequestOutcome } from "../pipeline/requests.js";
 import type { SkillsCatalog } from "./skills.js";
-import { createSkillsCatalog, SKILLS_PAGE_SIZE } from "./skills.js";
+import {
+  createSkillsCatalog,
+  RESOURCES_DIRECTORY_READ_METHOD,
+  SKILLS_EXTENSION_ID,
+  SKILLS_GET_METHOD,
+  SKILLS_LIST_METHOD,
+  SKILLS_PAGE_SIZE,
+} from "./skills.js";
 import { CONFIRM_KEY, LOG_LEVELS, runToolCall, takeAdopted, toolAnswerOf, toolsListOf } from "./tool-call.js";
 
 /** Options for {@link createServerFactory}. */

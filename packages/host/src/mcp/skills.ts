@@ -4,7 +4,6 @@
 // (frontmatter, digests, sizes, the extension's rules).
 import type { Resource } from "@modelcontextprotocol/server";
 import type { DirectoryResource, Skill } from "@modelcontextprotocol/server/ext/skills";
-import { DIRECTORY_MIME_TYPE, skillEntry } from "@modelcontextprotocol/server/ext/skills";
 import type { Logger } from "../log.js";
 import type { SkillDoc } from "../registry/skill-docs.js";
 import { readSkillFiles, SKILL_FILE } from "../registry/skill-docs.js";
@@ -28,6 +27,15 @@ export interface SkillsCatalog {
   listResources(): Promise<Resource[]>;
 }
 
+// The extension's names, as the SDK's ext/skills module exports them (a test checks they agree). Named here so that
+// serving loads that module (about 5-10 ms of start-up: the SDK's whole SkillsExtension) only when a client first
+// asks for skills.
+export const SKILLS_EXTENSION_ID = "io.modelcontextprotocol/skills";
+export const SKILLS_LIST_METHOD = "skills/list";
+export const SKILLS_GET_METHOD = "skills/get";
+export const RESOURCES_DIRECTORY_READ_METHOD = "resources/directory/read";
+export const DIRECTORY_MIME_TYPE = "inode/directory";
+
 /** The most entries one skills/list page holds. */
 export const SKILLS_PAGE_SIZE = 100;
 
@@ -41,6 +49,7 @@ export function createSkillsCatalog(docs: readonly SkillDoc[], logger: Logger): 
   let folders: Promise<Map<string, DirectoryResource[]>> | undefined;
   const build = () => {
     built ??= (async () => {
+      const { skillEntry } = await import("@modelcontextprotocol/server/ext/skills");
       const catalog = new Map<string, { skill: Skill; files: Map<string, Uint8Array> }>();
       for (const doc of docs) {
         try {
