@@ -1,13 +1,14 @@
 // In memory, in one run: the official SDK client calling a hand-written SDK McpServer, tmcp, and Skillport (1 and
-// 500 tools, the full default pipeline with the audit line to a file) in one process — no pipes: what each server's
-// own code costs per call. The SDK servers and Skillport are reached through the SDK's InMemoryTransport; tmcp
-// through a small bridge handing each message to its `server.receive()` (what its stdio transport does, without the
-// pipe). Each server is measured in a fresh process of its own (this file, run with `--measure <id>`), so no server
-// pays for another's leftovers: tmcp turns on an AsyncLocalStorage, whose promise hooks then slow every promise in
-// the process. Rounds interleave the servers (order rotated each round); medians are reported, as ratios to the raw
-// SDK and to tmcp of the same run. Two more measures per process: raw JSON-RPC messages handed to the server
-// without a client (the server's CPU alone), and the client's calls again with an AsyncLocalStorage in use, as in
-// an application with tracing. Writes its section of bench/RESULTS.md.
+// 500 tools, the full default pipeline with the audit line to a file), client and server in one process — no
+// pipes: what each server's own code costs per call. The SDK servers and Skillport are reached through the SDK's
+// InMemoryTransport; tmcp through a small bridge handing each message to its `server.receive()` (what its stdio
+// transport does, without the pipe). Each measure of each server runs in a fresh process of its own (this file, run
+// with `--measure <server> <client|bare|storage>`), so no server pays for another's leftovers: tmcp turns on an
+// AsyncLocalStorage, whose promise hooks then slow every promise in the process. Rounds interleave the servers
+// (order rotated each round); medians are reported, as ratios to the raw SDK and to tmcp of the same run. Besides the
+// client's calls: raw JSON-RPC messages handed to the server without a client (the server's CPU alone), and the
+// client's calls with an AsyncLocalStorage in use, as in an application with tracing. Writes its section of
+// bench/RESULTS.md.
 // `node bench/compare-memory.mjs [--quick] [--no-write]`.
 
 import { AsyncLocalStorage } from "node:async_hooks";
@@ -29,7 +30,7 @@ import { median, timeCalls } from "./sequential-calls.mjs";
 const ROUNDS = flag("--rounds", QUICK ? 3 : 7);
 const CALLS = flag("--calls", QUICK ? 2000 : 10000);
 const WARMUP = flag("--warmup", QUICK ? 500 : 2000);
-const HEADING = "# In memory: the raw SDK, tmcp and Skillport in one process";
+const HEADING = "# In memory: the raw SDK, tmcp and Skillport, each in one process with the SDK client";
 const started = performance.now();
 
 const MEASURE = process.argv.indexOf("--measure");

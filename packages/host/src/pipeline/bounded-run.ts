@@ -112,12 +112,9 @@ export function createBoundedRun({ logger, redactor }: { logger: Logger; redacto
           },
         );
       });
-    try {
-      const slot = limiterOf(subject.instance).acquire(stop);
-      return slot instanceof Promise ? slot.then(run, fail) : run(slot);
-    } catch (error) {
-      return Promise.resolve(fail(error));
-    }
+    // acquire never throws: a full queue or a stopped call is a rejected promise.
+    const slot = limiterOf(subject.instance).acquire(stop);
+    return slot instanceof Promise ? slot.then(run, fail) : run(slot);
   };
 }
 
