@@ -1,7 +1,7 @@
-import { createRequire } from "node:module";
 import type { ValidateFunction } from "ajv";
 import type { Ajv2020 } from "ajv/dist/2020.js";
 import type addFormatsPlugin from "ajv-formats";
+import { requireFromHost } from "./package-files.js";
 
 /** Options for {@link createAjv}. */
 export interface AjvOptions {
@@ -69,8 +69,7 @@ export function lazyAjv(options: AjvOptions = {}): SchemaCompiler {
 
 /** ajv and ajv-formats are CommonJS: required synchronously, when a validator is first set up. */
 function loadAjv(): { Ajv2020: typeof Ajv2020; addFormats: typeof addFormatsPlugin.default } {
-  const require = createRequire(import.meta.url);
-  const { Ajv2020 } = require("ajv/dist/2020.js") as typeof import("ajv/dist/2020.js");
-  const formats = require("ajv-formats") as typeof addFormatsPlugin;
+  const { Ajv2020 } = requireFromHost("ajv/dist/2020.js") as typeof import("ajv/dist/2020.js");
+  const formats = requireFromHost("ajv-formats") as typeof addFormatsPlugin;
   return { Ajv2020, addFormats: formats.default };
 }

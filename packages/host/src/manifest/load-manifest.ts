@@ -1,9 +1,9 @@
 import { readFile } from "node:fs/promises";
-import { createRequire } from "node:module";
 import path from "node:path";
 import type { ErrorObject, ValidateFunction } from "ajv";
 import { createAjv } from "../ajv.js";
 import { HostError, messageOf } from "../errors.js";
+import { fromSources, requireFromHost } from "../package-files.js";
 import { DEFAULT_MANIFEST, HTTP_DEFAULTS, MANIFEST_DEFAULTS, STATE_DEFAULTS, STDIO_DEFAULTS } from "./defaults.js";
 import { describeAjvErrors } from "./format-ajv-errors.js";
 import type {
@@ -86,18 +86,14 @@ let validateManifest: ValidateFunction<Manifest> | undefined;
 
 /**
  * The manifest's validator: the one the build compiled ahead of time (dist/manifest-validator.cjs, ajv standalone
- * code from manifest.schema.json, see scripts/generate-manifest-validator.mjs), else compiled now (the TypeScript
- * source under test has no build output beside it).
+ * code from manifest.schema.json, see scripts/generate-manifest-validator.mjs); run from the TypeScript sources (the
+ * tests), compiled now from the schema, which a build's validator may predate.
  */
 function manifestValidator(): ValidateFunction<Manifest> {
-  try {
-    return createRequire(import.meta.url)("./manifest-validator.cjs") as ValidateFunction<Manifest>;
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== "MODULE_NOT_FOUND") throw error;
-    // The schema itself (40 KB) is read only here: a built host never evaluates it at start-up.
-    const manifestSchema = createRequire(import.meta.url)("@skillport/host/manifest.schema.json") as object;
-    return createAjv({ trustedSchemas: true }).compile<Manifest>(manifestSchema);
-  }
+  if (!fromSources) return requireFromHost("./dist/manifest-validator.cjs") as ValidateFunction<Manifest>;
+  // The schema itself (40 KB) is read only here: a built host never evaluates it at start-up.
+  const manifestSchema = requireFromHost("./manifest.schema.json") as object;
+  return createAjv({ trustedSchemas: true }).compile<Manifest>(manifestSchema);
 }
 
 /** Stands in for a skill entry with problems of its own: disabled, so the rest of the manifest can be built. */

@@ -1,10 +1,10 @@
-import { createRequire } from "node:module";
 import type { JsonSchema, RegisteredSkill, RegisteredTool } from "@skillport/core";
 import { RISKS } from "@skillport/core";
 import type { SchemaCheck } from "../compile-schema.js";
 import { compileSchema } from "../compile-schema.js";
 import { messageOf } from "../errors.js";
 import { escapePointer, resolveRef } from "../json-pointer.js";
+import { requireFromHost } from "../package-files.js";
 
 /** The rules of the spec lint, shared by `skillport check` and `testSkill()`; each says what it asks. */
 export const LINT_RULES = {
@@ -80,7 +80,6 @@ export function formatLintFinding(finding: LintFinding): string {
 
 type Add = (rule: LintRule, message: string, field?: string, severity?: LintFinding["severity"]) => void;
 
-const requireFromHere = createRequire(import.meta.url);
 const VERB_OBJECT = /^[a-z][a-z0-9]*(?:_[a-z0-9]+)+$/;
 const MAX_TOOL_NAME = 64;
 const MIN_DESCRIPTION = 20;
@@ -264,7 +263,7 @@ function checkPattern(pattern: string): PatternVerdict {
   try {
     new RegExp(pattern, "u"); // ajv compiles patterns with the u flag; an invalid one is input-compiles' finding
     // Loaded on first use: the checker is large, and only check and the conformance suite lint.
-    const { checkSync } = requireFromHere("recheck") as typeof import("recheck");
+    const { checkSync } = requireFromHost("recheck") as typeof import("recheck");
     const result = checkSync(pattern, "u", { timeout: 10_000 });
     if (result.status === "safe") verdict = { status: "safe" };
     else if (result.status === "vulnerable") {

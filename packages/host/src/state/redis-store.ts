@@ -31,7 +31,8 @@ export interface RedisStoreOptions {
  * await store.claimOnce("once:abc", 60_000, issuedAt); // "first" on one replica, "used" on every other
  */
 export async function createRedisStore(options: RedisStoreOptions): Promise<StateStore> {
-  const { Redis } = await import("ioredis");
+  // ioredis is CommonJS: its module.exports (the default export) carries Redis when loaded natively and bundled alike.
+  const { Redis } = (await import("ioredis")).default;
   const prefix = options.prefix ?? "skillport:";
   const client = new Redis(options.url, {
     keyPrefix: prefix,

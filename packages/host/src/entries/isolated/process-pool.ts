@@ -3,14 +3,13 @@ import { existsSync, realpathSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import type { SandboxMount, SandboxStatus } from "@skillport/core/sandbox";
+import { hostFile } from "../../package-files.js";
 import { moduleMounts, orderMounts, packageDirOf } from "./process-mounts.js";
 import type { Isolate, SpawnIsolate } from "./worker-pool.js";
 import type { FromWorker, ToWorker } from "./worker-protocol.js";
 
-/** The built child-process entry. Tests run the sources, so from `src/` it points at the built `dist/process.js`. */
-const PROCESS_URL = import.meta.url.includes("/src/")
-  ? new URL("../../../dist/process.js", import.meta.url)
-  : new URL("./process.js", import.meta.url);
+/** The built child-process entry (tests, which run the sources, use it too). */
+const PROCESS_URL = hostFile("dist/process.js");
 
 /** What the child's stderr says when V8 gives up on its heap limit. */
 const OUT_OF_MEMORY = /heap out of memory|Reached heap limit/;

@@ -3,6 +3,7 @@ import type { Content, ErrorCode, RegisteredSkill, SkillContext } from "@skillpo
 import { isSkillError, result, SkillError } from "@skillport/core";
 import { messageOf } from "../../errors.js";
 import type { Logger } from "../../log.js";
+import { hostFile } from "../../package-files.js";
 import type { CapabilityTarget } from "../capability.js";
 import { hasCredential, skillCredentials } from "../credential-fetch.js";
 import type { SkillInstance } from "../skill-instance.js";
@@ -15,12 +16,8 @@ const MAX_PROXIED_BODY_BYTES = 32 * 1024 * 1024;
 /** How long an aborted capability may take to stop by itself before its worker is terminated. */
 const ABORT_GRACE_MS = 500;
 
-/**
- * The built worker entry. Tests run the sources, so from `src/` it points at the built `dist/worker.js`.
- */
-const WORKER_URL = import.meta.url.includes("/src/")
-  ? new URL("../../../dist/worker.js", import.meta.url)
-  : new URL("./worker.js", import.meta.url);
+/** The built worker entry (tests, which run the sources, use it too). */
+const WORKER_URL = hostFile("dist/worker.js");
 
 /** One running isolate, a worker thread or a child process, as the pool drives it. */
 export interface Isolate {
