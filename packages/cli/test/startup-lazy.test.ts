@@ -1,4 +1,4 @@
-import { cp, mkdir, readFile, symlink, writeFile } from "node:fs/promises";
+import { cp, mkdir, readdir, readFile, symlink, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { Client } from "@modelcontextprotocol/client";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
@@ -10,8 +10,22 @@ const LAZY = path.join(REPO, "packages/host/test/fixtures/skill-lazy");
 
 type Envelope = { ok: boolean; message: string; error?: { code: string; field?: string } };
 
-/** ajv's compiler itself (what a schema compile needs), not the few runtime helpers the prebuilt manifest check uses. */
-const AJV_COMPILER = /[\\/]ajv[\\/]dist[\\/](?:2020|core)\.js$/;
+/**
+ * ajv's compiler itself (what a schema compile needs): the host's bundled copy (dist/ajv.cjs) or, run otherwise,
+ * ajv's own files; not the few runtime helpers the prebuilt manifest check uses.
+ */
+const AJV_COMPILER = /[\\/](?:host[\\/]dist[\\/]ajv\.cjs|ajv[\\/]dist[\\/](?:2020|core)\.js)$/;
+
+/** The command's built files that hold commander (its bundle names each bundled module's path in a comment). */
+async function commanderFiles(): Promise<string[]> {
+  const dist = path.join(REPO, "packages/cli/dist");
+  const files: string[] = [];
+  for (const name of await readdir(dist)) {
+    if (!name.endsWith(".js")) continue;
+    if ((await readFile(path.join(dist, name), "utf8")).includes("node_modules/commander/")) files.push(name);
+  }
+  return files;
+}
 
 // What `serve --stdio --frozen-lock` leaves for later must still be checked when it comes: a tool's arguments on its
 // first call, a lock that no longer matches what is installed.
@@ -22,6 +36,7 @@ describe("serve --stdio --frozen-lock: what start-up leaves for later", () => {
   let lockFile: string;
   let modulesLog: string;
   let reporter: string;
+  let esmReporter: string;
 
   beforeAll(async () => {
     ws = await makeWorkspace();
@@ -32,12 +47,19 @@ describe("serve --stdio --frozen-lock: what start-up leaves for later", () => {
     await symlink(path.join(REPO, "packages/core"), path.join(ws.dir, "node_modules/@skillport/core"), "dir");
     manifest = await ws.writeManifest({ skills: [{ path: "./skill-lazy", mcp: "lazy" }] });
     lockFile = path.join(ws.dir, "skills.lock.json");
-    // Preloaded into the server: when it exits, it writes every CommonJS module it loaded (ajv is CommonJS).
+    // Preloaded into the server: it logs every ES module as it loads (the command's own files are ES modules) and,
+    // when the server exits, every CommonJS module it loaded (ajv is CommonJS).
     modulesLog = path.join(ws.dir, "modules.log");
     reporter = path.join(ws.dir, "report-modules.cjs");
     await writeFile(
       reporter,
-      `process.on("exit", () => require("node:fs").writeFileSync(${JSON.stringify(modulesLog)}, Object.keys(require.cache).join("\\n")));\n`,
+      `process.on("exit", () => require("node:fs").appendFileSync(${JSON.stringify(modulesLog)}, Object.keys(require.cache).join("\\n")));\n`,
+    );
+    const hooks = `import { appendFileSync } from "node:fs";\nexport async function load(url, context, next) {\n  if (url.startsWith("file:")) appendFileSync(${JSON.stringify(modulesLog)}, url + "\\n");\n  return next(url, context);\n}\n`;
+    esmReporter = path.join(ws.dir, "report-modules.mjs");
+    await writeFile(
+      esmReporter,
+      `import { register } from "node:module";\nregister(${JSON.stringify(`data:text/javascript,${encodeURIComponent(hooks)}`)});\n`,
     );
     await lock();
   });
@@ -53,7 +75,18 @@ describe("serve --stdio --frozen-lock: what start-up leaves for later", () => {
     await writeFile(modulesLog, "");
     const transport = new StdioClientTransport({
       command: process.execPath,
-      args: ["--require", reporter, CLI, "serve", "--stdio", "--frozen-lock", "--manifest", manifest],
+      args: [
+        "--require",
+        reporter,
+        "--import",
+        esmReporter,
+        CLI,
+        "serve",
+        "--stdio",
+        "--frozen-lock",
+        "--manifest",
+        manifest,
+      ],
       cwd: ws.dir,
       env: { ...(process.env as Record<string, string>), SKILLPORT_LOG_LEVEL: "silent" },
       stderr: "pipe",
@@ -82,8 +115,13 @@ describe("serve --stdio --frozen-lock: what start-up leaves for later", () => {
     });
     expect(listed.length).toBeGreaterThan(0);
     expect(listed.filter((file) => AJV_COMPILER.test(file))).toEqual([]);
+    expect(listed.some((file) => file.endsWith("/packages/cli/dist/cli.js"))).toBe(true);
     // `serve --stdio --frozen-lock --manifest …` is read without commander (the other command lines use it).
-    expect(listed.filter((file) => /[\\/]commander[\\/]/.test(file))).toEqual([]);
+    const commander = await commanderFiles();
+    expect(commander.length).toBeGreaterThan(0);
+    expect(
+      listed.filter((file) => /[\\/]commander[\\/]/.test(file) || commander.some((f) => file.endsWith(`/${f}`))),
+    ).toEqual([]);
 
     // The first call of a tool no call has reached yet: an invalid argument is refused, with the field at fault.
     const called = await served(async (client) => {

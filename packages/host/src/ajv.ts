@@ -1,7 +1,7 @@
 import type { ValidateFunction } from "ajv";
 import type { Ajv2020 } from "ajv/dist/2020.js";
 import type addFormatsPlugin from "ajv-formats";
-import { requireFromHost } from "./package-files.js";
+import { fromSources, requireFromHost } from "./package-files.js";
 
 /** Options for {@link createAjv}. */
 export interface AjvOptions {
@@ -36,17 +36,20 @@ export interface SchemaCompiler {
  */
 export function createAjv(options: AjvOptions = {}): Ajv2020 {
   const { Ajv2020: Ajv, addFormats } = loadAjv();
+  const allErrors = options.firstError !== true;
+  // Our own schemas (the manifest's) are tested; checking them against the meta-schema costs start-up time.
+  const schemaCheck = options.trustedSchemas === true ? undefined : prebuiltSchemaCheck(allErrors);
   const ajv = new Ajv({
-    allErrors: options.firstError !== true,
+    allErrors,
     verbose: true,
     useDefaults: options.fillDefaults !== false,
     strict: false,
     coerceTypes: false,
-    // Our own schemas (the manifest's) are tested; checking them against the meta-schema costs start-up time.
-    validateSchema: options.trustedSchemas !== true,
+    validateSchema: options.trustedSchemas !== true && schemaCheck === undefined,
   });
   addFormats(ajv);
   ajv.addFormat("path", true);
+  if (schemaCheck !== undefined) checkSchemasWith(ajv, schemaCheck);
   return ajv;
 }
 
@@ -67,9 +70,48 @@ export function lazyAjv(options: AjvOptions = {}): SchemaCompiler {
 
 // --- internal ---
 
-/** ajv and ajv-formats are CommonJS: required synchronously, when a validator is first set up. */
-function loadAjv(): { Ajv2020: typeof Ajv2020; addFormats: typeof addFormatsPlugin.default } {
+interface AjvLibrary {
+  Ajv2020: typeof Ajv2020;
+  addFormats: typeof addFormatsPlugin.default;
+}
+
+/**
+ * ajv and ajv-formats are CommonJS: required synchronously, when a validator is first set up. A built host requires
+ * them bundled in one file (dist/ajv.cjs, by scripts/generate-validators.mjs): from their ~80 files they cost about
+ * 60-100 ms of CPU at a server's first call.
+ */
+function loadAjv(): AjvLibrary {
+  if (!fromSources) return requireFromHost("./dist/ajv.cjs") as AjvLibrary;
   const { Ajv2020 } = requireFromHost("ajv/dist/2020.js") as typeof import("ajv/dist/2020.js");
   const formats = requireFromHost("ajv-formats") as typeof addFormatsPlugin;
   return { Ajv2020, addFormats: formats.default };
+}
+
+const DRAFT_2020_12 = "https://json-schema.org/draft/2020-12/schema";
+
+/**
+ * The build's compiled copy of ajv's check of a schema against the draft 2020-12 meta-schema, reporting every error
+ * or only the first as the instance would (undefined run from the sources: ajv checks as it always does). ajv
+ * compiles the meta-schema in each instance on its first schema (about 70 ms; a first call meets several instances).
+ */
+function prebuiltSchemaCheck(allErrors: boolean): ValidateFunction | undefined {
+  if (fromSources) return undefined;
+  return requireFromHost(
+    allErrors ? "./dist/schema-validator.cjs" : "./dist/schema-validator-first-error.cjs",
+  ) as ValidateFunction;
+}
+
+/**
+ * Checks every schema `ajv` compiles with `check` first, failing as ajv itself does (`schema is invalid: …`, its
+ * errors in ajv's words). A schema that names another meta-schema is left to ajv.
+ */
+function checkSchemasWith(ajv: Ajv2020, check: ValidateFunction): void {
+  const compile = ajv.compile.bind(ajv);
+  ajv.compile = ((schema: object, meta?: boolean) => {
+    const declared = (schema as { $schema?: unknown }).$schema;
+    if (declared === undefined || declared === DRAFT_2020_12 || declared === `${DRAFT_2020_12}#`) {
+      if (!check(schema)) throw new Error(`schema is invalid: ${ajv.errorsText(check.errors)}`);
+    } else ajv.validateSchema(schema, true);
+    return compile(schema, meta);
+  }) as typeof ajv.compile;
 }

@@ -86,7 +86,7 @@ let validateManifest: ValidateFunction<Manifest> | undefined;
 
 /**
  * The manifest's validator: the one the build compiled ahead of time (dist/manifest-validator.cjs, ajv standalone
- * code from manifest.schema.json, see scripts/generate-manifest-validator.mjs); run from the TypeScript sources (the
+ * code from manifest.schema.json, see scripts/generate-validators.mjs); run from the TypeScript sources (the
  * tests), compiled now from the schema, which a build's validator may predate.
  */
 function manifestValidator(): ValidateFunction<Manifest> {
