@@ -1,5 +1,7 @@
 // Where `skillport serve --stdio --frozen-lock` spends its start-up: the same steps, in the same order, each timed
-// (wall and CPU of this process). Run by bench/startup.mjs in a fresh process per sample:
+// (wall and CPU of this process), through the host library as a program embedding it runs them. The skillport command
+// runs the same code from its bundle, where the imports cost less (zod's modules above all): its whole start is the
+// cold-start table's lock column. Run by bench/startup.mjs in a fresh process per sample:
 //   node bench/lock-stages.mjs <manifest with a current lock>  → one JSON line of { label, wallMs, cpuMs } stages
 import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
@@ -23,11 +25,10 @@ const mark = (label) => {
 const ROOT = path.join(path.dirname(fileURLToPath(import.meta.url)), "..");
 const load = (file) => import(pathToFileURL(path.join(ROOT, file)).href);
 
-await load("packages/cli/dist/cli.js");
-mark("import the CLI: @skillport/host (pino, core + zod; no commander, ajv or resolver for serve)");
-const { serveHostStdio, createServerFactory } = await load("packages/host/dist/stdio.js");
-mark("import @skillport/host/stdio: the MCP SDK server");
 const host = await load("packages/host/dist/index.js");
+mark("import @skillport/host, unbundled: pino, core + zod (no ajv or resolver for serve)");
+const { serveHostStdio, createServerFactory } = await load("packages/host/dist/stdio.js");
+mark("import @skillport/host/stdio, unbundled: the MCP SDK server");
 const tooling = await load("packages/host/dist/tooling.js");
 const manifest = await host.loadManifest(process.argv[2]);
 mark("loadManifest: read and validate (the schema's validator is compiled at build time)");
