@@ -8,7 +8,16 @@
 // client, which is measured once per cell as a cross-check). Rounds interleave every cell; medians are reported.
 // Writes its section of bench/RESULTS.md. Run with `pnpm bench` or `node bench/startup.mjs [--rounds 7]`.
 import { execFileSync, spawn } from "node:child_process";
-import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -30,6 +39,10 @@ const STAGE_SAMPLES = 3;
 // `--keep` leaves the generated folder in place (and prints it), to profile one cell by hand.
 const KEEP = process.argv.includes("--keep");
 const MODES = ["raw", "eager", "lock"];
+// Node 22 (the npm package the conformance runner uses, when installed): Node 22.1+ has a compile cache, which the
+// command turns on (packages/cli/src/compile-cache.ts) and a hand-written server does not unless told to.
+const NODE_22 = path.join(ROOT, "packages/conformance/node_modules/node/bin/node");
+const NODE_22_MODES = ["raw", "rawCached", "lockFirst", "lock"];
 // Every server starts with the environment the SDK's StdioClientTransport gives one by default (HOME, PATH, USER…),
 // as MCP clients do, not this process's: NODE_EXTRA_CA_CERTS alone, say, costs every Node start a certificate load.
 const ENV = getDefaultEnvironment();
@@ -301,15 +314,15 @@ function generate() {
 // --- the drivers --------------------------------------------------------------------------------------------------
 
 /**
- * Spawns `node …args`, sends initialize as a client does at once, then notifications/initialized and tools/list
+ * Spawns `node …args` (the benchmark's Node and environment unless given), sends initialize as a client does at once, then notifications/initialized and tools/list
  * (following nextCursor), and times from just before spawn() to the initialize answer and to the last byte of the
  * complete tools/list answer, and reads the child's CPU time. Then kills it and waits for it to be gone, so runs
  * never overlap.
  */
-function coldStart(args, cwd) {
+function coldStart(args, cwd, { node = process.execPath, env = ENV } = {}) {
   return new Promise((resolve, reject) => {
     const started = performance.now();
-    const child = spawn(process.execPath, args, { cwd, env: ENV, stdio: ["pipe", "pipe", "pipe"] });
+    const child = spawn(node, args, { cwd, env, stdio: ["pipe", "pipe", "pipe"] });
     let stderr = "";
     child.stderr.on("data", (d) => {
       stderr += d;
@@ -426,6 +439,24 @@ const floorSamples = [];
 const sizes = {}; // `${n}:${mode}` → tools/list bytes
 const STAGE_SIZES = [SIZES[0], SIZES.at(-1)];
 const stageSamples = Object.fromEntries(STAGE_SIZES.map((n) => [n, []])); // n → [stages of one process]
+const node22Samples = {}; // `${n}:${mode}` → [{ listMs, cpuMs }]
+let firstStarts = 0;
+const node22Args = (n, mode) => (mode.startsWith("raw") ? cases[n].args.raw : cases[n].args.lock);
+/**
+ * How each Node 22 mode starts: the raw SDK server as written (no compile cache) and with `NODE_COMPILE_CACHE` (a
+ * folder of its own, warm after the warm-up start); the command with HOME in the run's folder, so its own cache folder
+ * (<HOME>/.cache/skillport/node-compile-cache) is there: warm for "lock", and empty at every start of "lockFirst"
+ * (a first start ever, which also writes the cache).
+ */
+function node22Options(mode) {
+  const env = { ...ENV };
+  if (mode === "rawCached") env.NODE_COMPILE_CACHE = path.join(dir, "node22-raw-cache");
+  if (mode === "lock" || mode === "lockFirst") {
+    env.HOME = path.join(dir, mode === "lock" ? "node22-home" : `node22-first-${firstStarts++}`);
+    mkdirSync(env.HOME, { recursive: true });
+  }
+  return { node: NODE_22, env };
+}
 try {
   // The lock is written once per size, outside the timing.
   for (const n of SIZES) {
@@ -469,6 +500,25 @@ try {
         encoding: "utf8",
       });
       stageSamples[n].push(JSON.parse(out).stages);
+    }
+  }
+  // The same starts on Node 22, smallest and largest size: see node22Options for what each mode is.
+  if (existsSync(NODE_22)) {
+    for (const n of STAGE_SIZES) for (const mode of NODE_22_MODES) node22Samples[`${n}:${mode}`] = [];
+    for (const mode of NODE_22_MODES) await coldStart(node22Args(SIZES[0], mode), dir, node22Options(mode));
+    // Node writes a compile cache when the process exits, and these starts end with SIGKILL: the raw server's cache
+    // is written by one start that ends as a client closing stdin ends it (the command writes its own once serving).
+    for (const n of STAGE_SIZES) {
+      const { node, env } = node22Options("rawCached");
+      execFileSync(node, cases[n].args.raw, { cwd: dir, env, input: "", stdio: ["pipe", "ignore", "ignore"] });
+    }
+    for (let round = 0; round < ROUNDS; round++) {
+      for (const n of STAGE_SIZES.filter((size) => round < roundsOf(size))) {
+        for (const mode of NODE_22_MODES.map((_, k) => NODE_22_MODES[(k + round) % NODE_22_MODES.length])) {
+          const { listMs, cpuMs } = await coldStart(node22Args(n, mode), dir, node22Options(mode));
+          node22Samples[`${n}:${mode}`].push({ listMs, cpuMs });
+        }
+      }
     }
   }
 } finally {
@@ -669,5 +719,37 @@ server imports only the SDK and zod) and loadManifest ${ms(fixed.manifest)} ms; 
 and the skills takes ${ms(fixed.rest)} ms.
 `;
 
-writeSection("# Cold start to first tools/list (stdio)", report);
+const node22Version = existsSync(NODE_22)
+  ? execFileSync(NODE_22, ["--version"], { encoding: "utf8" }).trim()
+  : undefined;
+const node22Stat = (n, mode, field) => {
+  const values = (node22Samples[`${n}:${mode}`] ?? []).map((sample) => sample[field]).filter((v) => v !== undefined);
+  return values.length === 0 ? undefined : median(values);
+};
+const node22Rows = STAGE_SIZES.map((n) => {
+  const wall = (mode) => node22Stat(n, mode, "listMs");
+  const cpu = (mode) => node22Stat(n, mode, "cpuMs");
+  const four = (f) => NODE_22_MODES.map((mode) => ms(f(mode))).join(" / ");
+  return `| ${n} | ${four(wall)} | ${four(cpu)} | **${x(wall("lock") / wall("raw"))}** | ${x(wall("lock") / wall("rawCached"))} |`;
+}).join("\n");
+const node22Report =
+  node22Version === undefined
+    ? "\n**On Node 22**: not measured (packages/conformance's Node 22 is not installed).\n"
+    : `
+**On Node 22** (${node22Version}, the npm package packages/conformance installs; the same compositions, smallest and
+largest, same rounds interleaved). Node 22.1 and later keep each module's compiled code on disk when a program asks
+(\`module.enableCompileCache\`); the skillport command does, in a folder of the user's own
+(\`~/.cache/skillport/node-compile-cache\`, here under a HOME in the run's folder), and Node 20 has no such cache.
+The hand-written server is measured as written (no cache) and with \`NODE_COMPILE_CACHE\` set (a user's opt-in; its
+cache written beforehand by one start that a closed stdin ends, since Node writes it at exit and these starts end
+with SIGKILL);
+"lock, first start" starts with an empty cache folder every time (the first start after an install or an upgrade,
+which also writes the cache). Medians, ms:
+
+| skills | wall: raw / raw + NODE_COMPILE_CACHE / lock, first start / lock | CPU: the same four | lock ÷ raw | lock ÷ raw with its cache |
+| ---: | ---: | ---: | ---: | ---: |
+${node22Rows}
+`;
+
+writeSection("# Cold start to first tools/list (stdio)", report + node22Report);
 process.stderr.write(`\n${table}\n\nwrote bench/RESULTS.md in ${wallS.toFixed(0)} s\n`);

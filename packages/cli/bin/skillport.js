@@ -1,16 +1,30 @@
 #!/usr/bin/env node
 // Kept out of dist so package managers can link the command before the first build. The CLI is imported here, not
 // at the top, so that a CLI (or a package it imports) that is not built yet says so instead of printing a stack.
-import("../dist/cli.js").then(
-  ({ main }) =>
-    main(process.argv).then(
-      (code) => {
-        process.exitCode = code;
-      },
-      (error) => fail(error),
-    ),
-  (error) => fail(error),
-);
+import module from "node:module";
+
+// Node 22.1 and later keep each module's compiled code on disk: turned on first, in a folder of the user's own (see
+// src/compile-cache.ts). Node 20 has no compile cache, and does not load that file.
+const cached =
+  typeof module.enableCompileCache === "function"
+    ? import("../dist/compile-cache.js").then(
+        ({ enableCompileCache }) => enableCompileCache(),
+        () => undefined, // not built: the import below says so
+      )
+    : Promise.resolve();
+
+cached
+  .then(() => import("../dist/cli.js"))
+  .then(
+    ({ main }) =>
+      main(process.argv).then(
+        (code) => {
+          process.exitCode = code;
+        },
+        (error) => fail(error),
+      ),
+    (error) => fail(error),
+  );
 
 function fail(error) {
   const missing = unbuilt(error);

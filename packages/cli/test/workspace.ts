@@ -276,7 +276,7 @@ export const MODERN_META = {
 
 // --- internal ---
 
-function withEnv(extra: Record<string, string | undefined>): NodeJS.ProcessEnv {
+export function withEnv(extra: Record<string, string | undefined>): NodeJS.ProcessEnv {
   const env = { ...process.env };
   for (const [name, value] of Object.entries(extra)) {
     if (value === undefined) delete env[name];

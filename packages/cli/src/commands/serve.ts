@@ -3,6 +3,7 @@ import path from "node:path";
 import type { Host } from "@skillport/host";
 import { createHost, installProcessGuards } from "@skillport/host";
 import type { HttpServing } from "@skillport/host/http";
+import { flushCompileCache } from "../compile-cache.js";
 import { formatTable } from "../format-table.js";
 import { providerNamesNote } from "../provider-names.js";
 import { toolRows } from "../tool-rows.js";
@@ -42,6 +43,8 @@ export async function serve(options: ServeOptions): Promise<number> {
   if (options.banner) process.stderr.write(stdioBanner(host, options.manifest, toolRows(host)));
   const serving = serveHostStdio(host);
   host.logger.info({ manifest: host.manifest.file, tools: host.registry.tools.size }, "serving over stdio");
+  // After what has already arrived (a client's initialize) is answered: everything start-up compiled is loaded by now.
+  setImmediate(flushCompileCache);
   // Served while stdin is open; when the client closes it, workers stop and the process exits 0. SIGTERM or SIGINT
   // (how a client stops a server that does not exit on its own) end it the same way, so the host closes and every
   // audit line is written; a second one stops the process at once.
@@ -101,6 +104,7 @@ async function serveHttp(options: ServeOptions): Promise<number> {
       ...(options.shutdownGrace === undefined ? {} : { shutdownGraceMs: options.shutdownGrace }),
     });
     if (options.banner) process.stderr.write(httpBanner(host, serving, options.manifest));
+    setImmediate(flushCompileCache);
     const signal = await stopped;
     host.logger.info({ signal }, "stopping: finishing in-flight calls");
     await serving.close();
