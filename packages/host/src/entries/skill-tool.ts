@@ -57,34 +57,58 @@ export function createIsolates(logger: Logger): Isolates {
  * call when the host started from the lock) and runs in this process, or in the instance's isolates.
  */
 export function skillToolEntry(instance: SkillInstance, init: SkillToolInit, isolates: Isolates): ToolEntry {
-  let runnable: Promise<Runnable> | undefined;
-  const entry: ToolEntry & { resolved?: Runnable } = {
-    ...init,
-    instance,
-    resolved: undefined,
-    resolve() {
-      runnable ??= instance.load().then((skill) => {
-        const tool = skill.tools.find((t) => t.name === init.toolName);
-        if (tool === undefined) {
-          throw new Error(`${instance.id} no longer has the tool "${init.toolName}"; run skillport lock`);
-        }
-        if (instance.isolation === "in-process") {
-          // The tool found once, not on every call as a capability by name is.
-          const parts = instancePartsOf(instance, skill);
-          entry.resolved = runnableOf(tool, async (args, call) =>
-            tool.run(args, createSkillContext(call, parts(call))),
-          );
-        } else {
-          const invoke = invokerOf(instance, skill, isolates);
-          const target: CapabilityTarget = { kind: "tool", name: tool.name };
-          entry.resolved = runnableOf(tool, (args, call) => invoke(target, args, call));
-        }
-        return entry.resolved;
-      });
-      return runnable;
-    },
-  };
-  return entry;
+  return new SkillToolEntry(instance, init, isolates);
+}
+
+/**
+ * A class, not an object literal: a registry makes one per tool at start-up (2,000 at 200 skills), and a literal
+ * spreading its init and closing over a promise of its own cost about twice as much to make.
+ */
+class SkillToolEntry implements ToolEntry {
+  readonly fullName: string;
+  readonly toolName: string;
+  readonly listing: ToolListing;
+  readonly risk: Risk;
+  readonly scopes: readonly string[];
+  readonly timeoutMs: number;
+  readonly mount: UriMount;
+  resolved: Runnable | undefined = undefined;
+  #runnable: Promise<Runnable> | undefined = undefined;
+
+  constructor(
+    readonly instance: SkillInstance,
+    init: SkillToolInit,
+    private readonly isolates: Isolates,
+  ) {
+    this.fullName = init.fullName;
+    this.toolName = init.toolName;
+    this.listing = init.listing;
+    this.risk = init.risk;
+    this.scopes = init.scopes;
+    this.timeoutMs = init.timeoutMs;
+    this.mount = init.mount;
+  }
+
+  resolve(): Promise<Runnable> {
+    this.#runnable ??= this.instance.load().then((skill) => this.runnableOf(skill));
+    return this.#runnable;
+  }
+
+  private runnableOf(skill: RegisteredSkill): Runnable {
+    const { instance, toolName } = this;
+    const tool = skill.tools.find((t) => t.name === toolName);
+    if (tool === undefined) throw new Error(`${instance.id} no longer has the tool "${toolName}"; run skillport lock`);
+    if (instance.isolation === "in-process") {
+      // The tool found once, not on every call as a capability by name is.
+      const parts = instancePartsOf(instance, skill);
+      this.resolved = runnableOf(tool, async (args, call) => tool.run(args, createSkillContext(call, parts(call))));
+    } else {
+      const invoke = invokerOf(instance, skill, this.isolates);
+      const target: CapabilityTarget = { kind: "tool", name: tool.name };
+      this.resolved = runnableOf(tool, (args, call) => invoke(target, args, call));
+    }
+    return this.resolved;
+  }
 }
 
 /** Runs one of a loaded skill's capabilities with a call's ctx: in this process, or in the instance's isolates. */

@@ -129,6 +129,7 @@ export async function buildRegistry(manifest: LoadedManifest, options: BuildRegi
   const listings: ToolListing[] = [];
   for (const instance of instances) {
     const entry = manifest.skills[instance.index] as SkillEntry;
+    const mount = instanceMount(instance.id, entry.prefix !== false, instance.surface);
     for (const tool of selectTools(instance, entry, problems)) {
       const name = ownValue(entry.tools?.rename, tool.name) ?? tool.name;
       const fullName = entry.prefix === false ? name : `${instance.id}${manifest.separator}${name}`;
@@ -164,7 +165,7 @@ export async function buildRegistry(manifest: LoadedManifest, options: BuildRegi
         risk: tool.risk,
         scopes: toolScopes(entry, tool.name),
         timeoutMs: instance.timeoutMs ?? tool.timeoutMs ?? DEFAULT_TIMEOUT_MS,
-        mount: instanceMount(instance.id, entry.prefix !== false, instance.surface),
+        mount,
       };
       tools.set(fullName, skillToolEntry(instance, init, isolates));
       listings.push(listing);
