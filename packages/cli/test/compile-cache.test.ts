@@ -2,7 +2,17 @@
 // user can write code into. Real runs of the built command on Node 22 (the conformance package's, as its test uses)
 // and on the project's Node 20; the folder rules through the function itself, with hostile folders made on disk.
 import { spawn } from "node:child_process";
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, symlinkSync } from "node:fs";
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import module from "node:module";
 import os from "node:os";
 import path from "node:path";
@@ -195,6 +205,15 @@ describe.skipIf(!POSIX)("the cache folder", () => {
     const elsewhere = tempHome();
     symlinkSync(elsewhere, folder);
     expect(privateCacheFolder(linux(home))).toBeUndefined();
+  });
+
+  it("is none when it cannot be made (a read-only or broken home), and the command still runs", async () => {
+    const home = tempHome();
+    writeFileSync(path.join(home, ".cache"), "not a folder");
+    expect(privateCacheFolder(linux(home))).toBeUndefined();
+    const ran = await runCombined(NODE_22, [CLI, "--version"], home, envFor(home));
+    expect(ran).toMatchObject({ code: 0 });
+    expect(ran.output.trim()).toMatch(/^\d+\.\d+\.\d+$/);
   });
 
   it("follows each platform's convention, and is none without an absolute place to put it", () => {
