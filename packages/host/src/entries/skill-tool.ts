@@ -101,7 +101,7 @@ class SkillToolEntry implements ToolEntry {
     if (instance.isolation === "in-process") {
       // The tool found once, not on every call as a capability by name is.
       const parts = instancePartsOf(instance, skill);
-      this.resolved = runnableOf(tool, async (args, call) => tool.run(args, createSkillContext(call, parts(call))));
+      this.resolved = runnableOf(tool, (args, call) => promised(tool.run(args, createSkillContext(call, parts(call)))));
     } else {
       const invoke = invokerOf(instance, skill, this.isolates);
       const target: CapabilityTarget = { kind: "tool", name: tool.name };
@@ -129,6 +129,15 @@ export function invokerOf(instance: SkillInstance, skill: RegisteredSkill, isola
 }
 
 // --- internal ---
+
+/**
+ * A capability's answer as a promise: its own when it made one (an async capability), else one made here. Not an
+ * async wrapper: that adds a promise of its own and, resolved with the capability's, two more turns and one more
+ * promise every call. A capability that throws at once throws to the bounded run, which answers it as a rejection.
+ */
+function promised(value: unknown): Promise<unknown> {
+  return value instanceof Promise ? value : Promise.resolve(value);
+}
 
 /** What a loaded instance gives every call's ctx: config, the credentials its skill reads, and the host's fetch. */
 function instancePartsOf(instance: SkillInstance, skill: RegisteredSkill): (call: RunCall) => InstanceParts {
