@@ -20,7 +20,7 @@ export interface RunSubject {
 }
 
 /** How a bounded run ended. */
-type RunResult =
+export type RunResult =
   | { status: "done"; value: unknown; round: OpenRound }
   /** The capability asked the client something it has not answered: ask, then run again. */
   | { status: "input"; round: OpenRound }

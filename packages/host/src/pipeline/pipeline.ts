@@ -5,7 +5,7 @@ import type { Registry } from "../registry/registry.js";
 import type { Audit } from "./audit.js";
 import type { BoundedRun } from "./bounded-run.js";
 import { createBoundedRun } from "./bounded-run.js";
-import type { Answered, Call, CallOptions, CallOutcome } from "./call.js";
+import type { Answered, Call, CallOptions, CallOutcome, LoadedCall, ResumedCall } from "./call.js";
 import { auditFacts, isAnswered } from "./call.js";
 import type { Confirmations } from "./confirmations.js";
 import type { Redactor } from "./redact.js";
@@ -72,28 +72,38 @@ export function createPipeline(registry: Registry, deps: PipelineDeps): Pipeline
   });
   const shape = createShape(validators, logger);
 
-  /** One call through the stages, top to bottom: each passes it on, enriched, or answers it. */
-  async function through(call: Call): Promise<Answered> {
+  /**
+   * One call through the stages, top to bottom: each passes it on, enriched, or answers it. Written as a chain, not
+   * an async function: a stage that nearly always goes on at once answers a promise only when it must wait, and the
+   * chain waits only then, so a plain call makes one promise here (the run's) rather than one per async frame and
+   * per await, each a turn of the microtask queue and, in an application with an AsyncLocalStorage, a hook's run.
+   */
+  function through(call: Call): Answered | Promise<Answered> {
     const authorized = authorize(call);
     if (isAnswered(authorized)) return authorized;
-    // Stages that nearly always go on at once answer a promise only when they must wait: awaiting only then
-    // saves the call a suspension each (its own microtask, its frame saved and restored).
     const loading = ensureLoaded(authorized);
-    const loaded = loading instanceof Promise ? await loading : loading;
-    if (isAnswered(loaded)) return loaded;
-    const migrated = migrate(loaded);
+    return loading instanceof Promise ? loading.then(loaded) : loaded(loading);
+  }
+
+  function loaded(call: LoadedCall | Answered): Answered | Promise<Answered> {
+    if (isAnswered(call)) return call;
+    const migrated = migrate(call);
     if (isAnswered(migrated)) return migrated;
     const validated = validate(migrated);
     if (isAnswered(validated)) return validated;
     const resuming = resume(validated);
-    const resumed = resuming instanceof Promise ? await resuming : resuming;
-    if (isAnswered(resumed)) return resumed;
-    const confirming = confirm(resumed);
-    const confirmed = confirming instanceof Promise ? await confirming : confirming;
-    if (isAnswered(confirmed)) return confirmed;
-    const executed = await execute(confirmed);
-    if (isAnswered(executed)) return executed;
-    return shape(executed);
+    return resuming instanceof Promise ? resuming.then(resumed) : resumed(resuming);
+  }
+
+  function resumed(call: ResumedCall | Answered): Answered | Promise<Answered> {
+    if (isAnswered(call)) return call;
+    const confirming = confirm(call);
+    return confirming instanceof Promise ? confirming.then(confirmed) : confirmed(confirming);
+  }
+
+  function confirmed(call: ResumedCall | Answered): Answered | Promise<Answered> {
+    if (isAnswered(call)) return call;
+    return execute(call).then((executed) => (isAnswered(executed) ? executed : shape(executed)));
   }
 
   return {

@@ -1,6 +1,6 @@
 import type { InputRequest } from "../../entries/tool-entry.js";
 import type { Logger } from "../../log.js";
-import type { BoundedRun } from "../bounded-run.js";
+import type { BoundedRun, RunResult } from "../bounded-run.js";
 import { createBoundedRun } from "../bounded-run.js";
 import type { Answered, ExecutedCall, ResumedCall } from "../call.js";
 import { answer, passOn } from "../call.js";
@@ -38,15 +38,20 @@ export function createExecute(options: ExecuteOptions) {
   const { logger } = options;
   const run = options.run ?? createBoundedRun(options);
   const carry = options.carry ?? createConfirmations().carry;
-  return async function execute(call: ResumedCall): Promise<ExecutedCall | Answered> {
+  // A function returning the run's promise chained once, not an async function: one promise a call instead of two.
+  return function execute(call: ResumedCall): Promise<ExecutedCall | Answered> {
     const { entry, options } = call;
-    const result = await run(
+    return run(
       { instance: entry.instance, name: entry.fullName, timeoutMs: entry.timeoutMs },
       options,
       call.traceId,
       call.round,
       (runCall) => call.runnable.run(call.args, runCall),
-    );
+    ).then((result) => settled(call, result));
+  };
+
+  function settled(call: ResumedCall, result: RunResult): ExecutedCall | Answered {
+    const { entry, options } = call;
     if (result.status === "done") return passOn.executed(call, result.value);
     if (result.status === "input") {
       const subject = { tool: entry.fullName, args: call.args, caller: options.caller?.id };
@@ -61,7 +66,7 @@ export function createExecute(options: ExecuteOptions) {
       return answer(call, "execute", { ...asking, input: { requests: { ...result.round.questions }, state } });
     }
     return answer(call, "execute", failed(call, result.error, result.stop, result.timedOut));
-  };
+  }
 
   function failed(call: ResumedCall, error: unknown, stop: { aborted: boolean }, timedOut: boolean): Outcome {
     const { entry } = call;
