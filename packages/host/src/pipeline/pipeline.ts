@@ -106,35 +106,49 @@ export function createPipeline(registry: Registry, deps: PipelineDeps): Pipeline
     return execute(call).then((executed) => (isAnswered(executed) ? executed : shape(executed)));
   }
 
+  /** The answer as the client gets it (redacted) after its audit line is written. */
+  function finished(answered: Answered, fullName: string, input: unknown, options: CallOptions): CallOutcome {
+    const { call, outcome } = answered;
+    const entry = call.entry;
+    const redacted = redactor.active
+      ? {
+          ...outcome,
+          envelope: redactor.value(outcome.envelope),
+          ...(outcome.content === undefined ? {} : { content: redactor.value(outcome.content) }),
+          ...(outcome.input === undefined ? {} : { input: redactor.value(outcome.input) }),
+        }
+      : outcome;
+    const { risk, brief } = auditFacts(call);
+    audit({
+      traceId: call.traceId,
+      tool: fullName,
+      instance: entry.instance.id,
+      skill: `${entry.instance.packageName}@${entry.instance.version}`,
+      risk,
+      brief,
+      outcome: redacted.envelope.ok ? "OK" : redacted.envelope.error.code,
+      durationMs: redacted.envelope.meta.durationMs,
+      caller: options.caller?.id,
+      arguments: input,
+    });
+    return redacted;
+  }
+
   return {
-    async call(fullName, input, options = {}) {
-      const traceId = randomUUID();
-      const startedAt = performance.now();
-      const entry = registry.tools.get(fullName);
-      if (entry === undefined) return unknownTool(fullName, traceId, startedAt);
-      const { call, outcome } = await through({ entry, traceId, startedAt, options, input });
-      const redacted = redactor.active
-        ? {
-            ...outcome,
-            envelope: redactor.value(outcome.envelope),
-            ...(outcome.content === undefined ? {} : { content: redactor.value(outcome.content) }),
-            ...(outcome.input === undefined ? {} : { input: redactor.value(outcome.input) }),
-          }
-        : outcome;
-      const { risk, brief } = auditFacts(call);
-      audit({
-        traceId,
-        tool: fullName,
-        instance: entry.instance.id,
-        skill: `${entry.instance.packageName}@${entry.instance.version}`,
-        risk,
-        brief,
-        outcome: redacted.envelope.ok ? "OK" : redacted.envelope.error.code,
-        durationMs: redacted.envelope.meta.durationMs,
-        caller: options.caller?.id,
-        arguments: input,
-      });
-      return redacted;
+    // Not an async function either (see through): one promise for the call's answer, chained on the run's.
+    call(fullName, input, options = {}) {
+      try {
+        const traceId = randomUUID();
+        const startedAt = performance.now();
+        const entry = registry.tools.get(fullName);
+        if (entry === undefined) return Promise.resolve(unknownTool(fullName, traceId, startedAt));
+        const answered = through({ entry, traceId, startedAt, options, input });
+        return answered instanceof Promise
+          ? answered.then((done) => finished(done, fullName, input, options))
+          : Promise.resolve(finished(answered, fullName, input, options));
+      } catch (error) {
+        return Promise.reject(error);
+      }
     },
     close: () => registry.close(),
   };
