@@ -314,10 +314,10 @@ function generate() {
 // --- the drivers --------------------------------------------------------------------------------------------------
 
 /**
- * Spawns `node …args` (the benchmark's Node and environment unless given), sends initialize as a client does at once, then notifications/initialized and tools/list
- * (following nextCursor), and times from just before spawn() to the initialize answer and to the last byte of the
- * complete tools/list answer, and reads the child's CPU time. Then kills it and waits for it to be gone, so runs
- * never overlap.
+ * Spawns `node …args` (the benchmark's Node and environment unless given), sends initialize as a client does at
+ * once, then notifications/initialized and tools/list (following nextCursor), and times from just before spawn() to
+ * the initialize answer and to the last byte of the complete tools/list answer, and reads the child's CPU time. Then
+ * kills it and waits for it to be gone, so runs never overlap.
  */
 function coldStart(args, cwd, { node = process.execPath, env = ENV } = {}) {
   return new Promise((resolve, reject) => {

@@ -34,10 +34,9 @@ export interface CacheContext {
 export function enableCompileCache(context: CacheContext = currentContext()): string | undefined {
   const enable = (module as { enableCompileCache?: EnableCompileCache }).enableCompileCache;
   if (typeof enable !== "function" || context.env.NODE_DISABLE_COMPILE_CACHE) return undefined;
-  // A folder the user named: Node reads the variable itself when no folder is given.
-  const chosen = context.env.NODE_COMPILE_CACHE;
-  const folder = chosen ? undefined : privateCacheFolder(context);
-  if (!chosen && folder === undefined) return undefined;
+  // A folder the user named: Node reads the variable itself when it is given no folder.
+  const folder = context.env.NODE_COMPILE_CACHE ? undefined : privateCacheFolder(context);
+  if (folder === undefined && !context.env.NODE_COMPILE_CACHE) return undefined;
   try {
     return enable(folder).directory;
   } catch {

@@ -129,6 +129,26 @@ describe("the call pipeline", () => {
   });
 });
 
+describe("pipeline.call when something under it throws at once", () => {
+  it("answers with a rejected promise, never a throw from the call itself", async () => {
+    const registry = await buildRegistry(manifestOf({ skills: [{ path: ECHO, config: { prefix: "> " } }] }));
+    const broken = {
+      ...registry,
+      tools: {
+        get: () => {
+          throw new Error("the tool table is broken");
+        },
+      },
+    } as unknown as Registry;
+    const { pipeline } = pipelineOf(broken);
+    let answer: Promise<unknown> | undefined;
+    expect(() => {
+      answer = pipeline.call("echo.echo", { text: "hi" });
+    }).not.toThrow();
+    await expect(answer).rejects.toThrow("the tool table is broken");
+  });
+});
+
 describe("a tool whose input schema cannot compile", () => {
   it("answers INTERNAL naming the tool, and keeps the host serving", async () => {
     const broken = defineSkill({

@@ -75,8 +75,8 @@ export function createPipeline(registry: Registry, deps: PipelineDeps): Pipeline
   /**
    * One call through the stages, top to bottom: each passes it on, enriched, or answers it. Written as a chain, not
    * an async function: a stage that nearly always goes on at once answers a promise only when it must wait, and the
-   * chain waits only then, so a plain call makes one promise here (the run's) rather than one per async frame and
-   * per await, each a turn of the microtask queue and, in an application with an AsyncLocalStorage, a hook's run.
+   * chain waits only on those (and on the run), instead of a promise per async frame and per await, each a turn of
+   * the microtask queue and, in an application with an AsyncLocalStorage, a hook's run.
    */
   function through(call: Call): Answered | Promise<Answered> {
     const authorized = authorize(call);
@@ -106,10 +106,13 @@ export function createPipeline(registry: Registry, deps: PipelineDeps): Pipeline
     return execute(call).then((executed) => (isAnswered(executed) ? executed : shape(executed)));
   }
 
-  /** The answer as the client gets it (redacted) after its audit line is written. */
-  function finished(answered: Answered, fullName: string, input: unknown, options: CallOptions): CallOutcome {
+  /**
+   * The answer as the client gets it (redacted) after its audit line is written. `input` is the arguments as the
+   * client sent them: the stages carry them on migrated and with defaults filled in.
+   */
+  function finished(answered: Answered, input: unknown): CallOutcome {
     const { call, outcome } = answered;
-    const entry = call.entry;
+    const { entry, options } = call;
     const redacted = redactor.active
       ? {
           ...outcome,
@@ -121,7 +124,7 @@ export function createPipeline(registry: Registry, deps: PipelineDeps): Pipeline
     const { risk, brief } = auditFacts(call);
     audit({
       traceId: call.traceId,
-      tool: fullName,
+      tool: entry.fullName,
       instance: entry.instance.id,
       skill: `${entry.instance.packageName}@${entry.instance.version}`,
       risk,
@@ -144,8 +147,8 @@ export function createPipeline(registry: Registry, deps: PipelineDeps): Pipeline
         if (entry === undefined) return Promise.resolve(unknownTool(fullName, traceId, startedAt));
         const answered = through({ entry, traceId, startedAt, options, input });
         return answered instanceof Promise
-          ? answered.then((done) => finished(done, fullName, input, options))
-          : Promise.resolve(finished(answered, fullName, input, options));
+          ? answered.then((done) => finished(done, input))
+          : Promise.resolve(finished(answered, input));
       } catch (error) {
         return Promise.reject(error);
       }
