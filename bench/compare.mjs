@@ -23,6 +23,8 @@ const FIXTURES = path.join(HERE, "compare");
 const ROUNDS = flag("--rounds", QUICK ? 3 : 7);
 const CALLS = flag("--calls", QUICK ? 400 : 2000);
 const WARMUP = flag("--warmup", QUICK ? 100 : 300);
+const PAIRED_ROUNDS = flag("--paired-rounds", QUICK ? 2 : 5);
+const PAIRED_BLOCKS = flag("--paired-blocks", QUICK ? 8 : 40);
 const BIG = 2000;
 const BIG_ROUNDS = flag("--big-rounds", QUICK ? 1 : 3);
 const ONLY = process.argv.includes("--only") ? process.argv[process.argv.indexOf("--only") + 1].split(",") : undefined;
@@ -49,6 +51,13 @@ const SERVERS = [
   { id: "floor", label: "bare JSON-RPC responder (the floor)", ...fixture("floor-server.mjs", 1), tool: "bench.echo" },
   { id: "raw", label: "raw SDK v2 McpServer", ...fixture("raw-sdk-server.mjs", 1), tool: "bench.echo" },
   { id: "tmcp", label: "tmcp 1.20 + @tmcp/transport-stdio", ...fixture("tmcp-server.mjs", 1), tool: "bench.echo" },
+  { id: "tmcp500", label: "tmcp 1.20, 500 tools", ...fixture("tmcp-server.mjs", 500), tool: "bench.echo" },
+  {
+    id: "tmcpEnv",
+    label: "tmcp 1.20 answering Skillport's envelope",
+    args: [path.join(FIXTURES, "tmcp-server.mjs"), "1", "envelope"],
+    tool: "bench.echo",
+  },
   { id: "fastmcp", label: "FastMCP 4.20", ...fixture("fastmcp-server.mjs", 1), tool: "bench.echo" },
   { id: "sp1", label: "**Skillport, 1 tool**", ...skillport(1), tool: "bench.echo" },
   { id: "sp500", label: "**Skillport, 500 tools**", ...skillport(500), tool: "bench.echo" },
@@ -88,63 +97,121 @@ const lines = (file) => {
   }
 };
 
-/** Spawns a server with the SDK client, lists its tools, then (when calls > 0) calls echo sequentially. */
-async function measure(server, calls) {
-  const auditBefore = server.audit === undefined ? 0 : lines(server.audit);
+/** Spawns a server with the SDK client and lists its tools; `call` makes one echo call. */
+async function open(server) {
   const transport = new StdioClientTransport({
     command: process.execPath,
     args: server.args,
     env: ENV,
     stderr: "pipe",
   });
-  let stderr = "";
+  const opened = { stderr: "" };
   transport.stderr?.on("data", (chunk) => {
-    if (stderr.length < 20_000) stderr += chunk;
+    if (opened.stderr.length < 20_000) opened.stderr += chunk;
   });
   const client = new Client({ name: "compare-bench", version: "1.0.0" });
   const t0 = performance.now();
-  let listed;
   try {
     await client.connect(transport);
-    listed = await client.listTools();
+    opened.listed = await client.listTools();
   } catch (error) {
-    throw new Error(`${server.id} did not start: ${error.message}\n${stderr}`);
+    throw new Error(`${server.id} did not start: ${error.message}\n${opened.stderr}`);
   }
-  const startMs = performance.now() - t0;
-  const pid = transport.pid;
-  const rssStart = rssKiB(pid);
-  const listBytes = Buffer.byteLength(JSON.stringify(listed));
-  const result = { startMs, rssStart, listBytes, tools: listed.tools.length };
+  opened.startMs = performance.now() - t0;
+  opened.pid = transport.pid;
+  opened.call = () => client.callTool({ name: server.tool, arguments: { text: "hello, world" } });
+  opened.close = async () => {
+    await client.close();
+    for (let i = 0; i < 200 && alive(opened.pid); i++) await new Promise((r) => setTimeout(r, 10));
+  };
+  return opened;
+}
+
+/** The first echo call must answer the text; then `WARMUP - 1` more. */
+async function warmUp(server, opened) {
+  const first = await opened.call();
+  if (first.isError || JSON.stringify(first).indexOf("hello, world") === -1) {
+    throw new Error(`${server.id}: unexpected echo answer ${JSON.stringify(first)}\n${opened.stderr}`);
+  }
+  for (let i = 1; i < WARMUP; i++) await opened.call();
+}
+
+/** Every call the server answered has its audit line, once the server has exited. */
+function checkAudit(server, opened, before, calls) {
+  if (server.audit === undefined) return;
+  const written = lines(server.audit) - before;
+  if (written !== calls) throw new Error(`${server.id}: ${written} audit lines for ${calls} calls\n${opened.stderr}`);
+}
+
+/** Spawns a server with the SDK client, lists its tools, then (when calls > 0) calls echo sequentially. */
+async function measure(server, calls) {
+  const auditBefore = server.audit === undefined ? 0 : lines(server.audit);
+  const opened = await open(server);
+  const { pid, listed } = opened;
+  const result = {
+    startMs: opened.startMs,
+    rssStart: rssKiB(pid),
+    listBytes: Buffer.byteLength(JSON.stringify(listed)),
+    tools: listed.tools.length,
+  };
   if (calls > 0) {
-    const call = () => client.callTool({ name: server.tool, arguments: { text: "hello, world" } });
-    const first = await call();
-    if (first.isError || JSON.stringify(first).indexOf("hello, world") === -1) {
-      throw new Error(`${server.id}: unexpected echo answer ${JSON.stringify(first)}\n${stderr}`);
-    }
-    for (let i = 1; i < WARMUP; i++) await call();
+    await warmUp(server, opened);
     const times = new Array(calls);
     const cpu0 = cpuMs(pid);
+    const own0 = process.cpuUsage();
     const c0 = performance.now();
     for (let i = 0; i < calls; i++) {
       const s = performance.now();
-      await call();
+      await opened.call();
       times[i] = performance.now() - s;
     }
     const totalMs = performance.now() - c0;
     result.cpuPerCallUs = ((cpuMs(pid) - cpu0) * 1000) / calls;
+    const own = process.cpuUsage(own0);
+    result.clientCpuPerCallUs = (own.user + own.system) / calls;
     result.p50 = median(times);
     result.perSecond = calls / (totalMs / 1000);
     result.rssAfter = rssKiB(pid);
   }
-  await client.close();
-  for (let i = 0; i < 200 && alive(pid); i++) await new Promise((r) => setTimeout(r, 10));
-  if (server.audit !== undefined && calls > 0) {
-    const written = lines(server.audit) - auditBefore;
-    if (written !== WARMUP + calls) {
-      throw new Error(`${server.id}: ${written} audit lines for ${WARMUP + calls} calls\n${stderr}`);
+  await opened.close();
+  if (calls > 0) checkAudit(server, opened, auditBefore, WARMUP + calls);
+  return result;
+}
+
+/**
+ * Two servers running at once, their calls alternating in blocks (which goes first alternates too), so both meet
+ * the same moments of a shared machine: the fairest ratio this machine can give. Per server: p50 over all its calls,
+ * calls/s over the time its blocks took, and its CPU per call.
+ */
+async function paired(a, b, blocks, size) {
+  const servers = [a, b];
+  const before = servers.map((s) => (s.audit === undefined ? 0 : lines(s.audit)));
+  const opened = [];
+  for (const server of servers) opened.push(await open(server));
+  for (const [i, server] of servers.entries()) await warmUp(server, opened[i]);
+  const times = servers.map(() => []);
+  const busyMs = servers.map(() => 0);
+  // a server waiting for its turn uses no CPU, so its time over the whole run is the time of its own calls
+  const cpu0 = opened.map((o) => cpuMs(o.pid));
+  for (let block = 0; block < blocks; block++) {
+    for (const i of block % 2 === 0 ? [0, 1] : [1, 0]) {
+      const b0 = performance.now();
+      for (let k = 0; k < size; k++) {
+        const s = performance.now();
+        await opened[i].call();
+        times[i].push(performance.now() - s);
+      }
+      busyMs[i] += performance.now() - b0;
     }
   }
-  return result;
+  const cpu = opened.map((o, i) => cpuMs(o.pid) - cpu0[i]);
+  for (const o of opened) await o.close();
+  for (const [i, server] of servers.entries()) checkAudit(server, opened[i], before[i], WARMUP + blocks * size);
+  return servers.map((_, i) => ({
+    p50: median(times[i]),
+    perSecond: (blocks * size) / (busyMs[i] / 1000),
+    cpuPerCallUs: (cpu[i] * 1000) / (blocks * size),
+  }));
 }
 
 // --- the run -------------------------------------------------------------------------------------------------------
@@ -160,6 +227,29 @@ for (let round = 0; round < ROUNDS; round++) {
   for (const server of order) samples.get(server.id).push(await measure(server, CALLS));
   process.stderr.write(`round ${round + 1}/${ROUNDS} done (${Math.round((performance.now() - started) / 1000)} s)\n`);
 }
+// Skillport and tmcp at the same size, paired (see `paired`): the per-call targets are judged on these ratios.
+const PAIRS = [
+  ["tmcp", "sp1"],
+  ["tmcp500", "sp500"],
+  ["tmcpEnv", "sp1"],
+].filter((ids) => ids.every((id) => SERVERS.some((s) => s.id === id)));
+const pairKey = ([baseId, id]) => `${baseId}+${id}`;
+const pairSamples = new Map(PAIRS.map((pair) => [pairKey(pair), []]));
+for (let round = 0; round < PAIRED_ROUNDS; round++) {
+  for (const pair of PAIRS) {
+    const [base, ours] = await paired(...pair.map((x) => SERVERS.find((s) => s.id === x)), PAIRED_BLOCKS, 50);
+    pairSamples.get(pairKey(pair)).push({
+      base,
+      ours,
+      p50: ours.p50 / base.p50,
+      perSecond: ours.perSecond / base.perSecond,
+      cpu: ours.cpuPerCallUs / base.cpuPerCallUs,
+    });
+  }
+  process.stderr.write(
+    `paired round ${round + 1}/${PAIRED_ROUNDS} done (${Math.round((performance.now() - started) / 1000)} s)\n`,
+  );
+}
 const bigSamples = new Map(BIG_SERVERS.map((s) => [s.id, []]));
 for (let round = 0; round < BIG_ROUNDS; round++) {
   for (const server of BIG_SERVERS) bigSamples.get(server.id).push(await measure(server, 0));
@@ -174,20 +264,40 @@ const rows = SERVERS.map((s) => ({
   rssStart: med(s.id, "rssStart"),
   rssAfter: med(s.id, "rssAfter"),
   cpuPerCallUs: med(s.id, "cpuPerCallUs"),
+  clientCpuPerCallUs: med(s.id, "clientCpuPerCallUs"),
 }));
 const raw = rows.find((r) => r.id === "raw");
-const tmcp = rows.find((r) => r.id === "tmcp");
+// Each row is set against tmcp serving as many tools (the client's work per call grows with the tools it holds).
+const tmcpFor = (r) => rows.find((t) => t.id === (r.id === "sp500" ? "tmcp500" : "tmcp"));
 const x = (value, base) => (base === undefined ? "–" : `${(value / base).toFixed(2)}×`);
 const ms = (value) => value.toFixed(3);
 const int = (value) => Math.round(value).toLocaleString("en-US");
 const mib = (kib) => (kib / 1024).toFixed(1);
 
 const table = [
-  "| server | call p50 ms | calls/s | start → tools/list ms | RSS after start MiB | RSS after calls MiB | server CPU µs/call | p50 ÷ raw | calls/s ÷ raw | start ÷ raw | RSS ÷ raw | p50 ÷ tmcp | calls/s ÷ tmcp |",
-  "| --- | --: | --: | --: | --: | --: | --: | --: | --: | --: | --: | --: | --: |",
+  "| server | call p50 ms | calls/s | start → tools/list ms | RSS after start MiB | RSS after calls MiB | server CPU µs/call | client CPU µs/call | p50 ÷ raw | calls/s ÷ raw | start ÷ raw | RSS ÷ raw | p50 ÷ tmcp, same tools | calls/s ÷ tmcp, same tools |",
+  "| --- | --: | --: | --: | --: | --: | --: | --: | --: | --: | --: | --: | --: | --: |",
   ...rows.map(
     (r) =>
-      `| ${r.label} | ${ms(r.p50)} | ${int(r.perSecond)} | ${int(r.startMs)} | ${mib(r.rssStart)} | ${mib(r.rssAfter)} | ${int(r.cpuPerCallUs)} | ${x(r.p50, raw?.p50)} | ${x(r.perSecond, raw?.perSecond)} | ${x(r.startMs, raw?.startMs)} | ${x(r.rssAfter, raw?.rssAfter)} | ${x(r.p50, tmcp?.p50)} | ${x(r.perSecond, tmcp?.perSecond)} |`,
+      `| ${r.label} | ${ms(r.p50)} | ${int(r.perSecond)} | ${int(r.startMs)} | ${mib(r.rssStart)} | ${mib(r.rssAfter)} | ${int(r.cpuPerCallUs)} | ${int(r.clientCpuPerCallUs)} | ${x(r.p50, raw?.p50)} | ${x(r.perSecond, raw?.perSecond)} | ${x(r.startMs, raw?.startMs)} | ${x(r.rssAfter, raw?.rssAfter)} | ${x(r.p50, tmcpFor(r)?.p50)} | ${x(r.perSecond, tmcpFor(r)?.perSecond)} |`,
+  ),
+].join("\n");
+const pairRows = PAIRS.map(([baseId, id]) => {
+  const list = pairSamples.get(pairKey([baseId, id]));
+  const m = (pick) => median(list.map(pick));
+  const span = (key) => {
+    const values = list.map((p) => p[key]);
+    return `${Math.min(...values).toFixed(2)}-${Math.max(...values).toFixed(2)}`;
+  };
+  return { id, baseId, m, span };
+});
+const label = (id) => SERVERS.find((s) => s.id === id).label;
+const pairTable = [
+  "| pair | tmcp p50 ms | Skillport p50 ms | tmcp calls/s | Skillport calls/s | tmcp CPU µs/call | Skillport CPU µs/call | p50 ÷ tmcp (rounds' span) | calls/s ÷ tmcp (span) | server CPU ÷ tmcp (span) |",
+  "| --- | --: | --: | --: | --: | --: | --: | --: | --: | --: |",
+  ...pairRows.map(
+    ({ id, baseId, m, span }) =>
+      `| ${label(id)} with ${label(baseId)} | ${ms(m((p) => p.base.p50))} | ${ms(m((p) => p.ours.p50))} | ${int(m((p) => p.base.perSecond))} | ${int(m((p) => p.ours.perSecond))} | ${int(m((p) => p.base.cpuPerCallUs))} | ${int(m((p) => p.ours.cpuPerCallUs))} | ${m((p) => p.p50).toFixed(2)}× (${span("p50")}) | ${m((p) => p.perSecond).toFixed(2)}× (${span("perSecond")}) | ${m((p) => p.cpu).toFixed(2)}× (${span("cpu")}) |`,
   ),
 ].join("\n");
 const bigRows = BIG_SERVERS.map((s) => ({
@@ -222,7 +332,10 @@ The whole run took ${seconds} s.
 
 - **floor** (bench/compare/floor-server.mjs): readline + JSON.parse + JSON.stringify, no library, no checks.
 - **raw SDK** (bench/compare/raw-sdk-server.mjs): \`McpServer\` + \`registerTool\` (zod input and output) + \`serveStdio\`.
-- **tmcp** (bench/compare/tmcp-server.mjs): tmcp's \`McpServer\` with \`@tmcp/adapter-zod\`, \`@tmcp/transport-stdio\`.
+- **tmcp** (bench/compare/tmcp-server.mjs): tmcp's \`McpServer\` with \`@tmcp/adapter-zod\`, \`@tmcp/transport-stdio\`;
+  with 500 tools (the same fillers as Skillport's), and with one tool answering what Skillport's echo answers: its
+  result envelope (\`ok\`, \`message\`, \`data\`, \`evidencePaths\`, \`warnings\`, \`meta\` with a trace id), advertised
+  as its output schema, ~300 bytes against ~100, which the client parses and checks.
 - **FastMCP** (bench/compare/fastmcp-server.mjs): \`FastMCP\` + \`addTool\` (zod input), \`start({ transportType: "stdio" })\`.
 - **Skillport**: \`skillport serve --stdio --frozen-lock\` over a generated skill (echo plus filler tools with four-field
   inputs), the full default pipeline: input validation (ajv), limits (concurrency slot, timeout), the envelope with
@@ -236,12 +349,21 @@ Load average when the run ended: ${load}; servers and client share the machine.
 ${table}
 
 "server CPU µs/call" is the server process's user + system time over the timed calls, divided by their number (from
-/proc): on a shared machine it moves less than the wall-clock cells.
+/proc): on a shared machine it moves less than the wall-clock cells. "client CPU µs/call" is the bench process's own
+(the SDK client's) over the same calls. The ÷ tmcp columns set each row against tmcp serving as many tools.
+
+**Paired with tmcp** (the per-call targets are judged here): tmcp and Skillport serving the same number of tools run
+at once, each spawned by its own SDK client in this process; their calls alternate in blocks of 50 (which server
+goes first alternates too), ${PAIRED_BLOCKS} blocks each after ${WARMUP} warm-up calls, so both servers meet the same
+moments of the shared machine. ${PAIRED_ROUNDS} such runs per pair; each cell is the median over runs, with the span of the
+ratio over runs. Calls/s is over the time each server's own blocks took; CPU per call is the server process's.
+
+${pairTable}
 
 **At ${BIG.toLocaleString("en-US")} tools** (${BIG_ROUNDS} start${BIG_ROUNDS === 1 ? "" : "s"} each, median; Skillport with the lock; the answer's size is
 the JSON of the tools/list result):
 
 ${bigTable}
 `;
-process.stdout.write(`${table}\n\n${bigTable}\n`);
+process.stdout.write(`${table}\n\n${pairTable}\n\n${bigTable}\n`);
 if (WRITE) writeSection("# Side by side over stdio: the floor, the raw SDK, tmcp, FastMCP, Skillport", text);
