@@ -3,6 +3,7 @@ import { InMemoryTransport } from "@modelcontextprotocol/server";
 import { defineSkill, defineTool, SkillError } from "@skillport/core";
 import { describe, expect, it } from "vitest";
 import { createHost } from "../src/host.js";
+import { connectInMemory } from "../src/mcp/connect-in-memory.js";
 import type { CallObserver } from "../src/mcp/server.js";
 import { createServerFactory } from "../src/mcp/server.js";
 import { createConfirmations } from "../src/pipeline/confirmations.js";
@@ -10,6 +11,7 @@ import { createPipeline } from "../src/pipeline/pipeline.js";
 import { buildRegistry } from "../src/registry/build-registry.js";
 import type { LockFile } from "../src/registry/lock.js";
 import { hashOf, lockOf } from "../src/registry/lock.js";
+import type { Registry } from "../src/registry/registry.js";
 import { BROKEN_IMPORT, ECHO, manifestOf, silentLogger } from "./helpers.js";
 
 const busy = defineSkill({
@@ -91,6 +93,63 @@ describe("the MCP layer's call observer", () => {
       ["broken.echo", "broken", "UNAVAILABLE", "ensure-loaded"],
       ["busy.check_vault", "busy", "UNAVAILABLE", "execute"],
       ["(unknown)", undefined, "UNKNOWN_TOOL", "lookup"],
+    ]);
+  });
+});
+
+describe("a call whose pipeline fails under it", () => {
+  /** A host whose tool table breaks once a call looks a tool up: tools/list still answers from the registry. */
+  async function hostWithBrokenTable() {
+    const manifest = manifestOf({ skills: [{ path: ECHO }] });
+    const base = await createHost({ manifest, logger: silentLogger() });
+    const broken = {
+      ...base.registry,
+      tools: {
+        get: () => {
+          throw new Error("the tool table is broken");
+        },
+      },
+    } as unknown as Registry;
+    const pipeline = createPipeline(broken, {
+      logger: base.logger,
+      redactor: base.redactor,
+      audit: () => undefined,
+      confirmations: createConfirmations(),
+    });
+    return { ...base, pipeline };
+  }
+
+  it("answers a JSON-RPC error on the fast path and keeps serving", async () => {
+    const client = new Client({ name: "observer-test", version: "0.0.0" });
+    await client.connect(await connectInMemory(await hostWithBrokenTable()));
+    try {
+      await expect(client.callTool({ name: "echo.echo", arguments: { text: "x" } })).rejects.toThrow(
+        "the tool table is broken",
+      );
+      expect((await client.listTools()).tools.map((tool) => tool.name)).toContain("echo.echo");
+    } finally {
+      await client.close();
+    }
+  });
+
+  it("tells the observer INTERNAL at the error stage, through the SDK's handler", async () => {
+    const seen: Parameters<CallObserver["finished"]>[] = [];
+    const factory = createServerFactory(await hostWithBrokenTable(), {
+      observer: { started: () => undefined, finished: (...args) => seen.push(args) },
+    });
+    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+    await factory().connect(serverSide);
+    const client = new Client({ name: "observer-test", version: "0.0.0" });
+    await client.connect(clientSide);
+    try {
+      await expect(client.callTool({ name: "echo.echo", arguments: { text: "x" } })).rejects.toThrow(
+        "the tool table is broken",
+      );
+    } finally {
+      await client.close();
+    }
+    expect(seen.map(([tool, skill, outcome, , stage]) => [tool, skill, outcome, stage])).toEqual([
+      ["echo.echo", undefined, "INTERNAL", "error"],
     ]);
   });
 });

@@ -1,7 +1,7 @@
 import type { JSONRPCMessage, RequestId, Server } from "@modelcontextprotocol/server";
 import { ProtocolErrorCode } from "@modelcontextprotocol/server";
 import type { Host } from "../host.js";
-import type { CallOptions } from "../pipeline/call.js";
+import type { CallOptions, CallOutcome } from "../pipeline/call.js";
 import { CallStop } from "../pipeline/call-stop.js";
 import type { CallObserver } from "./server.js";
 import type { ToolCallRequest } from "./tool-call.js";
@@ -93,13 +93,14 @@ export function createFastTools(host: Host, options: FastToolsOptions): FastTool
     send(message, json).catch((error: unknown) => host.logger.warn({ err: error }, "could not answer a tools request"));
   };
 
-  const call = async (
+  // Chained on the run rather than awaited in an async function: two promises fewer a call (see runToolCall).
+  const call = (
     server: Server,
     id: RequestId,
     request: ToolCallRequest,
     message: unknown,
     deliver: (message: unknown) => void,
-  ) => {
+  ): void => {
     const running: Running = { id, stop: new CallStop(), cancelled: false };
     inFlight.push(running);
     const parts = partsOf(server);
@@ -110,30 +111,38 @@ export function createFastTools(host: Host, options: FastToolsOptions): FastTool
       confirmation: parts.confirmation,
       stop: running.stop,
     };
-    try {
-      const outcome = await runToolCall(host, observer, request, callOptions, (notification) =>
-        server.notification(notification, { relatedRequestId: id }),
-      );
-      if (running.cancelled) return; // cancelled or closed: the SDK answers nothing either
-      if (outcome.elicit !== undefined || outcome.input !== undefined || (outcome.content?.length ?? 0) > 0) {
-        counts.handedOver++;
-        forget(running);
-        adoptOutcome(server, id, request.name, outcome);
-        deliver(message);
-        return;
-      }
-      let answer: JSONRPCMessage;
-      try {
-        answer = { result: toolAnswerOf(server, outcome), jsonrpc: "2.0", id } as JSONRPCMessage;
-      } catch (error) {
-        answer = errorAnswer(id, error);
-      }
-      reply(answer);
-    } catch (error) {
+    const failed = (error: unknown) => {
       if (!running.cancelled) reply(errorAnswer(id, error));
-    } finally {
+    };
+    const answered = (outcome: CallOutcome) => {
+      try {
+        if (running.cancelled) return; // cancelled or closed: the SDK answers nothing either
+        if (outcome.elicit !== undefined || outcome.input !== undefined || (outcome.content?.length ?? 0) > 0) {
+          counts.handedOver++;
+          forget(running);
+          adoptOutcome(server, id, request.name, outcome);
+          deliver(message);
+          return;
+        }
+        let answer: JSONRPCMessage;
+        try {
+          answer = { result: toolAnswerOf(server, outcome), jsonrpc: "2.0", id } as JSONRPCMessage;
+        } catch (error) {
+          answer = errorAnswer(id, error);
+        }
+        reply(answer);
+      } catch (error) {
+        failed(error);
+      } finally {
+        forget(running);
+      }
+    };
+    runToolCall(host, observer, request, callOptions, (notification) =>
+      server.notification(notification, { relatedRequestId: id }),
+    ).then(answered, (error: unknown) => {
+      failed(error);
       forget(running);
-    }
+    });
   };
 
   return {
@@ -157,7 +166,7 @@ export function createFastTools(host: Host, options: FastToolsOptions): FastTool
         return true;
       }
       counts.calls++;
-      void call(server, plain.id, plain.request, message, deliver);
+      call(server, plain.id, plain.request, message, deliver);
       return true;
     },
     close() {

@@ -32,9 +32,11 @@ export type NotifyCall = (notification: {
 /**
  * Runs one tools/call through the pipeline, the one way both paths do: the observer told when it starts and ends,
  * progress sent as the client asked, and every progress notification on its way before this resolves (the client
- * ignores progress after the result). Rejects with what the pipeline threw (after telling the observer).
+ * ignores progress after the result). Rejects with what the pipeline threw (after telling the observer). Always
+ * answers a promise, chained on the pipeline's rather than awaited in an async function: a call makes two promises
+ * fewer, which counts where Node runs a hook for every promise (an AsyncLocalStorage in use).
  */
-export async function runToolCall(
+export function runToolCall(
   host: Host,
   observer: CallObserver | undefined,
   request: ToolCallRequest,
@@ -45,51 +47,56 @@ export async function runToolCall(
   const startedAt = performance.now();
   // Progress notifications still being sent, made on the first: most calls send none.
   let notifying: Set<Promise<unknown>> | undefined;
-  observer?.started();
-  let outcome: CallOutcome;
-  try {
-    outcome = await host.pipeline.call(
-      name,
-      request.args,
-      progressToken === undefined
-        ? options
-        : {
-            ...options,
-            onProgress: (progress, total, message) => {
-              const sent = notify({
-                method: "notifications/progress",
-                params: {
-                  progressToken,
-                  progress,
-                  ...(total === undefined ? {} : { total }),
-                  ...(message === undefined ? {} : { message }),
-                },
-              }).catch(() => undefined); // a client gone away must not fail the call
-              notifying ??= new Set();
-              notifying.add(sent);
-              void sent.finally(() => notifying?.delete(sent));
-            },
-          },
-    );
-  } catch (error) {
+  const answered = (outcome: CallOutcome): CallOutcome | Promise<CallOutcome> => {
+    const { tool } = outcome;
+    if (tool === undefined) {
+      // An unknown name is not a label: it would let any client grow the metrics without bound.
+      observer?.finished("(unknown)", undefined, "UNKNOWN_TOOL", seconds(startedAt), outcome.stage);
+    } else {
+      observer?.finished(
+        name,
+        tool.instance,
+        outcome.envelope.ok ? "ok" : outcome.envelope.error.code,
+        seconds(startedAt),
+        outcome.stage,
+      );
+    }
+    return notifying !== undefined && notifying.size > 0 ? Promise.all(notifying).then(() => outcome) : outcome;
+  };
+  const failed = (error: unknown): never => {
     observer?.finished(name, undefined, "INTERNAL", seconds(startedAt), "error");
     throw error;
+  };
+  try {
+    observer?.started();
+    return host.pipeline
+      .call(
+        name,
+        request.args,
+        progressToken === undefined
+          ? options
+          : {
+              ...options,
+              onProgress: (progress, total, message) => {
+                const sent = notify({
+                  method: "notifications/progress",
+                  params: {
+                    progressToken,
+                    progress,
+                    ...(total === undefined ? {} : { total }),
+                    ...(message === undefined ? {} : { message }),
+                  },
+                }).catch(() => undefined); // a client gone away must not fail the call
+                notifying ??= new Set();
+                notifying.add(sent);
+                void sent.finally(() => notifying?.delete(sent));
+              },
+            },
+      )
+      .then(answered, failed);
+  } catch (error) {
+    return Promise.reject(error);
   }
-  const { tool } = outcome;
-  if (tool === undefined) {
-    // An unknown name is not a label: it would let any client grow the metrics without bound.
-    observer?.finished("(unknown)", undefined, "UNKNOWN_TOOL", seconds(startedAt), outcome.stage);
-  } else {
-    observer?.finished(
-      name,
-      tool.instance,
-      outcome.envelope.ok ? "ok" : outcome.envelope.error.code,
-      seconds(startedAt),
-      outcome.stage,
-    );
-  }
-  if (notifying !== undefined && notifying.size > 0) await Promise.all(notifying);
-  return outcome;
 }
 
 /**
