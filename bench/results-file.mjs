@@ -3,6 +3,7 @@ import { execFileSync } from "node:child_process";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { WRITE } from "./run-options.mjs";
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const ROOT = path.join(HERE, "..");
@@ -19,9 +20,10 @@ const ORDER = [
 /**
  * Replaces the section that starts with `heading` (a `# ` line, listed in ORDER) with `text`, keeping every other
  * section as it is, then lets the repository's formatter lay the Markdown out (tables aligned) so the file passes
- * `biome check`.
+ * `biome check`. With `--no-write` on the command line it leaves the file alone, whichever benchmark calls it.
  */
 export function writeSection(heading, text) {
+  if (!WRITE) return;
   const sections = new Map();
   if (existsSync(RESULTS)) {
     let current;

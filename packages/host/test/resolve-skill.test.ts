@@ -1,3 +1,4 @@
+import { realpathSync } from "node:fs";
 import { mkdir, mkdtemp, rm, symlink, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
@@ -53,6 +54,16 @@ describe("resolveSkill of a local package folder with exports", () => {
     ["linked-entry", "./link.js", ["real.js"], [["link.js", "real.js"]]],
     ["mixed-keys", { ".": "./index.js", import: "./index.js" }],
   ];
+
+  it("a package folder reached through a linked folder (as pnpm links packages): the entry Node gives", async () => {
+    const { dir } = await pkg("real-home", "./dist/index.js", ["dist/index.js"]);
+    const linked = path.join(root, "linked-home");
+    await symlink(dir, linked);
+    const expected = resolveImport("real-home", pathToFileURL(path.join(linked, "package.json")).href);
+    const resolved = await resolveSkill({ path: linked }, path.join(root, "skills.manifest.json"), "skills[0]");
+    expect(resolved.entryUrl).toBe(expected);
+    expect(resolved.entryUrl).toBe(pathToFileURL(path.join(realpathSync(dir), "dist/index.js")).href);
+  });
 
   it.each(cases)(
     "%s: the entry Node's resolver gives, or an error where it refuses",

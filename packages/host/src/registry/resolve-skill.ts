@@ -110,11 +110,18 @@ function plainSelfEntry(folder: string, exports: unknown): string | undefined {
   const file = path.join(folder, ...target.slice(2).split("/"));
   try {
     if (statSync(file, { throwIfNoEntry: false })?.isFile() !== true) return undefined;
-    return pathToFileURL(realpathSync(file)).href;
+    return pathToFileURL(realpathOf(file)).href;
   } catch {
     return undefined;
   }
 }
+
+/**
+ * A file's path with its links resolved. Off Windows, the system's realpath: one call, where Node's own walks the
+ * path a folder at a time (about 35 µs a skill against 5, measured at 200 skills); both answer the same path there.
+ * On Windows, Node's, whose drive-letter and casing rules are the ones its module loader applies.
+ */
+const realpathOf: (file: string) => string = process.platform === "win32" ? realpathSync : realpathSync.native;
 
 /** "exports" as one plain relative file for ".", or undefined. */
 function plainMainTarget(exports: unknown): string | undefined {
