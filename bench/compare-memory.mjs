@@ -24,7 +24,7 @@ import { createRawSdkServer } from "./compare/raw-sdk-server.mjs";
 import { generateSkillport } from "./compare/skillport-skill.mjs";
 import { createTmcpServer } from "./compare/tmcp-server.mjs";
 import { writeSection } from "./results-file.mjs";
-import { flag, QUICK, WRITE } from "./run-options.mjs";
+import { flag, QUICK } from "./run-options.mjs";
 import { median, timeCalls } from "./sequential-calls.mjs";
 
 const ROUNDS = flag("--rounds", QUICK ? 3 : 7);
@@ -298,4 +298,4 @@ calls after an \`AsyncLocalStorage\` has been entered, as in an application with
 request-context libraries use one). There the cost of a call grows with the promises it makes.
 `;
 process.stdout.write(`${table}\n`);
-if (WRITE) writeSection(HEADING, text);
+writeSection(HEADING, text);

@@ -14,7 +14,7 @@ import { Client } from "@modelcontextprotocol/client";
 import { getDefaultEnvironment, StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import { generateSkillport } from "./compare/skillport-skill.mjs";
 import { writeSection } from "./results-file.mjs";
-import { flag, QUICK, WRITE } from "./run-options.mjs";
+import { flag, QUICK } from "./run-options.mjs";
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const ROOT = path.join(HERE, "..");
@@ -366,4 +366,4 @@ the JSON of the tools/list result):
 ${bigTable}
 `;
 process.stdout.write(`${table}\n\n${pairTable}\n\n${bigTable}\n`);
-if (WRITE) writeSection("# Side by side over stdio: the floor, the raw SDK, tmcp, FastMCP, Skillport", text);
+writeSection("# Side by side over stdio: the floor, the raw SDK, tmcp, FastMCP, Skillport", text);
