@@ -71,17 +71,22 @@ async function hostWithFailures() {
   return { ...base, registry, pipeline };
 }
 
+/** A client connected to the host's SDK server (no fast path in front), and what the server's observer heard. */
+async function observed(host: Parameters<typeof createServerFactory>[0]) {
+  const seen: Parameters<CallObserver["finished"]>[] = [];
+  const factory = createServerFactory(host, {
+    observer: { started: () => undefined, finished: (...args) => seen.push(args) },
+  });
+  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+  await factory().connect(serverSide);
+  const client = new Client({ name: "observer-test", version: "0.0.0" });
+  await client.connect(clientSide);
+  return { client, seen };
+}
+
 describe("the MCP layer's call observer", () => {
   it("tells a skill that could not load (ensure-loaded) from a tool answering UNAVAILABLE itself (execute)", async () => {
-    const host = await hostWithFailures();
-    const seen: Parameters<CallObserver["finished"]>[] = [];
-    const factory = createServerFactory(host, {
-      observer: { started: () => undefined, finished: (...args) => seen.push(args) },
-    });
-    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-    await factory().connect(serverSide);
-    const client = new Client({ name: "observer-test", version: "0.0.0" });
-    await client.connect(clientSide);
+    const { client, seen } = await observed(await hostWithFailures());
     try {
       await client.callTool({ name: "broken.echo", arguments: { text: "x" } });
       await client.callTool({ name: "busy.check_vault", arguments: {} });
@@ -133,14 +138,7 @@ describe("a call whose pipeline fails under it", () => {
   });
 
   it("tells the observer INTERNAL at the error stage, through the SDK's handler", async () => {
-    const seen: Parameters<CallObserver["finished"]>[] = [];
-    const factory = createServerFactory(await hostWithBrokenTable(), {
-      observer: { started: () => undefined, finished: (...args) => seen.push(args) },
-    });
-    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-    await factory().connect(serverSide);
-    const client = new Client({ name: "observer-test", version: "0.0.0" });
-    await client.connect(clientSide);
+    const { client, seen } = await observed(await hostWithBrokenTable());
     try {
       await expect(client.callTool({ name: "echo.echo", arguments: { text: "x" } })).rejects.toThrow(
         "the tool table is broken",

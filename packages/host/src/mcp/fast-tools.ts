@@ -112,6 +112,7 @@ export function createFastTools(host: Host, options: FastToolsOptions): FastTool
       stop: running.stop,
     };
     const failed = (error: unknown) => {
+      forget(running);
       if (!running.cancelled) reply(errorAnswer(id, error));
     };
     const answered = (outcome: CallOutcome) => {
@@ -139,10 +140,7 @@ export function createFastTools(host: Host, options: FastToolsOptions): FastTool
     };
     runToolCall(host, observer, request, callOptions, (notification) =>
       server.notification(notification, { relatedRequestId: id }),
-    ).then(answered, (error: unknown) => {
-      failed(error);
-      forget(running);
-    });
+    ).then(answered, failed);
   };
 
   return {
