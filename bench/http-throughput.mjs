@@ -9,7 +9,7 @@ import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { check, cpuMs, ERAS, median, ROOT, requestFor, run, start, stop } from "./http-helpers.mjs";
-import { writeSection } from "./results-file.mjs";
+import { WROTE, writeSection } from "./results-file.mjs";
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const CONCURRENCY = [1, 16, 64];
@@ -136,6 +136,4 @@ Throughput ratio: lowest **${worst.toFixed(2)}×**, mean **${mean.toFixed(2)}×*
 1.2× at 16 and 64 connections, with auth, validation and the audit line on).
 `;
 writeSection("# HTTP benchmark: Skillport vs the raw SDK", report);
-process.stderr.write(
-  `\nwrote bench/RESULTS.md — throughput ratio lowest ${worst.toFixed(2)}×, mean ${mean.toFixed(2)}×\n`,
-);
+process.stderr.write(`\n${WROTE} — throughput ratio lowest ${worst.toFixed(2)}×, mean ${mean.toFixed(2)}×\n`);

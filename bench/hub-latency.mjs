@@ -12,7 +12,7 @@ import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/cli
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import { McpHub } from "@skillport/client";
 import { connect } from "@skillport/client/node";
-import { writeSection } from "./results-file.mjs";
+import { WROTE, writeSection } from "./results-file.mjs";
 import { median, timeCalls } from "./sequential-calls.mjs";
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
@@ -153,4 +153,4 @@ the same SDK client code per call; the hub adds a map lookup and a few promise s
 sub-millisecond medians move with scheduling, so a ratio below 1× is noise, not a speed-up: read the per-round range.
 `;
 writeSection("# Hub overhead: a call through McpHub vs the SDK client directly", report);
-process.stderr.write(`\nwrote bench/RESULTS.md — hub ÷ direct p50, highest ${worst.toFixed(2)}×\n`);
+process.stderr.write(`\n${WROTE} — hub ÷ direct p50, highest ${worst.toFixed(2)}×\n`);

@@ -9,6 +9,9 @@ const HERE = path.dirname(fileURLToPath(import.meta.url));
 const ROOT = path.join(HERE, "..");
 export const RESULTS = path.join(HERE, "RESULTS.md");
 
+/** What a benchmark's last line says of the file: written, or left alone under `--no-write`. */
+export const WROTE = WRITE ? "wrote bench/RESULTS.md" : "left bench/RESULTS.md as it was (--no-write)";
+
 /** The benchmarks' sections, in the order the file keeps them. */
 const ORDER = [
   "# Side by side over stdio: the floor, the raw SDK, tmcp, FastMCP, Skillport",

@@ -10,7 +10,7 @@ import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { check, cpuMs, median, ROOT, requestFor, run, start, stop } from "./http-helpers.mjs";
-import { writeSection } from "./results-file.mjs";
+import { WROTE, writeSection } from "./results-file.mjs";
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const CONCURRENCY = [1, 16, 64];
@@ -149,7 +149,7 @@ Load average when the run ended: ${load}. Servers, Redis and load generator shar
 ${table}
 `;
 writeSection(HEADING, report);
-process.stderr.write(`\nwrote bench/RESULTS.md — Redis ÷ memory: ${rows.map((r) => r.ratio.toFixed(2)).join(", ")}\n`);
+process.stderr.write(`\n${WROTE} — Redis ÷ memory: ${rows.map((r) => r.ratio.toFixed(2)).join(", ")}\n`);
 
 function execVersion() {
   const out = spawnSync("redis-server", ["--version"], { encoding: "utf8" }).stdout ?? "";

@@ -14,7 +14,7 @@ import { fileURLToPath } from "node:url";
 import { Client } from "@modelcontextprotocol/client";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import { createHost, createLogger } from "@skillport/host";
-import { writeSection } from "./results-file.mjs";
+import { WROTE, writeSection } from "./results-file.mjs";
 import { median, timeCalls } from "./sequential-calls.mjs";
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
@@ -149,4 +149,4 @@ doing real work (a file read, a network call) the ratio shrinks accordingly. The
 remove; it is there to show what a client of \`serve --stdio\` sees.
 `;
 writeSection("# Upstream servers: a call through the host vs calling the upstream directly", report);
-process.stderr.write(`\nwrote bench/RESULTS.md — host ÷ direct p50 ${hostRatio.toFixed(2)}×\n`);
+process.stderr.write(`\n${WROTE} — host ÷ direct p50 ${hostRatio.toFixed(2)}×\n`);
