@@ -168,6 +168,25 @@ describe.each([
 });
 
 describe("what the redactor leaves alone", () => {
+  it("judges a text decoded after a longer one on its own characters (decoding reuses its arrays)", () => {
+    const redactor = redactorOf(TOKEN);
+    // The first leaves the whole token decoded in the reused arrays; the second overwrites only its first 8
+    // characters, so a decoding that read past its own would find the token's other 30 and redact this text.
+    const first = `${TOKEN.slice(0, 12)}\n  ${TOKEN.slice(12)} %41 and \\n`;
+    expect(leaks(redactor.string(first), TOKEN)).toEqual([]);
+    const second = `${TOKEN.slice(0, 6)}\nxy`;
+    expect(redactor.string(second)).toBe(second);
+    const third = `${TOKEN.slice(0, 6)}%41\nxy`;
+    expect(redactor.string(third)).toBe(third);
+  });
+
+  it("still finds a secret split across a line in a text too long for the reused arrays", () => {
+    const redactor = redactorOf(TOKEN);
+    const text = `${"x ".repeat(40_000)}${TOKEN.slice(0, 15)}\n\t${TOKEN.slice(15)} end`;
+    expect(leaks(redactor.string(text), TOKEN)).toEqual([]);
+    expect(redactor.string(`short\n${TOKEN.slice(0, 20)}`)).not.toContain(TOKEN.slice(0, 20));
+  });
+
   const redactor = redactorOf(TOKEN, "correct-horse-battery-staple", "short12");
 
   it.each([

@@ -45,8 +45,10 @@ export function createAudit(options: AuditOptions, redactor: Redactor): AuditSin
   const audit = (record: AuditRecord) => {
     const taken = options.arguments ? record : { ...record, arguments: undefined };
     const fields = fieldsOf(redactor.active ? redactor.value(taken) : taken);
-    const line = `{"level":30,"time":"${now()}","kind":"audit",${fields}"msg":"tool call"}\n`;
-    destination.write(redactor.active ? redactor.string(line) : line);
+    const line = `{"level":30,"time":"${now()}","kind":"audit",${fields}"msg":"tool call"}`;
+    // The line is redacted before its line break is added: a text with a line break is decoded before it is
+    // scanned (a secret split across lines), several times the work, for a break that only ends the line.
+    destination.write(`${redactor.active ? redactor.string(line) : line}\n`);
   };
   return Object.assign(audit, { flush: () => destination.flushSync(), close: () => destination.end() });
 }

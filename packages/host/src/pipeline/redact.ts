@@ -469,7 +469,7 @@ function decode(input: string, mode: "text" | "bytes"): Decoded | undefined {
  * (spaces, tabs, escaped tabs): a secret wrapped or split across lines reads as one again.
  */
 function unwrap(input: string): Decoded | undefined {
-  const out = decodedOf(input.length);
+  const out = decodedOf(input.length, UNWRAPPED);
   const n = input.length;
   const indent = (at: number) => {
     while (at < n) {
@@ -508,7 +508,7 @@ function unwrap(input: string): Decoded | undefined {
  * character references (decimal, hex, and the names for ASCII), and JSON or JavaScript string escapes.
  */
 function unescapeText(input: string, mode: "text" | "bytes"): Decoded | undefined {
-  const out = decodedOf(input.length);
+  const out = decodedOf(input.length, UNESCAPED);
   const n = input.length;
   const emitCodePoint = (cp: number, start: number, end: number, how: number) => {
     if (mode === "bytes" && cp > 0x7f) {
@@ -568,12 +568,13 @@ function unescapeText(input: string, mode: "text" | "bytes"): Decoded | undefine
   return changed ? out.finish() : undefined;
 }
 
-/** Collects decoded characters with the span of input each came from. Decoding never lengthens a text. */
-function decodedOf(capacity: number) {
-  const codes = new Uint16Array(capacity);
-  const from = new Int32Array(capacity);
-  const to = new Int32Array(capacity);
-  const kind = new Uint8Array(capacity);
+/**
+ * Collects decoded characters with the span of input each came from. Decoding never lengthens a text. The arrays are
+ * the scratch space's when the text fits it (what it returns is then a view of that space, valid until the next
+ * decoding into it), else made for this text alone.
+ */
+function decodedOf(capacity: number, scratch: Scratch) {
+  const { codes, from, to, kind } = scratchFor(scratch, capacity);
   let size = 0;
   return {
     emit(code: number, start: number, end: number, how: number) {
@@ -588,6 +589,49 @@ function decodedOf(capacity: number) {
       return { text, from: from.subarray(0, size), to: to.subarray(0, size), kind: kind.subarray(0, size) };
     },
   };
+}
+
+/**
+ * Typed arrays reused by every decoding of this kind in the process, instead of four made (outside V8's heap) for
+ * every text: that made a text with a line break cost several times one without. Safe because decoding is
+ * synchronous and each result is read before the next decoding of its kind: a scan reads its decoded view before it
+ * returns, and `decode` combines the two kinds into arrays of its own.
+ */
+interface Scratch {
+  codes: Uint16Array;
+  from: Int32Array;
+  to: Int32Array;
+  kind: Uint8Array;
+}
+
+const emptyScratch = (): Scratch => ({
+  codes: new Uint16Array(0),
+  from: new Int32Array(0),
+  to: new Int32Array(0),
+  kind: new Uint8Array(0),
+});
+const UNWRAPPED = emptyScratch();
+const UNESCAPED = emptyScratch();
+/** Texts longer than this decode into arrays of their own, so a huge text does not keep its arrays alive. */
+const SCRATCH_LIMIT = 64 * 1024;
+
+function scratchFor(scratch: Scratch, capacity: number): Scratch {
+  if (capacity > SCRATCH_LIMIT) {
+    return {
+      codes: new Uint16Array(capacity),
+      from: new Int32Array(capacity),
+      to: new Int32Array(capacity),
+      kind: new Uint8Array(capacity),
+    };
+  }
+  if (scratch.codes.length < capacity) {
+    const size = Math.min(SCRATCH_LIMIT, Math.max(capacity, 2 * scratch.codes.length, 256));
+    scratch.codes = new Uint16Array(size);
+    scratch.from = new Int32Array(size);
+    scratch.to = new Int32Array(size);
+    scratch.kind = new Uint8Array(size);
+  }
+  return scratch;
 }
 
 function utf8Length(lead: number): number {
