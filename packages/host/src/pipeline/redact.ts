@@ -59,7 +59,7 @@ export function createRedactor(): Redactor {
   // Short strings seen clean (object keys, names, enum values come back on every call), until a secret is added.
   const clean = new Set<string>();
   const string = (input: string) => {
-    if (secrets.size === 0 || clean.has(input)) return input;
+    if (secrets.size === 0 || (input.length <= CLEAN_CACHE_LENGTH && clean.has(input))) return input;
     const out = redactText(input, textMatcher());
     if (out === input && input.length <= CLEAN_CACHE_LENGTH) {
       if (clean.size >= CLEAN_CACHE_SIZE) clean.clear();
@@ -134,7 +134,10 @@ interface FormText {
 interface Matcher {
   /** Every SEED-character slice of every form, by hash. */
   slices: Map<number, { form: FormText; at: number }[]>;
-  /** A bit per folded hash in `slices`: most positions of a text are turned away without a map lookup. */
+  /**
+   * A bit per folded hash of each slice's first PREFIX characters: most positions of a text are turned away after
+   * hashing half a slice, without the whole slice's hash or a map lookup.
+   */
   filter: Uint32Array;
   /** Forms too short to be found by sampling every STEP characters, matched whole. */
   whole: RegExp | undefined;
@@ -194,9 +197,9 @@ function compile(secrets: Iterable<string>, mode: "text" | "bytes"): Matcher {
       wholeForms.set(form.text, form);
     }
     for (let at = 0; at + SEED <= form.text.length; at++) {
-      const hash = hashAt(form.text, at);
-      const bit = (hash ^ (hash >>> 16)) & FILTER_MASK;
+      const bit = filterBit(prefixHashAt(form.text, at));
       filter[bit >>> 5] = (filter[bit >>> 5] ?? 0) | (1 << (bit & 31));
+      const hash = hashAt(form.text, at);
       const list = slices.get(hash);
       if (list === undefined) slices.set(hash, [{ form, at }]);
       else list.push({ form, at });
@@ -330,12 +333,11 @@ function scanView(input: string, decoded: Decoded | undefined, matcher: Matcher,
   const tail = Math.max(0, textEnd - SEED - EDGE_SLACK - 1);
   let probe: ReturnType<typeof makeProbe> | undefined;
   for (let p = 0; p <= n - SEED; ) {
-    const hash = hashAt(t, p);
-    const bit = (hash ^ (hash >>> 16)) & FILTER_MASK;
+    const bit = filterBit(prefixHashAt(t, p));
     let reach = -1;
     if (((filter[bit >>> 5] ?? 0) & (1 << (bit & 31))) !== 0) {
       probe ??= makeProbe();
-      reach = probe(p, hash);
+      reach = probe(p, hashAt(t, p));
       if (reach !== -1 && first) return found;
     }
     const next = p < EDGE_SLACK || p >= tail ? p + 1 : Math.min(p + STEP, tail);
@@ -422,6 +424,19 @@ function hashAt(text: string, at: number): number {
   let hash = 0;
   for (let k = 0; k < SEED; k++) hash = (Math.imul(hash, 31) + text.charCodeAt(at + k)) | 0;
   return hash;
+}
+
+/** Characters of a slice the filter looks at: a slice matches only where its first ones do. */
+const PREFIX = 4;
+
+function prefixHashAt(text: string, at: number): number {
+  let hash = 0;
+  for (let k = 0; k < PREFIX; k++) hash = (Math.imul(hash, 31) + text.charCodeAt(at + k)) | 0;
+  return hash;
+}
+
+function filterBit(hash: number): number {
+  return (hash ^ (hash >>> 16)) & FILTER_MASK;
 }
 
 // --- decoding ---
