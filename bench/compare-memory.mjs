@@ -272,7 +272,8 @@ each server in a fresh process of its own every round, and a full garbage collec
 timed calls (the SDK client compiles every tool's output schema on its first call: at 500 tools about 0.85 s of
 one-time work, whose garbage would otherwise be collected during the timed calls); each cell is the median over
 rounds. Skillport runs the full default pipeline (validation, limits, the envelope with
-its data checked, redaction, the audit line to an \`audit.file\`; the run checks every call's line is there). The
+its data checked, redaction with a token the skill holds, so the redactor has a secret to look for, the audit line
+to an \`audit.file\`; the run checks every call's line is there). The
 whole run took ${Math.round((performance.now() - started) / 1000)} s.
 
 Machine: ${cpus[0]?.model ?? "unknown CPU"}, ${cpus.length} cores, ${(os.totalmem() / 2 ** 30).toFixed(1)} GiB,

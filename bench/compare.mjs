@@ -340,7 +340,9 @@ The whole run took ${seconds} s.
 - **Skillport**: \`skillport serve --stdio --frozen-lock\` over a generated skill (echo plus filler tools with four-field
   inputs), the full default pipeline: input validation (ajv), limits (concurrency slot, timeout), the envelope with
   its \`data\` checked against the output schema, redaction, and the audit line, here to an \`audit.file\` (the run
-  checks that every call's line is in it once the server has exited).
+  checks that every call's line is in it once the server has exited). The skill holds a token (a credential read from
+  a file, as a skill that calls a service holds one), so the redactor knows a secret and looks for it in every answer
+  and audit line; without one it has nothing to look for (before 2026-12-02 the runs had none).
 
 Machine: ${cpus[0]?.model ?? "unknown CPU"}, ${cpus.length} cores, ${(os.totalmem() / 2 ** 30).toFixed(1)} GiB,
 ${os.type()} ${os.release()}, Node ${process.version}. Date: ${new Date().toISOString().slice(0, 10)}.

@@ -1,6 +1,9 @@
 // The Skillport side of bench/compare.mjs and bench/compare-memory.mjs: one skill package of n tools (echo and n-1
-// fillers, the same tools every library serves), its manifest with the audit line to a file, and its lock.
+// fillers, the same tools every library serves), its manifest with the audit line to a file and a token the skill
+// holds (so the redactor knows a secret and redacts every call's answer and audit line, as it does for any skill with
+// a credential; a redactor that knows no secret has nothing to do), and its lock.
 import { execFileSync } from "node:child_process";
+import { randomBytes } from "node:crypto";
 import { mkdirSync, realpathSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -29,6 +32,7 @@ export function generateSkillport(folder, n) {
 const fillers = ${JSON.stringify(fillers)};
 export const register = defineSkill({
   name: "bench",
+  credentials: { token: { required: false, description: "An API token, as a skill that calls a service holds one" } },
   tools: [
     defineTool({
       name: "echo",
@@ -48,10 +52,11 @@ export const register = defineSkill({
   const content = {
     name: `compare-${n}`,
     version: "1.0.0",
-    skills: [{ path: "./skill", mcp: "bench" }],
+    skills: [{ path: "./skill", mcp: "bench", credentials: { token: { file: "./token.txt" } } }],
     audit: { file: "./audit.log" },
   };
   writeFileSync(manifest, JSON.stringify(content, null, 2));
+  writeFileSync(path.join(folder, "token.txt"), `bench_${randomBytes(24).toString("base64url")}\n`, { mode: 0o600 });
   execFileSync(process.execPath, [CLI, "lock", "--manifest", manifest], { stdio: "ignore" });
   return { manifest, audit: path.join(folder, "audit.log") };
 }
