@@ -248,34 +248,31 @@ ${calls.join("\n")}
 `;
 }
 
-/** Node alone: answers initialize and an empty tools/list with no import at all; the floor under every mode. */
-const FLOOR = `import { createInterface } from "node:readline";
-for await (const line of createInterface({ input: process.stdin })) {
-  const m = JSON.parse(line);
-  if (m.id === undefined) continue;
-  const result = m.method === "initialize"
-    ? { protocolVersion: m.params.protocolVersion, capabilities: { tools: {} }, serverInfo: { name: "floor", version: "1.0.0" } }
-    : { tools: [] };
-  process.stdout.write(JSON.stringify({ jsonrpc: "2.0", id: m.id, result }) + "\\n");
-}
-`;
-
 /**
- * Node alone answering tools/list with Skillport's own answer, read from a file (its first argument) at start: what
- * a server that does no work at all pays to read, send and have that many bytes taken in, the floor under lock mode.
+ * Node alone answering initialize, and tools/list with `answer` (JavaScript giving the result's JSON text), after
+ * `before` (JavaScript run first): a server that does no work of its own.
  */
-const REPLAY = `import { readFileSync } from "node:fs";
-import { createInterface } from "node:readline";
-const answer = readFileSync(process.argv[2], "utf8");
+const nodeAlone = (before, answer) => `import { createInterface } from "node:readline";
+${before}
+const answer = ${answer};
 for await (const line of createInterface({ input: process.stdin })) {
   const m = JSON.parse(line);
   if (m.id === undefined) continue;
   if (m.method === "initialize") {
-    const result = { protocolVersion: m.params.protocolVersion, capabilities: { tools: {} }, serverInfo: { name: "replay", version: "1.0.0" } };
+    const result = { protocolVersion: m.params.protocolVersion, capabilities: { tools: {} }, serverInfo: { name: "node-alone", version: "1.0.0" } };
     process.stdout.write(JSON.stringify({ jsonrpc: "2.0", id: m.id, result }) + "\\n");
   } else process.stdout.write(\`{"jsonrpc":"2.0","id":\${JSON.stringify(m.id)},"result":\${answer}}\\n\`);
 }
 `;
+
+/** An empty tools/list and no import but readline: the floor under every mode. */
+const FLOOR = nodeAlone("", `'{"tools":[]}'`);
+
+/**
+ * Skillport's own tools/list answer, read from a file (the first argument) at start: what a server that does no work
+ * pays to read, send and have that many bytes taken in, the floor under lock mode.
+ */
+const REPLAY = nodeAlone('import { readFileSync } from "node:fs";', 'readFileSync(process.argv[2], "utf8")');
 
 /**
  * A temp folder whose node_modules point into the repository (@skillport/core, zod, the SDK server), the N skill
@@ -505,9 +502,9 @@ try {
         sizes[`${n}:${mode}`] = times.bytes;
         samples[`${n}:${mode}`].push(times);
       }
-      const last = (mode) =>
+      const latest = (mode) =>
         (mode === "replay" ? replaySamples[n] : samples[`${n}:${mode}`].map((t) => t.listMs)).at(-1);
-      line.push(`${n}: ${timed.map((m) => `${m} ${last(m).toFixed(0)}`).join(" ")}`);
+      line.push(`${n}: ${timed.map((m) => `${m} ${latest(m).toFixed(0)}`).join(" ")}`);
     }
     process.stderr.write(`round ${round + 1}/${ROUNDS} (ms): ${line.join(" | ")}\n`);
   }

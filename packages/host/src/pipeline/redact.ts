@@ -621,32 +621,22 @@ interface Scratch {
   kind: Uint8Array;
 }
 
-const emptyScratch = (): Scratch => ({
-  codes: new Uint16Array(0),
-  from: new Int32Array(0),
-  to: new Int32Array(0),
-  kind: new Uint8Array(0),
+/** Room for `size` decoded characters. */
+const scratchOf = (size: number): Scratch => ({
+  codes: new Uint16Array(size),
+  from: new Int32Array(size),
+  to: new Int32Array(size),
+  kind: new Uint8Array(size),
 });
-const UNWRAPPED = emptyScratch();
-const UNESCAPED = emptyScratch();
+const UNWRAPPED = scratchOf(0);
+const UNESCAPED = scratchOf(0);
 /** Texts longer than this decode into arrays of their own, so a huge text does not keep its arrays alive. */
 const SCRATCH_LIMIT = 64 * 1024;
 
 function scratchFor(scratch: Scratch, capacity: number): Scratch {
-  if (capacity > SCRATCH_LIMIT) {
-    return {
-      codes: new Uint16Array(capacity),
-      from: new Int32Array(capacity),
-      to: new Int32Array(capacity),
-      kind: new Uint8Array(capacity),
-    };
-  }
+  if (capacity > SCRATCH_LIMIT) return scratchOf(capacity);
   if (scratch.codes.length < capacity) {
-    const size = Math.min(SCRATCH_LIMIT, Math.max(capacity, 2 * scratch.codes.length, 256));
-    scratch.codes = new Uint16Array(size);
-    scratch.from = new Int32Array(size);
-    scratch.to = new Int32Array(size);
-    scratch.kind = new Uint8Array(size);
+    Object.assign(scratch, scratchOf(Math.min(SCRATCH_LIMIT, Math.max(capacity, 2 * scratch.codes.length, 256))));
   }
   return scratch;
 }
