@@ -92,4 +92,16 @@ describe("an audit line", () => {
       arguments: { key: REDACTED, list: [`x${REDACTED}y`] },
     });
   });
+
+  it("redacts each field on its own: a secret's first characters cut off at the end of any field", () => {
+    // Nine characters end each field: too few to be found in the middle of the finished line, enough at a text's end.
+    const secret = "sk-live-0123456789abcdef";
+    const cut = `cut ${secret.slice(0, 9)}`;
+    const fields = ["traceId", "tool", "instance", "skill", "risk", "brief", "outcome", "caller"] as const;
+    const record: AuditRecord = { ...RECORD, ...Object.fromEntries(fields.map((field) => [field, cut])) };
+    const [line] = auditLines([{ ...record, arguments: { key: cut } }], { arguments: true }, [secret]);
+    const written = JSON.parse(line as string) as Record<string, unknown>;
+    for (const field of fields) expect(written[field], field).toBe(`cut ${REDACTED}`);
+    expect(written.arguments).toEqual({ key: `cut ${REDACTED}` });
+  });
 });

@@ -135,6 +135,19 @@ describe.each([
     expect(out.a).toBe(out.b);
   });
 
+  it("keeps values shared and cycles closed in a value of many objects, the first ones met shared by the last", () => {
+    const first = { token: secret };
+    const root: Record<string, unknown> = { first, list: [] };
+    const list = root.list as unknown[];
+    for (let i = 0; i < 40; i++) list.push({ i, first, root });
+    const out = redactor.value(root) as { first: unknown; list: { first: unknown; root: unknown }[] };
+    expect(out.first).toEqual({ token: REDACTED });
+    for (const item of out.list) {
+      expect(item.first).toBe(out.first);
+      expect(item.root).toBe(out);
+    }
+  });
+
   it("redacts an error's message, stack, own fields and cause chain, and aggregated errors, keeping their class", () => {
     const root = new TypeError(`connect failed for ${b64(secret)}`);
     const middle = new Error("upstream refused", { cause: root });

@@ -56,11 +56,16 @@ export function createRedactor(): Redactor {
     return bytes;
   };
 
-  // Short strings seen clean (object keys, names, enum values come back on every call), until a secret is added.
+  // Short strings that needed a full look and were clean (a name sharing a secret's first characters, a text with
+  // an escape: most come back on every call), until a secret is added.
   const clean = new Set<string>();
   const string = (input: string) => {
-    if (secrets.size === 0 || (input.length <= CLEAN_CACHE_LENGTH && clean.has(input))) return input;
-    const out = redactText(input, textMatcher());
+    if (secrets.size === 0) return input;
+    const matcher = textMatcher();
+    // Most texts are turned away before the cache, whose lookup costs more for a string made for this call.
+    const from = lookFrom(input, matcher);
+    if (from === -1 || (input.length <= CLEAN_CACHE_LENGTH && clean.has(input))) return input;
+    const out = redactText(input, matcher, from);
     if (out === input && input.length <= CLEAN_CACHE_LENGTH) {
       if (clean.size >= CLEAN_CACHE_SIZE) clean.clear();
       clean.add(input);
@@ -135,7 +140,7 @@ interface Matcher {
   /** Every SEED-character slice of every form, by hash. */
   slices: Map<number, { form: FormText; at: number }[]>;
   /**
-   * A bit per folded hash of each slice's first PREFIX characters: most positions of a text are turned away after
+   * A bit per folded hash of each slice's first four characters: most positions of a text are turned away after
    * hashing half a slice, without the whole slice's hash or a map lookup.
    */
   filter: Uint32Array;
@@ -228,9 +233,8 @@ function base64Inner(bytes: Buffer, alignment: number): string {
   return encoded.slice(first, last);
 }
 
-function redactText(input: string, matcher: Matcher): string {
-  if (input.length < matcher.minLength) return input;
-  const found = scan(input, matcher, false);
+function redactText(input: string, matcher: Matcher, from = lookFrom(input, matcher)): string {
+  const found = scan(input, matcher, false, from);
   if (found.length === 0) return input;
   found.sort((a, b) => a.start - b.start);
   let out = "";
@@ -257,17 +261,30 @@ function redactText(input: string, matcher: Matcher): string {
  * line breaks or escapes, then looks up SEED-character slices: every STEP characters (a run of RUN_BYTES
  * characters holds at least one such slice) and at every position near the edges.
  */
-function scan(input: string, matcher: Matcher, first: boolean): Found[] {
-  if (input.length < matcher.minLength) return [];
-  const decoded = NEEDS_DECODING.test(input) ? decode(input, matcher.mode) : undefined;
-  const found = scanView(input, decoded, matcher, first);
+function scan(input: string, matcher: Matcher, first: boolean, from = lookFrom(input, matcher)): Found[] {
+  if (from === -1) return [];
+  const decoded = from === 0 && NEEDS_DECODING.test(input) ? decode(input, matcher.mode) : undefined;
+  const found = scanView(input, decoded, matcher, first, from);
   // A secret may itself hold what reads as an escape (`%00`, `&amp;`, `\n`): look at the text as written too.
   if (decoded !== undefined && !(first && found.length > 0)) found.push(...scanView(input, undefined, matcher, first));
   return found;
 }
 
-/** {@link scan} over one view of the input: decoded (escapes and line breaks undone), or as written. */
-function scanView(input: string, decoded: Decoded | undefined, matcher: Matcher, first: boolean): Found[] {
+/**
+ * Where {@link scan} starts to look at a text: -1 when it need not (shorter than any secret, or nothing to decode and
+ * no slice passing the filter, as for most texts), else 0 or, for a text with nothing to decode, the first slice
+ * that passes.
+ */
+function lookFrom(input: string, matcher: Matcher): number {
+  if (input.length < matcher.minLength) return -1;
+  return NEEDS_DECODING.test(input) || matcher.whole !== undefined ? 0 : firstPassing(input, matcher.filter);
+}
+
+/**
+ * {@link scan} over one view of the input: decoded (escapes and line breaks undone), or as written; from position
+ * `from` of the scan's walk, when those before it are known not to pass the filter.
+ */
+function scanView(input: string, decoded: Decoded | undefined, matcher: Matcher, first: boolean, from = 0): Found[] {
   const found: Found[] = [];
   const t = decoded?.text ?? input;
   const n = t.length;
@@ -329,21 +346,42 @@ function scanView(input: string, decoded: Decoded | undefined, matcher: Matcher,
       return reach;
     };
 
-  // Every position near the edges, every STEP-th in between, and past a run found.
-  const tail = Math.max(0, textEnd - SEED - EDGE_SLACK - 1);
+  // Every position near the edges, every STEP-th in between (see nextPosition), and past a run found.
+  const tail = tailOf(textEnd);
   let probe: ReturnType<typeof makeProbe> | undefined;
-  for (let p = 0; p <= n - SEED; ) {
-    const bit = filterBit(prefixHashAt(t, p));
+  for (let p = from; p <= n - SEED; ) {
     let reach = -1;
-    if (((filter[bit >>> 5] ?? 0) & (1 << (bit & 31))) !== 0) {
+    if (passes(filter, t, p)) {
       probe ??= makeProbe();
       reach = probe(p, hashAt(t, p));
       if (reach !== -1 && first) return found;
     }
-    const next = p < EDGE_SLACK || p >= tail ? p + 1 : Math.min(p + STEP, tail);
-    p = Math.max(next, reach - SEED + 1);
+    p = Math.max(nextPosition(p, tail), reach - SEED + 1);
   }
   return found;
+}
+
+/**
+ * The first position of the scan's walk over a text it need not decode whose slice passes the filter, or -1: the
+ * walk without its set-up (the finding list, the end's check for an escape cut in half), which most texts never
+ * get past.
+ */
+function firstPassing(t: string, filter: Uint32Array): number {
+  const tail = tailOf(t.length);
+  for (let p = 0; p <= t.length - SEED; p = nextPosition(p, tail)) if (passes(filter, t, p)) return p;
+  return -1;
+}
+
+/** Where the scan starts to look at every position again, for a text whose runs may reach `textEnd`. */
+const tailOf = (textEnd: number) => Math.max(0, textEnd - SEED - EDGE_SLACK - 1);
+
+/** The scan's next position after p: every one near the edges (before EDGE_SLACK, from the tail), else STEP on. */
+const nextPosition = (p: number, tail: number) => (p < EDGE_SLACK || p >= tail ? p + 1 : Math.min(p + STEP, tail));
+
+/** Whether the filter holds the bit of the slice at p's first four characters. */
+function passes(filter: Uint32Array, t: string, p: number): boolean {
+  const bit = filterBit(prefixHashAt(t, p));
+  return ((filter[bit >>> 5] ?? 0) & (1 << (bit & 31))) !== 0;
 }
 
 /** A run found at start..end of the decoded text `t`, as positions in `input`, with the form it was in. */
@@ -426,13 +464,14 @@ function hashAt(text: string, at: number): number {
   return hash;
 }
 
-/** Characters of a slice the filter looks at: a slice matches only where its first ones do. */
-const PREFIX = 4;
-
+/**
+ * {@link hashAt} of a slice's first four characters, what the filter looks at (a slice matches only where its first
+ * ones do); unrolled, as the loop was a quarter of a short text's scan.
+ */
 function prefixHashAt(text: string, at: number): number {
-  let hash = 0;
-  for (let k = 0; k < PREFIX; k++) hash = (Math.imul(hash, 31) + text.charCodeAt(at + k)) | 0;
-  return hash;
+  const two = Math.imul(text.charCodeAt(at), 31) + text.charCodeAt(at + 1);
+  const three = Math.imul(two, 31) + text.charCodeAt(at + 2);
+  return (Math.imul(three, 31) + text.charCodeAt(at + 3)) | 0;
 }
 
 function filterBit(hash: number): number {
@@ -733,7 +772,7 @@ function copyRedacted(
   string: (text: string) => string,
   bytes: (content: Uint8Array) => unknown,
 ): unknown {
-  const copies = new Map<object, unknown>();
+  const copies = new Copies();
   const targets: (Record<string, unknown> | unknown[])[] = [];
   const keys: (string | number)[] = [];
   const values: unknown[] = [];
@@ -812,6 +851,36 @@ function copyRedacted(
 }
 
 const NOTHING = Symbol("nothing");
+
+/**
+ * Each object copied so far and its copy. The first few are kept in lists and found by looking along them: a map
+ * gives every object it holds an identity hash, which cost a fresh object more than the rest of its copy, and most
+ * values redacted (an answer, an audit record) hold a handful of objects.
+ */
+class Copies {
+  private readonly sources: object[] = [];
+  private readonly copies: unknown[] = [];
+  private map: Map<object, unknown> | undefined;
+
+  get(source: object): unknown {
+    if (this.map !== undefined) return this.map.get(source);
+    const at = this.sources.indexOf(source);
+    return at === -1 ? undefined : this.copies[at];
+  }
+
+  set(source: object, copy: unknown): void {
+    if (this.map === undefined && this.sources.length < LISTED_COPIES) {
+      this.sources.push(source);
+      this.copies.push(copy);
+      return;
+    }
+    this.map ??= new Map(this.sources.map((s, i) => [s, this.copies[i]]));
+    this.map.set(source, copy);
+  }
+}
+
+/** Objects whose copies are found along a list before a map takes over. */
+const LISTED_COPIES = 16;
 
 function latin1(content: Uint8Array): string {
   return Buffer.from(content.buffer, content.byteOffset, content.byteLength).toString("latin1");
