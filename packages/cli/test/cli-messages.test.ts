@@ -1,3 +1,4 @@
+import { existsSync } from "node:fs";
 import { copyFile, mkdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -54,13 +55,18 @@ describe("skillport's messages are where a person looks", () => {
       expect(stderr).toBe("");
     });
 
-    it("prints it at info, and always writes the manifest's audit.file", async () => {
+    it("prints it at info, and always writes the manifest's audit.file, made by the first call", async () => {
       const shown = await runCli(SEARCH, ws.dir, { SKILLPORT_LOG_LEVEL: "info" });
       expect(shown.stderr).toContain('"kind":"audit"');
       const audited = await ws.writeManifest(
         { audit: { file: "./audit.log" }, skills: [{ path: NOTES_SKILL, mcp: "notes", config: { vault: "./vault" } }] },
         "audited.manifest.json",
       );
+      // Commands that call nothing leave no empty audit file behind.
+      for (const command of ["lock", "list", "check"]) {
+        expect((await runCli([command, "--manifest", audited], ws.dir)).code, command).toBe(0);
+        expect(existsSync(path.join(ws.dir, "audit.log")), command).toBe(false);
+      }
       const silent = await runCli([...SEARCH, "--manifest", audited], ws.dir, { SKILLPORT_LOG_LEVEL: "silent" });
       expect(silent.stderr).toBe("");
       expect(await readFile(path.join(ws.dir, "audit.log"), "utf8")).toContain('"tool":"notes.search_notes"');

@@ -1,9 +1,10 @@
 import { spawn } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { HostError } from "../src/errors.js";
 import { createAuditDestination, FLUSH_AT } from "../src/pipeline/audit-destination.js";
 import { ECHO } from "./helpers.js";
 
@@ -23,12 +24,40 @@ afterEach(() => {
 const linesOf = (file: string) => readFileSync(file, "utf8").split("\n").filter(Boolean);
 
 describe("the audit destination", () => {
+  it("creates its file and folders with the first line, not before", async () => {
+    const file = path.join(dir, "logs", "audit", "audit.log");
+    const destination = createAuditDestination(file);
+    destination.flushSync();
+    destination.end();
+    expect(existsSync(path.join(dir, "logs"))).toBe(false);
+    const writing = createAuditDestination(file);
+    writing.write('{"n":1}\n');
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(linesOf(file)).toEqual(['{"n":1}']);
+    writing.end();
+  });
+
+  it("refuses at once a file it could not write, naming it and what is wrong, and creates nothing", () => {
+    const folder = path.join(dir, "a-folder");
+    mkdirSync(folder);
+    const plain = path.join(dir, "a-file");
+    writeFileSync(plain, "");
+    expect(() => createAuditDestination(folder)).toThrow(`audit.file: ${folder} cannot be written: it is a folder`);
+    expect(() => createAuditDestination(path.join(plain, "audit.log"))).toThrow(
+      /audit\.file: .*a-file.audit\.log cannot be written: a part of its path is a file, not a folder; fix its permissions or name another file/,
+    );
+    expect(() => createAuditDestination(folder)).toThrow(HostError);
+    expect(() => createAuditDestination(path.join(plain, "deeper", "audit.log"))).toThrow(
+      /a part of its path is a file/,
+    );
+  });
+
   it("holds a turn's lines until the turn ends, and writes them in one piece then", async () => {
     const file = path.join(dir, "audit.log");
     const destination = createAuditDestination(file);
     destination.write('{"n":1}\n');
     destination.write('{"n":2}\n');
-    expect(readFileSync(file, "utf8")).toBe("");
+    expect(existsSync(file)).toBe(false);
     await new Promise((resolve) => setImmediate(resolve));
     expect(linesOf(file)).toEqual(['{"n":1}', '{"n":2}']);
     destination.end();
@@ -40,7 +69,7 @@ describe("the audit destination", () => {
     const line = `${JSON.stringify({ pad: "x".repeat(200) })}\n`;
     const fill = Math.ceil(FLUSH_AT / line.length);
     for (let i = 0; i < fill - 1; i++) destination.write(line);
-    expect(readFileSync(file, "utf8")).toBe("");
+    expect(existsSync(file)).toBe(false);
     destination.write(line);
     expect(linesOf(file)).toHaveLength(fill);
     destination.write(line); // the next line starts a new batch

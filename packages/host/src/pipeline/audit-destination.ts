@@ -1,5 +1,6 @@
-import { appendFileSync, closeSync, mkdirSync, openSync, writeSync } from "node:fs";
+import { accessSync, appendFileSync, closeSync, constants, mkdirSync, openSync, statSync, writeSync } from "node:fs";
 import path from "node:path";
+import { HostError } from "../errors.js";
 
 /** Where the audit's lines go: pino writes each finished line here. */
 export interface AuditDestination {
@@ -18,11 +19,20 @@ export interface AuditDestination {
  * risks more than that many to a kill. Nothing waits in a thread pool, so there is never a write in flight to
  * lose: the buffer is flushed when the host closes, and by an `exit` hook for a process that exits without closing
  * it (process.exit, an uncaught exception).
+ *
+ * A file is created (with its folders) when its first line is written, so a host that answers no call (`skillport
+ * lock`, `list`, `check`) leaves none behind; whether it could be is checked here, so a file that cannot be written
+ * still fails the start.
  */
 export function createAuditDestination(file: string | undefined): AuditDestination {
   const at = file === undefined ? undefined : path.resolve(file);
-  if (at !== undefined) mkdirSync(path.dirname(at), { recursive: true });
-  const fd = at === undefined ? 2 : openSync(at, "a");
+  if (at !== undefined) checkWritable(at);
+  let fd = at === undefined ? 2 : undefined;
+  const opened = (to: string) => {
+    mkdirSync(path.dirname(to), { recursive: true });
+    fd = openSync(to, "a");
+    return fd;
+  };
   let buffered: string[] = [];
   let size = 0;
   let scheduled = false;
@@ -53,13 +63,13 @@ export function createAuditDestination(file: string | undefined): AuditDestinati
       const text = buffered.length === 1 ? (buffered[0] as string) : buffered.join("");
       buffered = [];
       size = 0;
-      writeAll(fd, Buffer.from(text, "utf8"));
+      writeAll(fd ?? opened(at as string), Buffer.from(text, "utf8"));
     },
     end() {
       if (ended) return;
       destination.flushSync();
       ended = true;
-      if (fd !== 2) closeSync(fd);
+      if (fd !== undefined && fd !== 2) closeSync(fd);
     },
   };
   const flushScheduled = () => {
@@ -84,6 +94,42 @@ function installExitHook(): void {
   process.on("exit", () => {
     for (const destination of [...pending]) destination.flushSync();
   });
+}
+
+/**
+ * Throws a HostError, naming the file and the fix, when `file` could not be opened for appending: it is a folder, or it (or, while
+ * it does not exist, the nearest folder on its path that does) is not writable, or a file stands where a folder
+ * should. Creates nothing.
+ */
+function checkWritable(file: string): void {
+  const problem = (reason: string) =>
+    new HostError(
+      "MANIFEST_INVALID",
+      `[skillport] audit.file: ${file} cannot be written: ${reason}; fix its permissions or name another file`,
+    );
+  let probe = file;
+  for (;;) {
+    let isFolder: boolean;
+    try {
+      isFolder = statSync(probe).isDirectory();
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code === "ENOTDIR") throw problem(`a part of its path is a file, not a folder`);
+      if (code !== "ENOENT") throw problem((error as Error).message);
+      const parent = path.dirname(probe);
+      if (parent === probe) return;
+      probe = parent;
+      continue;
+    }
+    if (probe === file && isFolder) throw problem("it is a folder");
+    if (probe !== file && !isFolder) throw problem(`${probe} is a file, not a folder`);
+    try {
+      accessSync(probe, constants.W_OK);
+    } catch (error) {
+      throw problem((error as Error).message);
+    }
+    return;
+  }
 }
 
 /** Writes every byte, retrying a full pipe (EAGAIN) after a short pause, as a synchronous logger must. */
