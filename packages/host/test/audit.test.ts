@@ -103,5 +103,9 @@ describe("an audit line", () => {
     const written = JSON.parse(line as string) as Record<string, unknown>;
     for (const field of fields) expect(written[field], field).toBe(`cut ${REDACTED}`);
     expect(written.arguments).toEqual({ key: `cut ${REDACTED}` });
+    // A field that is not the string its type says (an error code a capability made an object) is copied, redacted.
+    const odd = { ...record, outcome: { code: cut } as unknown as string };
+    const [oddLine] = auditLines([odd], { arguments: false }, [secret]);
+    expect(JSON.parse(oddLine as string).outcome).toEqual({ code: `cut ${REDACTED}` });
   });
 });

@@ -61,18 +61,25 @@ export function createAudit(options: AuditOptions, redactor: Redactor): AuditSin
  * to make and to write than a general deep copy.
  */
 function redacted(record: AuditRecord, redactor: Redactor): AuditRecord {
-  const text = (value: string | undefined) => (value === undefined ? undefined : redactor.string(value));
+  // Each field as `value` would redact it, whatever a capability managed to put in it (an error code that is not a
+  // string, say): strings scanned, objects deep-copied, other values kept.
+  const field = <T>(value: T): T =>
+    typeof value === "string"
+      ? (redactor.string(value) as T)
+      : typeof value === "object" && value !== null
+        ? redactor.value(value)
+        : value;
   return {
-    traceId: redactor.string(record.traceId),
-    tool: redactor.string(record.tool),
-    instance: redactor.string(record.instance),
-    skill: redactor.string(record.skill),
-    risk: redactor.string(record.risk),
-    brief: text(record.brief),
-    outcome: redactor.string(record.outcome),
-    durationMs: record.durationMs,
-    caller: text(record.caller),
-    arguments: record.arguments === undefined ? undefined : redactor.value(record.arguments),
+    traceId: field(record.traceId),
+    tool: field(record.tool),
+    instance: field(record.instance),
+    skill: field(record.skill),
+    risk: field(record.risk),
+    brief: field(record.brief),
+    outcome: field(record.outcome),
+    durationMs: field(record.durationMs),
+    caller: field(record.caller),
+    arguments: field(record.arguments),
   };
 }
 
