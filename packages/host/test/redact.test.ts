@@ -101,6 +101,21 @@ describe.each([
     expect(escaped.string(`line\n${odd.slice(0, 14)}`)).not.toContain(odd.slice(0, 8));
   });
 
+  it("redacts a secret's first characters cut off at a character that reads as an escape's start (found by the property test)", () => {
+    const slashed = createRedactor();
+    const odd = "       \\  spaces and a backslash  ";
+    slashed.add([odd]);
+    for (const keep of [8, 9, 12]) {
+      const cut = odd.slice(0, keep);
+      expect(slashed.string(cut), JSON.stringify(cut)).toBe(REDACTED);
+      expect(slashed.string(`got: ${cut}`), JSON.stringify(cut)).toBe(`got: ${REDACTED}`);
+    }
+    // A secret cut in the middle of a real escape is still found before it.
+    const percent = createRedactor();
+    percent.add(["token%41with%42escapes"]);
+    expect(percent.string("token%41with%4")).toBe(REDACTED);
+  });
+
   it("redacts a secret read in two slices, each a value of its own", () => {
     for (const at of [8, 12, secret.length - 8]) {
       const out = redactor.value({ first: `…${secret.slice(0, at)}`, second: `${secret.slice(at)} and more` });

@@ -326,10 +326,14 @@ function scanView(input: string, decoded: Decoded | undefined, matcher: Matcher,
           to++;
         }
         const length = end - start;
-        // A prefix of the form cut off at the end of the text (perhaps in the middle of an escape), or a suffix of it
-        // at the start.
-        const cutAt = Math.min(end, textEnd);
-        const cut = from === 0 && cutAt - start >= form.edge && atEnd(t, cutAt, textEnd, form.base64, matcher.mode);
+        // A prefix of the form cut off at the end of the text: in the middle of an escape (before textEnd), or at the
+        // very end when what looks like an escape cut in half is the secret's own text (a backslash, say); or a
+        // suffix of the form at the start.
+        const cutBefore = (limit: number) => {
+          const cutAt = Math.min(end, limit);
+          return cutAt - start >= form.edge && atEnd(t, cutAt, limit, form.base64, matcher.mode);
+        };
+        const cut = from === 0 && (cutBefore(textEnd) || (textEnd < n && cutBefore(n)));
         const accepted =
           (from === 0 && to === f.length) ||
           length >= form.run ||
