@@ -151,7 +151,12 @@ describe("a registered secret never survives value()", () => {
         const redactor = createRedactor();
         redactor.add([secret]);
         const encoded = encode(secret, how, lead, new Uint8Array(), html);
-        const text = `${before}${encoded.slice(0, Math.floor(at * encoded.length))}`;
+        const cut = encoded.slice(0, Math.floor(at * encoded.length));
+        const text = `${before}${cut}`;
+        // The edge rule is about the secret's first characters cut off at the end. A run of the secret that the text
+        // holds without them (the text before, with a cut too short to count) is there by chance, not a cut secret:
+        // fast-check's strings hold words such as "define" that a generated secret may also hold (seed 1612885314).
+        fc.pre(survivor(recover(cut.length < EDGE ? text : before, how), secret, EDGE) === undefined);
         // An escape cut in half at the very end (`%2`, `&#3`) is not a character a reader can recover.
         const out = redactor.string(text).replace(/(?:%[0-9A-Fa-f]?|&#?[xX]?[0-9A-Za-z]*)$/, "");
         expect(survivor(recover(out, how), secret, EDGE)).toBeUndefined();
