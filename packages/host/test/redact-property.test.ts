@@ -165,3 +165,61 @@ describe("a registered secret never survives value()", () => {
     );
   });
 });
+
+describe("value() copies any graph of objects as it is", () => {
+  // Nodes (objects and arrays) pointing at each other at random: shared, cyclic, more than the copy's first list of
+  // sixteen holds. Each source object must have exactly one copy, wherever it is reached from.
+  const graphArb = fc.integer({ min: 1, max: 60 }).chain((size) =>
+    fc.record({
+      arrays: fc.array(fc.boolean(), { minLength: size, maxLength: size }),
+      edges: fc.array(fc.array(fc.nat(size - 1), { maxLength: 4 }), { minLength: size, maxLength: size }),
+      texts: fc.array(fc.constantFrom("plain", "secret", "cut"), { minLength: size, maxLength: size }),
+    }),
+  );
+  const secret = "sk-live-0123456789abcdefghij";
+
+  it("keeps every shared object and cycle, and redacts every string", () => {
+    fc.assert(
+      fc.property(graphArb, ({ arrays, edges, texts }) => {
+        const text = { plain: "nothing here", secret: `token ${secret}`, cut: `cut ${secret.slice(0, 10)}` };
+        const nodes = arrays.map((isArray) => (isArray ? [] : {})) as (unknown[] | Record<string, unknown>)[];
+        nodes.forEach((node, i) => {
+          const children = [...(edges[i] ?? []).map((j) => nodes[j]), text[texts[i] ?? "plain"]];
+          children.forEach((child, k) => {
+            if (Array.isArray(node)) node.push(child);
+            else node[`k${k}`] = child;
+          });
+        });
+        const redactor = createRedactor();
+        redactor.add([secret]);
+        const copy = redactor.value(nodes[0]);
+        // Walk source and copy together: one copy per source object, no copy shared by two sources, no source kept.
+        const copyOf = new Map<object, object>();
+        const sourceOf = new Map<object, object>();
+        const walk = (source: unknown, made: unknown): void => {
+          if (typeof source === "string") {
+            expect(made).toBe(source.replace(secret, "[REDACTED]").replace(secret.slice(0, 10), "[REDACTED]"));
+            return;
+          }
+          const from = source as object;
+          const to = made as object;
+          expect(to).not.toBe(from);
+          if (copyOf.has(from)) {
+            expect(to).toBe(copyOf.get(from));
+            return;
+          }
+          expect(sourceOf.has(to)).toBe(false);
+          copyOf.set(from, to);
+          sourceOf.set(to, from);
+          expect(Array.isArray(to)).toBe(Array.isArray(from));
+          expect(Object.keys(to)).toEqual(Object.keys(from));
+          for (const key of Object.keys(from)) {
+            walk((from as Record<string, unknown>)[key], (to as Record<string, unknown>)[key]);
+          }
+        };
+        walk(nodes[0], copy);
+      }),
+      { numRuns: 300 },
+    );
+  });
+});
