@@ -97,9 +97,9 @@ function installExitHook(): void {
 }
 
 /**
- * Throws a HostError, naming the file and the fix, when `file` could not be opened for appending: it is a folder, or it (or, while
- * it does not exist, the nearest folder on its path that does) is not writable, or a file stands where a folder
- * should. Creates nothing.
+ * Throws a HostError, naming the file and the fix, when `file` could not be opened for appending: it is a folder,
+ * or it (or, while it does not exist, the nearest folder on its path that does) is not writable, or a file stands
+ * where a folder should. Creates nothing.
  */
 function checkWritable(file: string): void {
   const problem = (reason: string) =>
@@ -114,7 +114,7 @@ function checkWritable(file: string): void {
       isFolder = statSync(probe).isDirectory();
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
-      if (code === "ENOTDIR") throw problem(`a part of its path is a file, not a folder`);
+      if (code === "ENOTDIR") throw problem("a part of its path is a file, not a folder");
       if (code !== "ENOENT") throw problem((error as Error).message);
       const parent = path.dirname(probe);
       if (parent === probe) return;

@@ -63,9 +63,9 @@ export function createRedactor(): Redactor {
     if (secrets.size === 0) return input;
     const matcher = textMatcher();
     // Most texts are turned away before the cache, whose lookup costs more for a string made for this call.
-    const from = lookFrom(input, matcher);
-    if (from === -1 || (input.length <= CLEAN_CACHE_LENGTH && clean.has(input))) return input;
-    const out = redactText(input, matcher, from);
+    const startAt = lookFrom(input, matcher);
+    if (startAt === -1 || (input.length <= CLEAN_CACHE_LENGTH && clean.has(input))) return input;
+    const out = redactText(input, matcher, startAt);
     if (out === input && input.length <= CLEAN_CACHE_LENGTH) {
       if (clean.size >= CLEAN_CACHE_SIZE) clean.clear();
       clean.add(input);
@@ -233,8 +233,9 @@ function base64Inner(bytes: Buffer, alignment: number): string {
   return encoded.slice(first, last);
 }
 
-function redactText(input: string, matcher: Matcher, from = lookFrom(input, matcher)): string {
-  const found = scan(input, matcher, false, from);
+/** The input with every secret run replaced, scanned from `startAt` (see {@link lookFrom}). */
+function redactText(input: string, matcher: Matcher, startAt: number): string {
+  const found = scan(input, matcher, false, startAt);
   if (found.length === 0) return input;
   found.sort((a, b) => a.start - b.start);
   let out = "";
@@ -261,10 +262,10 @@ function redactText(input: string, matcher: Matcher, from = lookFrom(input, matc
  * line breaks or escapes, then looks up SEED-character slices: every STEP characters (a run of RUN_BYTES
  * characters holds at least one such slice) and at every position near the edges.
  */
-function scan(input: string, matcher: Matcher, first: boolean, from = lookFrom(input, matcher)): Found[] {
-  if (from === -1) return [];
-  const decoded = from === 0 && NEEDS_DECODING.test(input) ? decode(input, matcher.mode) : undefined;
-  const found = scanView(input, decoded, matcher, first, from);
+function scan(input: string, matcher: Matcher, first: boolean, startAt = lookFrom(input, matcher)): Found[] {
+  if (startAt === -1) return [];
+  const decoded = startAt === 0 && NEEDS_DECODING.test(input) ? decode(input, matcher.mode) : undefined;
+  const found = scanView(input, decoded, matcher, first, startAt);
   // A secret may itself hold what reads as an escape (`%00`, `&amp;`, `\n`): look at the text as written too.
   if (decoded !== undefined && !(first && found.length > 0)) found.push(...scanView(input, undefined, matcher, first));
   return found;
@@ -282,9 +283,9 @@ function lookFrom(input: string, matcher: Matcher): number {
 
 /**
  * {@link scan} over one view of the input: decoded (escapes and line breaks undone), or as written; from position
- * `from` of the scan's walk, when those before it are known not to pass the filter.
+ * `startAt` of the scan's walk, when those before it are known not to pass the filter.
  */
-function scanView(input: string, decoded: Decoded | undefined, matcher: Matcher, first: boolean, from = 0): Found[] {
+function scanView(input: string, decoded: Decoded | undefined, matcher: Matcher, first: boolean, startAt = 0): Found[] {
   const found: Found[] = [];
   const t = decoded?.text ?? input;
   const n = t.length;
@@ -353,7 +354,7 @@ function scanView(input: string, decoded: Decoded | undefined, matcher: Matcher,
   // Every position near the edges, every STEP-th in between (see nextPosition), and past a run found.
   const tail = tailOf(textEnd);
   let probe: ReturnType<typeof makeProbe> | undefined;
-  for (let p = from; p <= n - SEED; ) {
+  for (let p = startAt; p <= n - SEED; ) {
     let reach = -1;
     if (passes(filter, t, p)) {
       probe ??= makeProbe();
