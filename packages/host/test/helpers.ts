@@ -1,5 +1,8 @@
+import { mkdtemp, rm } from "node:fs/promises";
+import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { onTestFinished } from "vitest";
 import { createLogger, redactingLogger } from "../src/log.js";
 import { parseManifest } from "../src/manifest/load-manifest.js";
 import type { AuditRecord } from "../src/pipeline/audit.js";
@@ -19,6 +22,13 @@ export const NOTEBOOK = path.join(FIXTURES, "skill-notebook");
 /** A manifest as if written in the fixtures folder. */
 export function manifestOf(json: unknown) {
   return parseManifest(json, path.join(FIXTURES, "skills.manifest.json"));
+}
+
+/** A fresh folder under the system's temporary one, removed when the test that made it finishes. */
+export async function scratch(prefix: string) {
+  const dir = await mkdtemp(path.join(os.tmpdir(), prefix));
+  onTestFinished(() => rm(dir, { recursive: true, force: true }));
+  return dir;
 }
 
 export const silentLogger = () => createLogger({ level: "silent" });

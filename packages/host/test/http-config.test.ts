@@ -1,12 +1,11 @@
-import { mkdtemp, writeFile } from "node:fs/promises";
-import os from "node:os";
+import { writeFile } from "node:fs/promises";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { HostError } from "../src/errors.js";
 import { buildRegistry } from "../src/registry/build-registry.js";
 import { isLoopback, resolveHttpConfig } from "../src/transports/http/config.js";
 import { createRateLimiter } from "../src/transports/http/rate-limit.js";
-import { manifestOf } from "./helpers.js";
+import { manifestOf, scratch } from "./helpers.js";
 import { PROBE } from "./http-helpers.js";
 
 const TOKEN = "a-token-of-sufficient-length";
@@ -192,7 +191,7 @@ describe("resolveHttpConfig", () => {
   });
 
   it("reads a token file relative to the manifest, and '*' accepts any Host", async () => {
-    const dir = await mkdtemp(path.join(os.tmpdir(), "skillport-config-"));
+    const dir = await scratch("skillport-config-");
     await writeFile(path.join(dir, "t.token"), `  ${TOKEN}\n`);
     const manifest = manifestOf({ skills: [] });
     const config = await resolveHttpConfig(

@@ -1,4 +1,4 @@
-import { mkdtemp, writeFile } from "node:fs/promises";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { createServer, type Server } from "node:http";
 import { connect as netConnect } from "node:net";
 import os from "node:os";
@@ -6,6 +6,7 @@ import path from "node:path";
 import type { JWK } from "jose";
 import { exportJWK, generateKeyPair, SignJWT } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { scratch } from "./helpers.js";
 import type { TestServer } from "./http-helpers.js";
 import { connect, ERAS, messagesOf, raw, rpc, startServer } from "./http-helpers.js";
 
@@ -87,7 +88,10 @@ describe("static bearer tokens", () => {
       { env },
     );
   });
-  afterAll(() => server?.stop());
+  afterAll(async () => {
+    await server?.stop();
+    await rm(dir, { recursive: true, force: true });
+  });
 
   it("answers 401 without a token, pointing at the protected-resource metadata", async () => {
     const answer = await raw(server.url, { body: whoami });
@@ -255,7 +259,7 @@ describe("OAuth 2.1 resource server: JWT access tokens", () => {
   });
 
   it("verifies against a JWKS file too", async () => {
-    const dir = await mkdtemp(path.join(os.tmpdir(), "skillport-jwks-"));
+    const dir = await scratch("skillport-jwks-");
     const jwksFile = path.join(dir, "jwks.json");
     await writeFile(jwksFile, JSON.stringify({ keys: [jwk] }));
     const fromFile = await startServer({ http: { auth: { jwt: { jwksFile, issuer, audience } } } });

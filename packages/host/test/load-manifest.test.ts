@@ -1,12 +1,11 @@
-import { mkdtemp, writeFile } from "node:fs/promises";
-import os from "node:os";
+import { writeFile } from "node:fs/promises";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import manifestSchema from "../manifest.schema.json" with { type: "json" };
 import { createAjv } from "../src/ajv.js";
 import { HostError } from "../src/errors.js";
 import { loadManifest, readManifest } from "../src/manifest/load-manifest.js";
-import { manifestOf } from "./helpers.js";
+import { manifestOf, scratch } from "./helpers.js";
 
 function problemsOf(json: unknown): HostError {
   try {
@@ -74,7 +73,7 @@ describe("loadManifest", () => {
   });
 
   it("says where the file should be when it is missing", async () => {
-    const dir = await mkdtemp(path.join(os.tmpdir(), "skillport-manifest-"));
+    const dir = await scratch("skillport-manifest-");
     await expect(loadManifest(path.join(dir, "skills.manifest.json"))).rejects.toMatchObject({
       code: "MANIFEST_NOT_FOUND",
       message: expect.stringContaining("--manifest"),
@@ -82,7 +81,7 @@ describe("loadManifest", () => {
   });
 
   it("names the file when it is not JSON", async () => {
-    const dir = await mkdtemp(path.join(os.tmpdir(), "skillport-manifest-"));
+    const dir = await scratch("skillport-manifest-");
     const file = path.join(dir, "skills.manifest.json");
     await writeFile(file, '{ "skills": [ }');
     await expect(loadManifest(file)).rejects.toMatchObject({
@@ -94,7 +93,7 @@ describe("loadManifest", () => {
 
 describe("readManifest", () => {
   it("keeps going past the schema's problems: an entry with problems is set aside, a field at fault takes its default", async () => {
-    const dir = await mkdtemp(path.join(os.tmpdir(), "skillport-read-manifest-"));
+    const dir = await scratch("skillport-read-manifest-");
     const file = path.join(dir, "broken.manifest.json");
     await writeFile(
       file,
@@ -118,7 +117,7 @@ describe("readManifest", () => {
   });
 
   it("builds nothing from a manifest that is not an object", async () => {
-    const dir = await mkdtemp(path.join(os.tmpdir(), "skillport-read-manifest-"));
+    const dir = await scratch("skillport-read-manifest-");
     const file = path.join(dir, "list.json");
     await writeFile(file, "[]");
     expect(await readManifest(file)).toMatchObject({ manifest: undefined, problems: [expect.any(String)] });

@@ -1,4 +1,4 @@
-import { readFile } from "node:fs/promises";
+import { readFile, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import pino from "pino";
@@ -163,6 +163,7 @@ describe("redaction", () => {
     });
     audit.close(); // lines are batched until the turn ends or the host closes
     const line = JSON.parse(await readFile(file, "utf8"));
+    await rm(file, { force: true });
     expect(line).toMatchObject({ kind: "audit", tool: "echo.echo", outcome: "OK", arguments: { text: REDACTED } });
     expect(line.time).toMatch(/^\d{4}-\d{2}-\d{2}T/);
     lines.push(JSON.stringify(registry.instances[0]?.credentials));
