@@ -21,7 +21,7 @@ const NAMES = [
 ];
 
 const text = fc.string({ unit: "binary", maxLength: 12 });
-const anyJson = fc.jsonValue({ maxDepth: 3, stringUnit: "binary" });
+export const anyJson = fc.jsonValue({ maxDepth: 3, stringUnit: "binary" });
 /** Arguments near the echo tool's schema (so some pass validation), near the find tool's, and anything JSON carries. */
 const echoArguments = fc.record(
   {
@@ -62,7 +62,7 @@ export const requestArb = fc.record(
 );
 export type GeneratedRequest = typeof requestArb extends fc.Arbitrary<infer T> ? T : never;
 
-const isObject = (value: unknown): value is Record<string, unknown> =>
+export const isObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === "object" && value !== null && !Array.isArray(value);
 
 /** What the fast path's contract calls plain (mcp/fast-tools.ts), restated from its documentation, not its code. */
