@@ -53,6 +53,13 @@ describe("createLineReader", () => {
     ]);
   });
 
+  it("reports the last top-level id of a message that gives it twice, as a parser reads it", () => {
+    const long = `"${"i".repeat(300)}"`;
+    const lines = ['{"id":1,"id":2}', '{"id":"a","id":null}', '{"id":1,"id":{"n":2}}', `{"id":1,"id":${long}}`];
+    const events = read(`${lines.join("\n")}\n`, 5, 3);
+    expect(events.map((e) => (e as OversizeLine).id)).toEqual([2, undefined, undefined, undefined]);
+  });
+
   it("accepts a line of exactly the limit", () => {
     expect(read(`${"a".repeat(10)}\n${"b".repeat(11)}\n`, 10, 4)).toEqual([
       "a".repeat(10),

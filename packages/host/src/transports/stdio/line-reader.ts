@@ -2,7 +2,10 @@
 export interface OversizeLine {
   /** The line's length in bytes, without its newline. */
   bytes: number;
-  /** The top-level `"id"` of the message, when it is a string or a number, wherever in the line it stood. */
+  /**
+   * The top-level `"id"` of the message, when it is a string or a number, wherever in the line it stood (the last
+   * one, as a JSON parser reads a key given twice).
+   */
   id: string | number | undefined;
 }
 
@@ -142,9 +145,11 @@ class IdScanner {
       if (this.depth === 1 && this.token !== undefined && !this.tokenIsKey) {
         // Reading the id's value: it ends at the next top-level comma or closing brace.
         if (byte === COMMA || byte === CLOSE_BRACE) this.endValue();
-        else if (byte === OPEN_BRACE || byte === OPEN_BRACKET)
-          this.token = undefined; // not a valid id
-        else {
+        else if (byte === OPEN_BRACE || byte === OPEN_BRACKET) {
+          // Not a valid id; and a parser keeps a key's last value, so an earlier "id" no longer counts.
+          this.token = undefined;
+          this.found = undefined;
+        } else {
           this.capture(byte);
           if (byte === QUOTE) this.inString = true;
           i++;
@@ -216,6 +221,8 @@ class IdScanner {
   private capture(byte: number): void {
     if (this.token === undefined) return;
     if (this.token.length >= MAX_TOKEN) {
+      // Too long to be a key we look for, or an id we report: an "id" given this long leaves the message without one.
+      if (!this.tokenIsKey) this.found = undefined;
       this.token = undefined;
       return;
     }
@@ -231,7 +238,8 @@ class IdScanner {
   private endValue(): void {
     const value = this.token === undefined ? undefined : parseToken(this.token);
     this.token = undefined;
-    if (typeof value === "string" || (typeof value === "number" && Number.isFinite(value))) this.found = value;
+    // The last "id" member is the message's, as JSON.parse reads it: one that is not a valid id clears an earlier one.
+    this.found = typeof value === "string" || (typeof value === "number" && Number.isFinite(value)) ? value : undefined;
   }
 }
 
