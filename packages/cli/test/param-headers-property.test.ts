@@ -1,0 +1,101 @@
+// Property: the official SDK client and the server agree on SEP-2243 `Mcp-Param-*` headers (2026-07-28). For any
+// string a tool mirrors into a header (ASCII, spaces at either end, tabs, control characters, any Unicode, text
+// that looks like the encoding's own `=?base64?…?=` wrapper), the client's encoding of it is accepted by a real
+// `skillport serve --http` and the tool runs with the value as sent; a header that says another value is refused.
+import path from "node:path";
+import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
+import fc from "fast-check";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { ServedHttp, Workspace } from "./workspace.js";
+import { MODERN_META, makeWorkspace, REPO, serveHttp } from "./workspace.js";
+
+const ROUTED = path.join(REPO, "packages/host/test/fixtures/skill-routed");
+
+let ws: Workspace;
+let served: ServedHttp;
+let client: Client;
+
+beforeAll(async () => {
+  ws = await makeWorkspace();
+  const manifest = await ws.writeManifest(
+    {
+      name: "param-headers-property",
+      version: "1.0.0",
+      skills: [{ path: ROUTED, mcp: "routed" }],
+      http: { rateLimit: { requestsPerMinute: 1000000 } },
+    },
+    "property.manifest.json",
+  );
+  served = serveHttp(["--manifest", manifest], ws.dir);
+  client = new Client({ name: "param-headers-property", version: "1.0.0" }, {
+    versionNegotiation: { mode: { pin: "2026-07-28" } },
+  } as never);
+  await client.connect(new StreamableHTTPClientTransport(new URL(await served.url)));
+  // The client learns which arguments a tool mirrors into headers from the tool list.
+  await client.listTools();
+});
+afterAll(async () => {
+  await client?.close();
+  served?.child.kill("SIGKILL");
+  await ws?.dispose();
+});
+
+/** Values a header cannot carry as they are, and some it can: the client chooses plain or Base64 for each. */
+const regionArb = fc.oneof(
+  fc.string({ unit: "grapheme", maxLength: 12 }),
+  fc.string({ unit: "binary", maxLength: 8 }),
+  fc.stringMatching(/^[ \t]{0,2}[a-z0-9-]{0,8}[ \t]{0,2}$/),
+  fc.constantFrom("", "=?base64?ZXU=?=", "=?base64??=", "eu?=", "=?base64?", "é", "\u0000", "\r\n", "a\tb"),
+);
+
+/** Text without a lone surrogate (which UTF-8, and so a header's Base64, cannot carry). */
+const wellFormed = (text: string) => !/\p{Cs}/u.test(text);
+
+describe("Mcp-Param headers between the official client and the server, on generated values (2026-07-28)", () => {
+  it("accepts the client's encoding of any value, and the tool runs with the value as sent", async () => {
+    await fc.assert(
+      fc.asyncProperty(regionArb, async (region) => {
+        // JSON carries a lone surrogate escaped; the header's Base64 of UTF-8 cannot.
+        fc.pre(wellFormed(region));
+        const result = await client.callTool({ name: "routed.route", arguments: { region } });
+        expect(result.isError, JSON.stringify(result)).not.toBe(true);
+        expect((result.structuredContent as { data?: unknown }).data).toEqual({ region });
+      }),
+      { numRuns: 150 },
+    );
+  });
+
+  it("refuses a header that says another value than the body, however the two are written", async () => {
+    const url = await served.url;
+    await fc.assert(
+      fc.asyncProperty(regionArb, regionArb, fc.boolean(), async (sent, said, base64) => {
+        fc.pre(wellFormed(sent) && wellFormed(said) && sent !== said);
+        const header = base64 ? `=?base64?${Buffer.from(said).toString("base64")}?=` : said;
+        // A plain header value must be one fetch can send (the Base64 form always is), and not one that reads as the
+        // encoding's wrapper: that says what it decodes to.
+        const wrapped = said.startsWith("=?base64?") && said.endsWith("?=");
+        fc.pre(base64 || (/^[!-~]([ \t!-~]*[!-~])?$/.test(said) && !wrapped));
+        const response = await fetch(url, {
+          method: "POST",
+          headers: {
+            "content-type": "application/json",
+            accept: "application/json, text/event-stream",
+            "mcp-protocol-version": "2026-07-28",
+            "mcp-method": "tools/call",
+            "mcp-name": "routed.route",
+            "mcp-param-region": header,
+          },
+          body: JSON.stringify({
+            jsonrpc: "2.0",
+            id: 1,
+            method: "tools/call",
+            params: { name: "routed.route", arguments: { region: sent }, _meta: MODERN_META },
+          }),
+        });
+        expect(response.status).toBe(400);
+        expect(((await response.json()) as { error: { code: number } }).error.code).toBe(-32020);
+      }),
+      { numRuns: 150 },
+    );
+  });
+});
