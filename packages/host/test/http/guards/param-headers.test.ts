@@ -106,6 +106,13 @@ describe("paramHeaderGuard (a proxy that routes on Mcp-Param-* must see what the
     expect((await call({ level: 42 }, { "mcp-param-level": "43" }))?.status).toBe(400);
   });
 
+  it("expects no header for an integer past 2^53, as the SDK's client sends none, and compares one sent anyway", async () => {
+    expect(await call({ level: 2 ** 60 }, {})).toBeUndefined();
+    expect(await call({ level: 2 ** 60 }, { "mcp-param-level": String(2 ** 60) })).toBeUndefined();
+    expect((await call({ level: 2 ** 60 }, { "mcp-param-level": "7" }))?.status).toBe(400);
+    expect((await call({ level: 2 ** 53 - 1 }, {}))?.status).toBe(400);
+  });
+
   it("expects no header for an argument left out or null, and ignores one sent anyway", async () => {
     expect(await call({ note: "x" }, {})).toBeUndefined();
     expect(await call({ region: null }, { "mcp-param-region": "anything" })).toBeUndefined();

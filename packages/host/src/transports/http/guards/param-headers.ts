@@ -47,6 +47,7 @@ export function paramHeadersOf(inputSchema: unknown): ParamHeader[] {
 /**
  * SEP-2243: a 2026-07-28 `tools/call` whose tool mirrors arguments into `Mcp-Param-*` headers must carry each
  * such argument's header, with the same value (plain, or `=?base64?…?=` for values a header cannot hold).
+ * An integer past 2^53 needs none (clients send none: it cannot be written exactly), but one sent is compared.
  * Anything else answers 400 with `-32020` (header mismatch) before the call runs: a proxy that routes or
  * authorizes on the header must never see one value while the tool runs with another. An argument left out (or
  * null) needs no header. Requests of the 2025 era, other methods and tools without declarations pass on.
@@ -99,7 +100,12 @@ function mismatch(declaration: ParamHeader, args: unknown, headers: EdgeRequest[
   const expected = asHeaderText(value);
   if (expected === undefined) return undefined; // an object or array: the schema check refuses it
   const sent = headers.get(name);
-  if (sent === null) return `the ${name} header is missing, but the arguments carry ${declaration.path.join(".")}`;
+  if (sent === null) {
+    // An integer past 2^53 has no header a client can write exactly: the SDK's client sends none, and none is
+    // expected. One sent anyway is still compared.
+    if (typeof value === "number" && Number.isInteger(value) && !Number.isSafeInteger(value)) return undefined;
+    return `the ${name} header is missing, but the arguments carry ${declaration.path.join(".")}`;
+  }
   const decoded = decode(sent);
   if (decoded === undefined) return `the ${name} header holds invalid Base64 (=?base64?…?=, padded, UTF-8)`;
   const equal = typeof value === "number" && DECIMAL.test(decoded) ? Number(decoded) === value : decoded === expected;
