@@ -1,3 +1,4 @@
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { canonicalJson, sortKeys } from "../src/canonical-json.js";
 
@@ -39,5 +40,28 @@ describe("canonicalJson", () => {
   it("does not depend on the order of keys", () => {
     expect(canonicalJson({ a: 1, b: { c: 2, d: [1, 2] } })).toBe(canonicalJson({ b: { d: [1, 2], c: 2 }, a: 1 }));
     expect(canonicalJson({ a: [1, 2] })).not.toBe(canonicalJson({ a: [2, 1] }));
+  });
+
+  // A confirmation is bound to a hash of this text: two calls' arguments share it only when they are the same JSON.
+  it("is, for any JSON value, the sorted copy's JSON, the same value back when parsed, whatever the order of keys", () => {
+    const shuffled = (value: unknown, flip: boolean): unknown => {
+      if (Array.isArray(value)) return value.map((item) => shuffled(item, !flip));
+      if (typeof value !== "object" || value === null) return value;
+      const entries = Object.entries(value).map(([k, v]) => [k, shuffled(v, !flip)] as const);
+      return Object.fromEntries(flip ? entries.reverse() : entries);
+    };
+    fc.assert(
+      fc.property(fc.jsonValue(), fc.jsonValue(), (value, other) => {
+        const text = canonicalJson(value);
+        expect(text).toBe(JSON.stringify(sortKeys(value)));
+        // The value back, as JSON writes it (-0 is written 0, as JSON.stringify writes it and every tool reads it).
+        expect(JSON.parse(text)).toEqual(JSON.parse(JSON.stringify(value)));
+        expect(canonicalJson(shuffled(value, true))).toBe(text);
+        // Different JSON values never share the text (JSON.stringify tells them apart, key order aside).
+        const same = JSON.stringify(sortKeys(value)) === JSON.stringify(sortKeys(other));
+        expect(canonicalJson(other) === text).toBe(same);
+      }),
+      { numRuns: 1000 },
+    );
   });
 });
