@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { GeneratedRequest } from "./generated-calls.js";
 import { anyJson, comparable, isObject, isPlain, requestArb, SDK_PATH_META, textOf } from "./generated-calls.js";
 import type { ServedHttp, Workspace } from "./workspace.js";
-import { makeWorkspace, REPO, serveHttp } from "./workspace.js";
+import { makeWorkspace, REPO, requestLog, serveHttp } from "./workspace.js";
 
 const ECHO = path.join(REPO, "packages/host/test/fixtures/skill-echo");
 
@@ -76,12 +76,7 @@ let posted = 0;
 /** Once every request POSTed so far has its log line: whether the fast path answered each, in the log's order. */
 async function answeredFast(): Promise<boolean[]> {
   for (let i = 0; ; i++) {
-    const lines = served
-      .stderr()
-      .split("\n")
-      .filter((line) => line.startsWith('{"level"'))
-      .map((line) => JSON.parse(line) as { msg?: string; fastPath?: boolean })
-      .filter((entry) => entry.msg === "http request");
+    const lines = requestLog(served);
     if (lines.length >= posted || i === 500) return lines.map((entry) => entry.fastPath === true);
     await new Promise((r) => setTimeout(r, 10));
   }

@@ -7,13 +7,12 @@ import { readFile } from "node:fs/promises";
 import { request as httpRequest } from "node:http";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { SDK_PATH_META } from "./generated-calls.js";
 import type { ServedHttp, Workspace } from "./workspace.js";
-import { MODERN_META, makeWorkspace, REPO, serveHttp } from "./workspace.js";
+import { MODERN_META, makeWorkspace, REPO, requestLog, serveHttp } from "./workspace.js";
 
 const ECHO = path.join(REPO, "packages/host/test/fixtures/skill-echo");
 const ROUTED = path.join(REPO, "packages/host/test/fixtures/skill-routed");
-/** A `_meta` key no one reads: the fast path hands a request carrying it to the SDK's handler. */
-const SDK_PATH_META = { "example.com/route": "sdk" };
 const FULL = "full-token-0123456789abcdef";
 const NARROW = "narrow-token-0123456789abcdef";
 const ORIGIN = "http://app.example";
@@ -134,14 +133,9 @@ async function bothPaths(
 let counter = 0;
 const next = () => ++counter;
 
-/** The "http request" log lines so far, and how many of them the fast path answered. */
+/** How many requests the fast path answered so far, by their log lines. */
 function fastAnswered(): number {
-  return served
-    .stderr()
-    .split("\n")
-    .filter((line) => line.startsWith('{"level"'))
-    .map((line) => JSON.parse(line) as { msg?: string; fastPath?: boolean })
-    .filter((entry) => entry.msg === "http request" && entry.fastPath === true).length;
+  return requestLog(served).filter((entry) => entry.fastPath === true).length;
 }
 
 /** Waits until the server logged `count` fast answers (the line is written once the answer is sent). */

@@ -5,12 +5,11 @@
 import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { comparable, SDK_PATH_META } from "./generated-calls.js";
 import type { Message, RawServer, Workspace } from "./workspace.js";
 import { initialize, initialized, MODERN_META, makeWorkspace, REPO, serveRaw } from "./workspace.js";
 
 const ECHO = path.join(REPO, "packages/host/test/fixtures/skill-echo");
-/** A `_meta` key no one reads: the fast path hands a request carrying it to the SDK's server. */
-const SDK_PATH_META = { "example.com/route": "sdk" };
 
 interface FastCounts {
   calls: number;
@@ -60,15 +59,6 @@ async function countsAtClose(server: RawServer): Promise<FastCounts> {
     if (entry.msg === "stdio connection closed" && entry.fastPath !== undefined) return entry.fastPath;
   }
   throw new Error(`no close line; stderr:\n${server.stderr()}`);
-}
-
-/** An answer without what differs per call: trace ids and durations. */
-function comparable(message: Message): Message {
-  const text = JSON.stringify(message)
-    .replace(/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g, "<trace>")
-    .replace(/"durationMs":[0-9.e-]+/g, '"durationMs":0');
-  const { id: _id, ...rest } = JSON.parse(text);
-  return rest;
 }
 
 const CALLS: [string, object][] = [

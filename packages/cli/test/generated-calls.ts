@@ -1,6 +1,7 @@
-// Generated tools/call requests for the fast paths' property tests (stdio and HTTP): any name, any arguments, any
-// `_meta`, any valid id, written as a client's text (an own `__proto__` key included), with what the fast paths'
-// contract calls plain restated from its documentation (host mcp/fast-tools.ts), not its code.
+// What the fast paths' tests share (stdio and HTTP): the unread `_meta` key that routes a request to the SDK, an
+// answer without what differs per call, and generated tools/call requests for the property tests (any name, any
+// arguments, any `_meta`, any valid id, written as a client's text, an own `__proto__` key included), with what the
+// fast paths' contract calls plain restated from its documentation (host mcp/fast-tools.ts), not its code.
 import fc from "fast-check";
 import type { Message } from "./workspace.js";
 
