@@ -9,7 +9,7 @@ import { packageBuild } from "../../tsup.shared.ts";
  * from its package, which stays a dependency. Bundled CommonJS (pino, commander) gets a `require` from the banner.
  */
 export default {
-  ...packageBuild(["src/cli.ts", "src/compile-cache.ts"]),
+  ...packageBuild(["src/cli.ts", "src/compile-cache.ts", "src/early-stdio.ts"]),
   noExternal: [/^(?!@skillport\/client)/],
   external: ["@skillport/client"],
   banner: {

@@ -344,7 +344,7 @@ async function instanceOf(
   ajv: SchemaCompiler,
   locked: LockedInstance | undefined,
 ): Promise<SkillInstance> {
-  const { entry, where, packageName, version, entryUrl } = resolution;
+  const { entry, where, packageName, version, entryUrl, packageDir } = resolution;
   let live = resolution.live;
   if (live === undefined && locked === undefined) {
     try {
@@ -402,6 +402,7 @@ async function instanceOf(
     load: () => loader.load(),
     config,
     entryUrl,
+    packageDir,
     credentials,
     missingCredentials: missing,
     allow: new Set(entry.allow ?? []),
