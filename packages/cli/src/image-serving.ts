@@ -1,6 +1,7 @@
 import { isDeepStrictEqual } from "node:util";
 import type { Host } from "@skillport/host";
 import type { ClaimedStdout } from "@skillport/host/stdio";
+import { FIRST_MODERN_REVISION } from "@skillport/host/stdio";
 import { lockPathOf } from "@skillport/host/tooling";
 import type { EarlyStdio, TakenOver } from "./early-stdio.js";
 import { writeImage } from "./start-image.js";
@@ -30,7 +31,6 @@ export function imageServing(
   claimed: ClaimedStdout,
   onWritten: () => void,
 ): ImageServing {
-  const taken = early.takeOver();
   if (early.slot.image === undefined) {
     const { registry } = host;
     const dirs = registry.instances.map((instance) => instance.packageDir);
@@ -47,6 +47,7 @@ export function imageServing(
       checked: Promise.resolve(true),
     };
   }
+  const taken = early.takeOver();
   const { stdout, checked } = comparing(claimed, taken.sent);
   return { stdin: replaying(taken, checked), stdout, checked };
 }
@@ -55,8 +56,6 @@ export function imageServing(
 
 /** How long the host may take to answer what the image answered before the start counts as failed. */
 const CHECK_WITHIN_MS = 30_000;
-/** The first revision of the 2026-07-28 era: its clients send no initialize, so an image holds only the 2025 era's. */
-const FIRST_MODERN_REVISION = "2026-07-28";
 /** How many messages the recorder looks at for the two answers before it gives up. */
 const RECORD_WITHIN = 16;
 
@@ -90,6 +89,7 @@ function recording(
   return stdout;
 }
 
+/** An initialize answer of the 2025 era: the 2026-07-28 era has no initialize, so an image holds only those. */
 function isLegacyAnswer(text: string): boolean {
   try {
     const version = (JSON.parse(text) as { result?: { protocolVersion?: unknown } }).result?.protocolVersion;

@@ -58,9 +58,9 @@ export const DEFAULT_MANIFEST = "skills.manifest.json";
  * The image slot for `skillport serve` with these arguments (after `serve`), or undefined when the command line does
  * not serve stdio from a lock, `SKILLPORT_START_IMAGE=off`, or there is no private cache folder. Never throws.
  */
-export function imageSlotOf(args: readonly string[], env: NodeJS.ProcessEnv = process.env): ImageSlot | undefined {
+export function imageSlotOf(args: readonly string[]): ImageSlot | undefined {
   try {
-    if (env.SKILLPORT_START_IMAGE === "off") return undefined;
+    if (process.env.SKILLPORT_START_IMAGE === "off") return undefined;
     const options = quickServeOptions(args, DEFAULT_MANIFEST);
     if (options?.stdio !== true || options.http === true || options.lock === false) return undefined;
     const folder = privateCacheFolder(currentContext(), "start-images");
@@ -136,8 +136,9 @@ const FORMAT = 1;
 const NEWLINE = Buffer.from("\n");
 
 /**
- * The key of a start: this build of the command, Node's version, the manifest's path and bytes, the lock's path and
- * bytes; undefined when either file cannot be read.
+ * The key of a start: this build of the command (its package.json, with its version, and this file as built: an
+ * installed package keeps one time for every file, a build here writes them anew), Node's version, the manifest's
+ * path and bytes, the lock's path and bytes; undefined when either file cannot be read.
  */
 function keyOf(manifest: string, lockFile: string): string | undefined {
   let lock: Buffer;
@@ -154,6 +155,7 @@ function keyOf(manifest: string, lockFile: string): string | undefined {
     `${FORMAT}`,
     process.version,
     `${build.size}:${build.mtimeMs}:${build.ino}`,
+    readFileSync(new URL("../package.json", import.meta.url)),
     manifest,
     manifestBytes,
     lockFile,
