@@ -5,7 +5,7 @@ import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { HostError } from "../src/errors.js";
-import { createAuditDestination, FLUSH_AT } from "../src/pipeline/audit-destination.js";
+import { createAuditDestination, FLUSH_AT, LATER_LINE_SIZE } from "../src/pipeline/audit-destination.js";
 import { ECHO } from "./helpers.js";
 
 // Audit lines are batched per turn of the event loop; a turn that never waits on I/O (thousands of calls made in
@@ -76,6 +76,33 @@ describe("the audit destination", () => {
     expect(linesOf(file)).toHaveLength(fill);
     destination.end();
     expect(linesOf(file)).toHaveLength(fill + 1);
+  });
+
+  it("makes a later line when its batch is written, in order with the finished ones, counting LATER_LINE_SIZE", () => {
+    const file = path.join(dir, "audit.log");
+    const destination = createAuditDestination(file);
+    const made: number[] = [];
+    const later = (n: number) => () => {
+      made.push(n);
+      return `{"n":${n}}\n`;
+    };
+    destination.write('{"n":0}\n');
+    destination.write(later(1));
+    destination.write('{"n":2}\n');
+    expect(made).toEqual([]);
+    destination.flushSync();
+    expect(made).toEqual([1]);
+    expect(linesOf(file)).toEqual(['{"n":0}', '{"n":1}', '{"n":2}']);
+    // A turn of later lines alone is written at once when their count reaches FLUSH_AT.
+    const fill = FLUSH_AT / LATER_LINE_SIZE;
+    for (let i = 0; i < fill - 1; i++) destination.write(later(3));
+    expect(linesOf(file)).toHaveLength(3);
+    destination.write(later(3));
+    expect(linesOf(file)).toHaveLength(3 + fill);
+    destination.end();
+    // After the end a later line is made and written at once.
+    destination.write(later(4));
+    expect(linesOf(file).at(-1)).toBe('{"n":4}');
   });
 
   it("loses at most FLUSH_AT characters of lines when the process is killed in the middle of a long turn", async () => {

@@ -108,4 +108,34 @@ describe("an audit line", () => {
     const [oddLine] = auditLines([odd], { arguments: false }, [secret]);
     expect(JSON.parse(oddLine as string).outcome).toEqual({ code: `cut ${REDACTED}` });
   });
+
+  it("is made after the answer for a record of strings, and at the call for one holding objects", async () => {
+    const file = path.join(dir, "made.log");
+    const redactor = createRedactor();
+    redactor.add(["sk-live-0123456789abcdef"]);
+    let scanned = 0;
+    const counting = {
+      ...redactor,
+      string: (text: string) => {
+        scanned++;
+        return redactor.string(text);
+      },
+    };
+    const audit = createAudit({ file, arguments: true }, counting);
+    audit({ ...RECORD, arguments: undefined });
+    // Nothing of the line is made in the call's turn: no field scanned, no line.
+    expect(scanned).toBe(0);
+    const args = { query: "agent" };
+    audit({ ...RECORD, arguments: args });
+    // Arguments are the caller's object: the line is made now, and what the object holds later does not reach it.
+    expect(scanned).toBeGreaterThan(0);
+    args.query = "changed";
+    await new Promise((resolve) => setImmediate(resolve));
+    const lines = readFileSync(file, "utf8")
+      .split("\n")
+      .filter(Boolean)
+      .map((line) => JSON.parse(line));
+    expect(lines.map((line) => line.arguments)).toEqual([undefined, { query: "agent" }]);
+    audit.close();
+  });
 });

@@ -2,14 +2,24 @@ import { accessSync, appendFileSync, closeSync, constants, mkdirSync, openSync, 
 import path from "node:path";
 import { HostError } from "../errors.js";
 
-/** Where the audit's lines go: pino writes each finished line here. */
+/** Where the audit's lines go. */
 export interface AuditDestination {
-  write(line: string): void;
+  /**
+   * A finished line, or one to finish when it is written ({@link LaterLine}): either is written in the order given,
+   * in the same batch.
+   */
+  write(line: string | LaterLine): void;
   /** Writes every buffered line now, synchronously. */
   flushSync(): void;
   /** Flushes, then closes the file (never stderr); a line that still comes is written at once, unbatched. */
   end(): void;
 }
+
+/**
+ * A line made when its batch is written, after the answers of its turn have gone out: the audit keeps a call's
+ * redaction and serialisation off the answer's path. It must not depend on anything that can change in between.
+ */
+export type LaterLine = () => string;
 
 /**
  * An append-only destination that batches: each line is buffered, and everything buffered in one turn of the event
@@ -33,19 +43,20 @@ export function createAuditDestination(file: string | undefined): AuditDestinati
     fd = openSync(to, "a");
     return fd;
   };
-  let buffered: string[] = [];
+  let buffered: (string | LaterLine)[] = [];
   let size = 0;
   let scheduled = false;
   let ended = false;
   const destination: AuditDestination = {
     write(line) {
       if (ended) {
-        if (at === undefined) writeAll(2, Buffer.from(line, "utf8"));
-        else appendFileSync(at, line);
+        const text = typeof line === "string" ? line : line();
+        if (at === undefined) writeAll(2, Buffer.from(text, "utf8"));
+        else appendFileSync(at, text);
         return;
       }
       buffered.push(line);
-      size += line.length;
+      size += typeof line === "string" ? line.length : LATER_LINE_SIZE;
       if (size >= FLUSH_AT) {
         destination.flushSync();
         return;
@@ -60,8 +71,10 @@ export function createAuditDestination(file: string | undefined): AuditDestinati
     flushSync() {
       pending.delete(destination);
       if (buffered.length === 0) return;
-      const text = buffered.length === 1 ? (buffered[0] as string) : buffered.join("");
+      const lines = buffered;
       buffered = [];
+      let text = "";
+      for (const line of lines) text += typeof line === "string" ? line : line();
       size = 0;
       writeAll(fd ?? opened(at as string), Buffer.from(text, "utf8"));
     },
@@ -81,6 +94,9 @@ export function createAuditDestination(file: string | undefined): AuditDestinati
 
 /** Characters a turn buffers before they are written at once: about a hundred audit lines. */
 export const FLUSH_AT = 32 * 1024;
+
+/** What a line still to be made counts for against FLUSH_AT: more than an audit line without arguments takes. */
+export const LATER_LINE_SIZE = 512;
 
 // --- internal ---
 

@@ -42,13 +42,20 @@ export interface AuditSink extends Audit {
 export function createAudit(options: AuditOptions, redactor: Redactor): AuditSink {
   const destination = createAuditDestination(options.file);
   const now = isoClock();
-  const audit = (record: AuditRecord) => {
-    const taken = options.arguments ? record : { ...record, arguments: undefined };
-    const fields = fieldsOf(redactor.active ? redacted(taken, redactor) : taken);
-    const line = `{"level":30,"time":"${now()}","kind":"audit",${fields}"msg":"tool call"}`;
+  const lineOf = (record: AuditRecord, time: string) => {
+    const fields = fieldsOf(redactor.active ? redacted(record, redactor) : record);
+    const line = `{"level":30,"time":"${time}","kind":"audit",${fields}"msg":"tool call"}`;
     // The line is redacted before its line break is added: a text with a line break is decoded before it is
     // scanned (a secret split across lines), several times the work, for a break that only ends the line.
-    destination.write(`${redactor.active ? redactor.string(line) : line}\n`);
+    return `${redactor.active ? redactor.string(line) : line}\n`;
+  };
+  const audit = (record: AuditRecord) => {
+    const time = now();
+    const taken = options.arguments || record.arguments === undefined ? record : { ...record, arguments: undefined };
+    // A line of strings and numbers is made when its batch is written, after the answer has gone out (the write
+    // itself always came after it). Objects (arguments, a field a capability made one) may change after the call,
+    // so their line is made now, from what they hold now.
+    destination.write(isFlat(taken) ? () => lineOf(taken, time) : lineOf(taken, time));
   };
   return Object.assign(audit, { flush: () => destination.flushSync(), close: () => destination.end() });
 }
@@ -81,6 +88,16 @@ function redacted(record: AuditRecord, redactor: Redactor): AuditRecord {
     caller: field(record.caller),
     arguments: field(record.arguments),
   };
+}
+
+/** Whether every field of the record is a string, a number or absent: nothing in it can change later. */
+function isFlat(record: AuditRecord): boolean {
+  return (
+    record.arguments === undefined &&
+    typeof record.outcome === "string" &&
+    (record.brief === undefined || typeof record.brief === "string") &&
+    (record.caller === undefined || typeof record.caller === "string")
+  );
 }
 
 /** The record's fields as JSON members, each followed by a comma; arguments that JSON cannot carry are named so. */
