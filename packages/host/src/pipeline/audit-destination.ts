@@ -19,7 +19,7 @@ export interface AuditDestination {
  * A line made when its batch is written, after the answers of its turn have gone out: the audit keeps a call's
  * redaction and serialisation off the answer's path. It must not depend on anything that can change in between.
  */
-export type LaterLine = () => string;
+type LaterLine = () => string;
 
 /**
  * An append-only destination that batches: each line is buffered, and everything buffered in one turn of the event
