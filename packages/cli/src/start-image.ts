@@ -1,5 +1,5 @@
 import { createHash, randomUUID } from "node:crypto";
-import { readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { currentContext, privateCacheFolder } from "./compile-cache.js";
 import { quickServeOptions } from "./serve-args.js";
@@ -115,6 +115,7 @@ export function writeImage(
     initialize: { protocolVersion, ...initialize },
     list: { idAt: listBefore.length, bytes: body.length },
   };
+  removeStaleTemporaries(slot.file);
   const temporary = `${slot.file}.${process.pid}.tmp`;
   try {
     writeFileSync(temporary, Buffer.concat([Buffer.from(`${JSON.stringify(header)}\n`), body]), { mode: 0o600 });
@@ -165,6 +166,35 @@ function keyOf(manifest: string, lockFile: string): string | undefined {
     hash.update(part);
   }
   return hash.digest("hex");
+}
+
+/**
+ * Removes the temporary files of this image that a start left when it was killed while writing it (a client that
+ * kills its server just after tools/list): those whose process has ended. Never throws.
+ */
+function removeStaleTemporaries(file: string): void {
+  const prefix = `${path.basename(file)}.`;
+  try {
+    for (const name of readdirSync(path.dirname(file))) {
+      if (!name.startsWith(prefix) || !name.endsWith(".tmp")) continue;
+      const pid = Number(name.slice(prefix.length, -".tmp".length));
+      if (Number.isInteger(pid) && pid > 0 && pid !== process.pid && !isRunning(pid)) {
+        rmSync(path.join(path.dirname(file), name), { force: true });
+      }
+    }
+  } catch {
+    // Best effort: an image is written all the same.
+  }
+}
+
+/** Whether a process of this id exists (one of another user's counts: it cannot be signalled, but it runs). */
+function isRunning(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "EPERM";
+  }
 }
 
 function readImage(file: string, manifest: string): StartImage | undefined {

@@ -1,11 +1,22 @@
-import { chmod, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
+import { spawnSync } from "node:child_process";
+import { chmod, mkdtemp, readdir, readFile, rm, stat, utimes, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
+import { fileURLToPath } from "node:url";
 import { DEFAULT_MANIFEST as HOST_DEFAULT_MANIFEST } from "@skillport/host";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { DEFAULT_MANIFEST } from "../src/start-image.js";
 import type { Message, Workspace } from "./workspace.js";
-import { connectStdio, initialize, initialized, makeWorkspace, notesManifest, runCli, serveRaw } from "./workspace.js";
+import {
+  connectStdio,
+  initialize,
+  initialized,
+  makeWorkspace,
+  NOTES_SKILL,
+  notesManifest,
+  runCli,
+  serveRaw,
+} from "./workspace.js";
 
 // `serve --stdio` answers initialize and tools/list from a start image (the answers of a start that checked
 // everything) while it loads, then compares the host's own answers before it reads anything else. These tests start
@@ -53,6 +64,17 @@ async function imageWritten(): Promise<string> {
     await new Promise((resolve) => setTimeout(resolve, 25));
   }
   throw new Error("no start image was written");
+}
+
+/** Runs `during` with the file's modification time moved on a minute, then puts the time back. */
+async function touched(file: string, during: () => Promise<void>): Promise<void> {
+  const { atime, mtime } = await stat(file);
+  await utimes(file, atime, new Date(mtime.getTime() + 60_000));
+  try {
+    await during();
+  } finally {
+    await utimes(file, atime, mtime);
+  }
 }
 
 describe("the start image", () => {
@@ -119,6 +141,45 @@ describe("the start image", () => {
     expect((await startOnce()).fromImage).toBe(true);
     await writeFile(lock, `${await readFile(lock, "utf8")}\n`);
     expect((await startOnce()).fromImage).toBe(false);
+  });
+
+  it("a new build of the command or a skill package changed since is not answered from the image", async () => {
+    await startOnce();
+    await imageWritten();
+    expect((await startOnce()).fromImage).toBe(true);
+    // The command's build: the built file that holds the image's code, with another time (as a new build writes it).
+    const dist = fileURLToPath(new URL("../dist/", import.meta.url));
+    const built = [];
+    for (const name of await readdir(dist)) {
+      if (name.endsWith(".js") && (await readFile(path.join(dist, name), "utf8")).includes('"start-images"')) {
+        built.push(path.join(dist, name));
+      }
+    }
+    expect(built).toHaveLength(1);
+    await touched(built[0] as string, async () => {
+      expect((await startOnce()).fromImage).toBe(false);
+    });
+    // A skill's package.json, as an install of another version rewrites it. (The start before wrote the image of the
+    // build as it was then: one start to write it again.)
+    await startOnce();
+    expect((await startOnce()).fromImage).toBe(true);
+    await touched(path.join(NOTES_SKILL, "package.json"), async () => {
+      expect((await startOnce()).fromImage).toBe(false);
+    });
+  });
+
+  it("removes the temporary file a start killed while writing its image left", async () => {
+    await startOnce();
+    const image = await imageWritten();
+    const ended = spawnSync(process.execPath, ["-e", "process.stdout.write(String(process.pid))"], {
+      encoding: "utf8",
+    });
+    const left = `${image}.${ended.stdout}.tmp`;
+    await writeFile(left, "half an image");
+    await rm(image);
+    await startOnce();
+    await imageWritten();
+    expect(await readdir(imagesFolder())).toEqual([path.basename(image)]);
   });
 
   it("an image folder another user could write to is not used, and nothing is written there", async () => {
