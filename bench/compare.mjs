@@ -9,7 +9,7 @@ import { execFileSync } from "node:child_process";
 import { mkdtempSync, readFileSync, realpathSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import { Client } from "@modelcontextprotocol/client";
 import { getDefaultEnvironment, StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import { generateSkillport } from "./compare/skillport-skill.mjs";
@@ -20,6 +20,7 @@ const HERE = path.dirname(fileURLToPath(import.meta.url));
 const ROOT = path.join(HERE, "..");
 const CLI = path.join(ROOT, "packages/cli/bin/skillport.js");
 const FIXTURES = path.join(HERE, "compare");
+const SERVE_TIMES = pathToFileURL(path.join(FIXTURES, "serve-times.mjs")).href;
 const ROUNDS = flag("--rounds", QUICK ? 3 : 7);
 const CALLS = flag("--calls", QUICK ? 400 : 2000);
 const WARMUP = flag("--warmup", QUICK ? 100 : 300);
@@ -97,11 +98,17 @@ const lines = (file) => {
   }
 };
 
-/** Spawns a server with the SDK client and lists its tools; `call` makes one echo call. */
-async function open(server) {
+/**
+ * Spawns a server with the SDK client and lists its tools; `call` makes one echo call. With `timesFile`, the server
+ * writes there, when it exits, how long it took from reading each request to writing its answer (serve-times.mjs).
+ */
+async function open(server, timesFile) {
   const transport = new StdioClientTransport({
     command: process.execPath,
-    args: server.args,
+    args:
+      timesFile === undefined
+        ? server.args
+        : ["--import", `${SERVE_TIMES}?out=${encodeURIComponent(timesFile)}`, ...server.args],
     env: ENV,
     stderr: "pipe",
   });
@@ -187,7 +194,8 @@ async function paired(a, b, blocks, size) {
   const servers = [a, b];
   const before = servers.map((s) => (s.audit === undefined ? 0 : lines(s.audit)));
   const opened = [];
-  for (const server of servers) opened.push(await open(server));
+  const timesFiles = servers.map((s, i) => path.join(dir, `serve-times-${s.id}-${i}.txt`));
+  for (const [i, server] of servers.entries()) opened.push(await open(server, timesFiles[i]));
   for (const [i, server] of servers.entries()) await warmUp(server, opened[i]);
   const times = servers.map(() => []);
   const busyMs = servers.map(() => 0);
@@ -207,7 +215,17 @@ async function paired(a, b, blocks, size) {
   const cpu = opened.map((o, i) => cpuMs(o.pid) - cpu0[i]);
   for (const o of opened) await o.close();
   for (const [i, server] of servers.entries()) checkAudit(server, opened[i], before[i], WARMUP + blocks * size);
+  // the server's own part of each timed call: the last blocks × size answers it wrote
+  const serveUs = timesFiles.map((file) =>
+    median(
+      readFileSync(file, "utf8")
+        .split("\n")
+        .map(Number)
+        .slice(-blocks * size),
+    ),
+  );
   return servers.map((_, i) => ({
+    serveUs: serveUs[i],
     p50: median(times[i]),
     perSecond: (blocks * size) / (busyMs[i] / 1000),
     cpuPerCallUs: (cpu[i] * 1000) / (blocks * size),
@@ -244,6 +262,7 @@ for (let round = 0; round < PAIRED_ROUNDS; round++) {
       p50: ours.p50 / base.p50,
       perSecond: ours.perSecond / base.perSecond,
       cpu: ours.cpuPerCallUs / base.cpuPerCallUs,
+      serve: ours.serveUs / base.serveUs,
     });
   }
   process.stderr.write(
@@ -293,11 +312,11 @@ const pairRows = PAIRS.map(([baseId, id]) => {
 });
 const label = (id) => SERVERS.find((s) => s.id === id).label;
 const pairTable = [
-  "| pair | tmcp p50 ms | Skillport p50 ms | tmcp calls/s | Skillport calls/s | tmcp CPU µs/call | Skillport CPU µs/call | p50 ÷ tmcp (rounds' span) | calls/s ÷ tmcp (span) | server CPU ÷ tmcp (span) |",
-  "| --- | --: | --: | --: | --: | --: | --: | --: | --: | --: |",
+  "| pair | tmcp p50 ms | Skillport p50 ms | tmcp calls/s | Skillport calls/s | tmcp CPU µs/call | Skillport CPU µs/call | tmcp serve µs | Skillport serve µs | p50 ÷ tmcp (rounds' span) | calls/s ÷ tmcp (span) | server CPU ÷ tmcp (span) | serve ÷ tmcp (span) |",
+  "| --- | --: | --: | --: | --: | --: | --: | --: | --: | --: | --: | --: | --: |",
   ...pairRows.map(
     ({ id, baseId, m, span }) =>
-      `| ${label(id)} with ${label(baseId)} | ${ms(m((p) => p.base.p50))} | ${ms(m((p) => p.ours.p50))} | ${int(m((p) => p.base.perSecond))} | ${int(m((p) => p.ours.perSecond))} | ${int(m((p) => p.base.cpuPerCallUs))} | ${int(m((p) => p.ours.cpuPerCallUs))} | ${m((p) => p.p50).toFixed(2)}× (${span("p50")}) | ${m((p) => p.perSecond).toFixed(2)}× (${span("perSecond")}) | ${m((p) => p.cpu).toFixed(2)}× (${span("cpu")}) |`,
+      `| ${label(id)} with ${label(baseId)} | ${ms(m((p) => p.base.p50))} | ${ms(m((p) => p.ours.p50))} | ${int(m((p) => p.base.perSecond))} | ${int(m((p) => p.ours.perSecond))} | ${int(m((p) => p.base.cpuPerCallUs))} | ${int(m((p) => p.ours.cpuPerCallUs))} | ${int(m((p) => p.base.serveUs))} | ${int(m((p) => p.ours.serveUs))} | ${m((p) => p.p50).toFixed(2)}× (${span("p50")}) | ${m((p) => p.perSecond).toFixed(2)}× (${span("perSecond")}) | ${m((p) => p.cpu).toFixed(2)}× (${span("cpu")}) | ${m((p) => p.serve).toFixed(2)}× (${span("serve")}) |`,
   ),
 ].join("\n");
 const bigRows = BIG_SERVERS.map((s) => ({
@@ -359,6 +378,10 @@ at once, each spawned by its own SDK client in this process; their calls alterna
 goes first alternates too), ${PAIRED_BLOCKS} blocks each after ${WARMUP} warm-up calls, so both servers meet the same
 moments of the shared machine. ${PAIRED_ROUNDS} such runs per pair; each cell is the median over runs, with the span of the
 ratio over runs. Calls/s is over the time each server's own blocks took; CPU per call is the server process's.
+"Serve" is the server's own part of a call, the same few lines loaded into both (bench/compare/serve-times.mjs): the
+median time from its JavaScript reading the request to its writing the answer. The client's p50 adds the wake-ups
+on both sides to it, and those are not a fixed cost: a server that answers before the client's process has gone to
+sleep spares the client a wake-up, so p50 moves in steps when the machine's scheduling does.
 
 ${pairTable}
 
