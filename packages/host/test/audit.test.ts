@@ -138,4 +138,27 @@ describe("an audit line", () => {
     expect(lines.map((line) => line.arguments)).toEqual([undefined, { query: "agent" }]);
     audit.close();
   });
+
+  it("writes a line saying so when a later line cannot be made, and the process goes on", async () => {
+    const file = path.join(dir, "failed.log");
+    const broken = {
+      ...createRedactor(),
+      active: true,
+      string: () => {
+        throw new RangeError("Invalid string length");
+      },
+    };
+    const audit = createAudit({ file }, broken);
+    audit({ ...RECORD, arguments: undefined });
+    await new Promise((resolve) => setImmediate(resolve));
+    const [line] = readFileSync(file, "utf8").split("\n").filter(Boolean);
+    expect(JSON.parse(line as string)).toMatchObject({
+      level: 50,
+      kind: "audit",
+      traceId: RECORD.traceId,
+      tool: RECORD.tool,
+      msg: "audit line could not be made: RangeError",
+    });
+    audit.close();
+  });
 });

@@ -55,7 +55,18 @@ export function createAudit(options: AuditOptions, redactor: Redactor): AuditSin
     // A line of strings and numbers is made when its batch is written, after the answer has gone out (the write
     // itself always came after it). Objects (arguments, a field a capability made one) may change after the call,
     // so their line is made now, from what they hold now.
-    destination.write(isFlat(taken) ? () => lineOf(taken, time) : lineOf(taken, time));
+    destination.write(isFlat(taken) ? () => laterLineOf(taken, time) : lineOf(taken, time));
+  };
+  // Made in the turn after the call, where nothing would catch a throw: a line that cannot be made is written as one
+  // that says so, with the call's trace id and tool (the host's own strings), and the server keeps serving.
+  const laterLineOf = (record: AuditRecord, time: string) => {
+    try {
+      return lineOf(record, time);
+    } catch (error) {
+      const said = JSON.stringify({ traceId: record.traceId, tool: record.tool }).slice(1, -1);
+      const why = JSON.stringify(`audit line could not be made: ${error instanceof Error ? error.name : "error"}`);
+      return `{"level":50,"time":"${time}","kind":"audit",${said},"msg":${why}}\n`;
+    }
   };
   return Object.assign(audit, { flush: () => destination.flushSync(), close: () => destination.end() });
 }
