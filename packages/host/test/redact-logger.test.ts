@@ -102,7 +102,7 @@ describe("the finished line's redaction", () => {
       piece,
       piece.map((text) => JSON.stringify(text).slice(1, -1)),
       piece.map(b64),
-      fc.constantFrom("\\n", '\\"', "%2D", "&#45;", '"}', "…"),
+      fc.constantFrom("\\n", '\\"', "%2D", "&#45;", '"}', "…", "%", "&#4", "\\u00"),
     );
     fc.assert(
       fc.property(fc.array(part, { maxLength: 8 }), (parts) => {
@@ -111,7 +111,8 @@ describe("the finished line's redaction", () => {
         expect(written).toBe(`${redactor.string(line)}\n`);
         expect(redactor.find(written.slice(0, -1))).toBeUndefined();
       }),
-      { numRuns: 5000 },
+      // The start of the secret cut off before an escape cut in half, at the end of the line's text.
+      { numRuns: 5000, examples: [[[SECRET.slice(0, 8), "%"]]] },
     );
   });
 });
