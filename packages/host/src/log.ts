@@ -44,17 +44,9 @@ export function hostLoggerOptions(redactor: Redactor): Pick<PinoOptions, "hooks"
       logMethod(args, method) {
         method.apply(this, redactor.active ? (redactArguments(args, redactor) as typeof args) : args);
       },
-      streamWrite: (line) => (redactor.active ? redactLine(line, redactor) : line),
+      streamWrite: (line) => (redactor.active ? redactor.string(line) : line),
     },
   };
-}
-
-/**
- * A finished line, redacted without its final line break: a text with a line break is decoded before it is scanned
- * (a secret split across lines), several times the work, for a break that only ends the line and splits nothing.
- */
-function redactLine(line: string, redactor: Redactor): string {
-  return line.endsWith("\n") ? `${redactor.string(line.slice(0, -1))}\n` : redactor.string(line);
 }
 
 /**

@@ -88,6 +88,10 @@ describe.each([
         const text = `the upstream answered: ${secret.slice(0, keep)}${tail}`;
         const out = redactor.string(text);
         expect(out, text).toBe(`the upstream answered: ${REDACTED}${tail}`);
+        // The line breaks a text ends with (a log line's, a file's) are not part of it: the text ends where they begin.
+        expect(redactor.string(`${text}\n`), text).toBe(`the upstream answered: ${REDACTED}${tail}\n`);
+        expect(redactor.string(`${text}%\n\n`), text).toBe(`the upstream answered: ${REDACTED}\n\n`);
+        expect(redactor.find(`${text}%\n\n`), text).toEqual({ form: "plain" });
       }
     }
   });

@@ -44,10 +44,8 @@ export function createAudit(options: AuditOptions, redactor: Redactor): AuditSin
   const now = isoClock();
   const lineOf = (record: AuditRecord, time: string) => {
     const fields = fieldsOf(redactor.active ? redacted(record, redactor) : record);
-    const line = `{"level":30,"time":"${time}","kind":"audit",${fields}"msg":"tool call"}`;
-    // The line is redacted before its line break is added: a text with a line break is decoded before it is
-    // scanned (a secret split across lines), several times the work, for a break that only ends the line.
-    return `${redactor.active ? redactor.string(line) : line}\n`;
+    const line = `{"level":30,"time":"${time}","kind":"audit",${fields}"msg":"tool call"}\n`;
+    return redactor.active ? redactor.string(line) : line;
   };
   const audit = (record: AuditRecord) => {
     const time = now();

@@ -22,7 +22,8 @@ export const REDACTED = "[REDACTED]";
  * It cannot catch: a smaller piece (a secret read a few characters at a time); the secret transformed any other
  * way (encrypted, compressed, reversed, spelled out, mixed-case hex, UTF-16, encoded twice in another order); a
  * secret it was never given. It may redact text that is not a secret: 12 characters shared with a secret (a
- * secret made of dictionary words), or, at the end of a text, 8.
+ * secret made of dictionary words), or, at the end of a text, 8. Redacting, a text's final line breaks are not part
+ * of it: its end is where they begin.
  */
 export interface Redactor {
   /** True once a secret is known. */
@@ -61,6 +62,13 @@ export function createRedactor(): Redactor {
   const clean = new Set<string>();
   const string = (input: string) => {
     if (secrets.size === 0) return input;
+    // Final line breaks (a log line's, a file's) end the text and split nothing: the text is scanned without them,
+    // or a break would have the whole text decoded first, several times the work.
+    const body = withoutFinalBreaks(input);
+    const out = redactBody(body);
+    return out === body ? input : `${out}${input.slice(body.length)}`;
+  };
+  const redactBody = (input: string) => {
     const matcher = textMatcher();
     // Most texts are turned away before the cache, whose lookup costs more for a string made for this call.
     const startAt = lookFrom(input, matcher);
@@ -278,7 +286,10 @@ function scan(input: string, matcher: Matcher, first: boolean, startAt = lookFro
  */
 function lookFrom(input: string, matcher: Matcher): number {
   if (input.length < matcher.minLength) return -1;
-  return NEEDS_DECODING.test(input) || matcher.whole !== undefined ? 0 : firstPassing(input, matcher.filter);
+  if (NEEDS_DECODING.test(input) || matcher.whole !== undefined) return 0;
+  // The walk without its set-up (the finding list, the end's check for an escape cut in half): most texts never get
+  // past it.
+  return nextPassing(input, matcher.filter, 0, tailOf(input.length));
 }
 
 /**
@@ -361,15 +372,6 @@ function scanView(input: string, decoded: Decoded | undefined, matcher: Matcher,
     p = nextPassing(t, filter, Math.max(nextPosition(p, tail), reach - SEED + 1), tail);
   }
   return found;
-}
-
-/**
- * The first position of the scan's walk over a text it need not decode whose slice passes the filter, or -1: the
- * walk without its set-up (the finding list, the end's check for an escape cut in half), which most texts never
- * get past.
- */
-function firstPassing(t: string, filter: Uint32Array): number {
-  return nextPassing(t, filter, 0, tailOf(t.length));
 }
 
 /**
@@ -894,6 +896,13 @@ class Copies {
 
 /** Objects whose copies are found along a list before a map takes over. */
 const LISTED_COPIES = 16;
+
+/** The text without the line breaks it ends with. */
+function withoutFinalBreaks(text: string): string {
+  let end = text.length;
+  while (end > 0 && text.charCodeAt(end - 1) === 0x0a) end--;
+  return end === text.length ? text : text.slice(0, end);
+}
 
 function latin1(content: Uint8Array): string {
   return Buffer.from(content.buffer, content.byteOffset, content.byteLength).toString("latin1");
