@@ -778,7 +778,7 @@ SDK's is ${kib(sizes[`${last.n}:raw`])}), and more objects mean more garbage col
   last.s.image.median - first.s.image.median,
 )} ms; the replay alone +${ms(replayGrowthMs)} ms), ${x(first.imageRatio)} and ${x(last.imageRatio)} the raw SDK. Its
   start no longer waits for the command's code, so what stays is Node's own start, the image's check (the manifest's
-  and the lock's bytes hashed, each package.json's stat) and the answer's bytes: ${
+  bytes hashed, the lock's and each package.json's stat) and the answer's bytes: ${
     imageGrowth <= FLAT
       ? `flat (within ${FLAT}×)`
       : `within ${FLAT}× only in absolute terms: the bar is a ratio, and the base is now ${ms(first.s.image.median)} ms`

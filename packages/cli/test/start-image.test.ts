@@ -143,6 +143,27 @@ describe("the start image", () => {
     expect((await startOnce()).fromImage).toBe(false);
   });
 
+  it("a lock edited in place with its size, inode and modification time kept is not answered from the image", async () => {
+    // The image knows the lock by its file's stamp, not its bytes: an edit that hides in the size and the times a
+    // user can set must still be seen. A whole second, so that the time put back is the same to the nanosecond.
+    const lock = path.join(ws.dir, "skills.lock.json");
+    const second = new Date(Math.floor(Date.now() / 1000) * 1000 - 60_000);
+    await utimes(lock, second, second);
+    await startOnce();
+    await imageWritten();
+    expect((await startOnce()).fromImage).toBe(true);
+
+    const before = await stat(lock);
+    const text = await readFile(lock, "utf8");
+    const edited = text.replace("{\n  ", "{\n\t "); // the same JSON, the same length
+    expect(edited).not.toBe(text);
+    await writeFile(lock, edited);
+    await utimes(lock, second, second);
+    const after = await stat(lock);
+    expect([after.size, after.ino, after.mtimeMs]).toEqual([before.size, before.ino, before.mtimeMs]);
+    expect((await startOnce()).fromImage).toBe(false);
+  });
+
   it("a new build of the command or a skill package changed since is not answered from the image", async () => {
     await startOnce();
     await imageWritten();
