@@ -20,7 +20,8 @@ export interface EarlyStdio {
 
 export interface TakenOver {
   answered: Buffer;
-  sent: Map<string | number, string | Buffer>;
+  /** What was sent to each request id: a text, or the pieces written one after another. */
+  sent: Map<string | number, string | readonly Buffer[]>;
   rest: Buffer;
   ended: boolean;
 }
@@ -57,7 +58,7 @@ function answering(slot: ImageSlot, image: StartImage): EarlyStdio {
   let readBytes = 0;
   let step: "initialize" | "list" | "done" = "initialize";
   let ended = false;
-  const sent = new Map<string | number, string | Buffer>();
+  const sent = new Map<string | number, string | readonly Buffer[]>();
   let go: () => void = () => undefined;
   const ready = new Promise<void>((resolve) => {
     go = resolve;
@@ -101,7 +102,7 @@ function answering(slot: ImageSlot, image: StartImage): EarlyStdio {
     if (id === undefined || !plain || sent.has(id)) return false;
     const answer = listAnswer(image, id);
     sent.set(id, answer);
-    write(answer);
+    for (const piece of answer) write(piece);
     step = "done";
     return true;
   };

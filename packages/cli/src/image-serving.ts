@@ -102,7 +102,7 @@ function isLegacyAnswer(text: string): boolean {
 /** Claimed stdout that holds back the host's answers to the ids in `sent`, and compares each with what was sent. */
 function comparing(
   claimed: ClaimedStdout,
-  sent: Map<string | number, string | Buffer>,
+  sent: Map<string | number, string | readonly Buffer[]>,
 ): { stdout: ClaimedStdout; checked: Promise<boolean> } {
   let settle: (ok: boolean) => void = () => undefined;
   const checked = new Promise<boolean>((resolve) => {
@@ -146,8 +146,8 @@ function answerIdOf(text: string): string | number | undefined {
 }
 
 /** The same text, or the same JSON written another way (the client read the same answer). */
-function sameAnswer(text: string, expected: string | Buffer): boolean {
-  const wanted = typeof expected === "string" ? expected : expected.toString("utf8");
+function sameAnswer(text: string, expected: string | readonly Buffer[]): boolean {
+  const wanted = typeof expected === "string" ? expected : Buffer.concat(expected).toString("utf8");
   if (text === wanted) return true;
   try {
     return isDeepStrictEqual(JSON.parse(text), JSON.parse(wanted));

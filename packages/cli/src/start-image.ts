@@ -79,11 +79,14 @@ export function initializeAnswer(image: StartImage, id: string | number): string
   return `${before}${JSON.stringify(id)}${after}\n`;
 }
 
-/** The tools/list answer's bytes from the image, with the request's id. */
-export function listAnswer(image: StartImage, id: string | number): Buffer {
+/**
+ * The tools/list answer from the image, with the request's id, as the pieces to write in order: the image's own
+ * bytes around the id, not a copy of them (at 200 skills a 2.6 MB copy took about 2 ms of a start).
+ */
+export function listAnswer(image: StartImage, id: string | number): readonly Buffer[] {
   const { idAt } = image.header.list;
   const { body } = image;
-  return Buffer.concat([body.subarray(0, idAt), Buffer.from(JSON.stringify(id)), body.subarray(idAt), NEWLINE]);
+  return [body.subarray(0, idAt), Buffer.from(JSON.stringify(id)), body.subarray(idAt), NEWLINE];
 }
 
 /**
