@@ -23,13 +23,15 @@ export interface ImageServing {
  * With a current image: the host reads first the messages the image answered, its answers to them are compared with
  * what was sent (and not sent again), and only when they match does it read the rest. Without one: the host reads
  * stdin as usual, and the image is written from the first initialize and tools/list answers it sends, when it started
- * from the lock and serves only skills (an upstream server's tools are read at run time, not locked).
+ * from the lock and serves only skills (an upstream server's tools are read at run time, not locked) and the key is
+ * still `startKey`, the one before the host was built.
  */
 export function imageServing(
   early: EarlyStdio,
   host: Host,
   claimed: ClaimedStdout,
   onWritten: () => void,
+  startKey: string | undefined,
 ): ImageServing {
   if (early.slot.image === undefined) {
     const { registry } = host;
@@ -41,7 +43,8 @@ export function imageServing(
         ? recording(
             claimed,
             (answers) =>
-              writeImage(early.slot, lockPathOf(host.manifest.file), answers, dirs as string[]) && onWritten(),
+              writeImage(early.slot, lockPathOf(host.manifest.file), answers, dirs as string[], startKey) &&
+              onWritten(),
           )
         : claimed,
       checked: Promise.resolve(true),

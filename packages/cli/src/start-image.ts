@@ -90,18 +90,28 @@ export function listAnswer(image: StartImage, id: string | number): readonly Buf
 }
 
 /**
+ * The key of a start of this slot's manifest with this lock, as things stand now ({@link writeImage} takes the one
+ * of the start's beginning); undefined when the manifest or the lock cannot be read.
+ */
+export function imageKeyOf(slot: ImageSlot, lock: string): string | undefined {
+  return keyOf(slot.manifest, lock);
+}
+
+/**
  * Writes the image of a start from the answers it sent (each one line of JSON) and the package folders of its skills;
  * written whole or not at all (a temporary file renamed into place), owner-only. Answers false when an answer is not
- * one the image can hold.
+ * one the image can hold, or when the key is no longer `startKey`, the key before the host read the manifest and
+ * the lock: answers made from a lock written again meanwhile are not kept under the new lock's key.
  */
 export function writeImage(
   slot: ImageSlot,
   lock: string,
   answers: { initialize: string; list: string },
   packageDirs: readonly string[],
+  startKey: string | undefined,
 ): boolean {
   const key = keyOf(slot.manifest, lock);
-  if (key === undefined) return false;
+  if (key === undefined || key !== startKey) return false;
   const initialize = templateOf(answers.initialize);
   const list = templateOf(answers.list);
   if (initialize === undefined || list === undefined) return false;

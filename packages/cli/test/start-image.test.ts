@@ -143,6 +143,23 @@ describe("the start image", () => {
     expect((await startOnce()).fromImage).toBe(false);
   });
 
+  it("a lock written again while a first start runs leaves no image of the answers made from the one before", async () => {
+    const lock = path.join(ws.dir, "skills.lock.json");
+    const server = serveRaw(manifest, ws.dir, env(), ["--frozen-lock"]);
+    server.send(initialize(1));
+    await server.next((m: Message) => m.id === 1); // the host is built: it has read the lock
+    await writeFile(lock, `${await readFile(lock, "utf8")}\n`);
+    server.send(initialized);
+    server.send({ jsonrpc: "2.0", id: 2, method: "tools/list" });
+    await server.next((m: Message) => m.id === 2); // the image would be written now, before this answer is read
+    expect(await server.close(), server.stderr()).toBe(0);
+    expect(await images()).toEqual([]);
+    // The next start finds no image, answers from its host and writes one, of the lock as it is now.
+    expect((await startOnce()).fromImage).toBe(false);
+    await imageWritten();
+    expect((await startOnce()).fromImage).toBe(true);
+  });
+
   it("a lock edited in place with its size, inode and modification time kept is not answered from the image", async () => {
     // The image knows the lock by its file's stamp, not its bytes: an edit that hides in the size and the times a
     // user can set must still be seen. A whole second, so that the time put back is the same to the nanosecond.

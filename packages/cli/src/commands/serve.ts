@@ -3,12 +3,13 @@ import path from "node:path";
 import type { Host } from "@skillport/host";
 import { createHost, installProcessGuards } from "@skillport/host";
 import type { HttpServing } from "@skillport/host/http";
+import { lockPathOf } from "@skillport/host/tooling";
 import { flushCompileCache } from "../compile-cache.js";
 import type { EarlyStdio } from "../early-stdio.js";
 import { formatTable } from "../format-table.js";
 import { imageServing } from "../image-serving.js";
 import { providerNamesNote } from "../provider-names.js";
-import { removeImage } from "../start-image.js";
+import { imageKeyOf, removeImage } from "../start-image.js";
 import { toolRows } from "../tool-rows.js";
 import { upstreamClient } from "../upstream-client.js";
 
@@ -42,6 +43,12 @@ export async function serve(options: ServeOptions, early?: EarlyStdio): Promise<
   const { claimStdout, serveHostStdio } = await import("@skillport/host/stdio");
   // stdout is the protocol from the first byte: what a skill prints, even while it is imported, goes to stderr.
   const claimed = claimStdout();
+  // Without a current image, the key a new one would have, before the host reads the manifest and the lock: a lock
+  // written again while this start runs must not pair its key with answers made from the one before.
+  const startKey =
+    early !== undefined && early.slot.image === undefined
+      ? imageKeyOf(early.slot, lockPathOf(early.slot.manifest))
+      : undefined;
   let host: Host;
   try {
     host = await createHost({ manifest: options.manifest, client: upstreamClient, lock: lockMode(options) });
@@ -56,7 +63,13 @@ export async function serve(options: ServeOptions, early?: EarlyStdio): Promise<
   const image =
     early === undefined
       ? undefined
-      : imageServing(early, host, claimed, () => logger.debug({ file: early.slot.file }, "start image written"));
+      : imageServing(
+          early,
+          host,
+          claimed,
+          () => logger.debug({ file: early.slot.file }, "start image written"),
+          startKey,
+        );
   const serving = serveHostStdio(host, image === undefined ? {} : { stdin: image.stdin, stdout: image.stdout });
   let mismatch = false;
   void image?.checked.then((ok) => {
