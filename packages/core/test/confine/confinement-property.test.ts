@@ -47,11 +47,25 @@ const nameArb = fc.oneof(
 /** Where a path starts: relative, or absolute into the tree (its roots, the folders beside them), or the system's. */
 type Start = "" | "./" | "/" | "base" | "root" | "root2" | "outside" | "rootEvil";
 const startArb = fc.constantFrom<Start>("", "", "", "./", "/", "base", "root", "root2", "outside", "rootEvil");
-const pathArb = fc.record({
+const anyPathArb = fc.record({
   start: startArb,
   names: fc.array(nameArb, { minLength: 1, maxLength: 5 }),
   separators: fc.array(fc.constantFrom("/", "/", "/", "\\", "//"), { minLength: 6, maxLength: 6 }),
 });
+/** Paths that lead to a real file inside, plainly or through a link that stays in: opening is always exercised. */
+const reachingPathArb = fc.oneof(
+  fc.record({
+    start: fc.constantFrom<Start>("", "./", "root"),
+    names: fc.constantFrom(["hello.txt"], ["notes.md"], ["sub", "inner.txt"], ["link-in"], ["link-sub", "inner.txt"]),
+    separators: fc.constant(["/", "/", "/", "/", "/", "/"]),
+  }),
+  fc.record({
+    start: fc.constantFrom<Start>("root", "root2"),
+    names: fc.constantFrom(["link-root2", "file2.txt"], ["file2.txt"]),
+    separators: fc.constant(["/", "/", "/", "/", "/", "/"]),
+  }),
+);
+const pathArb = fc.oneof({ weight: 5, arbitrary: anyPathArb }, { weight: 1, arbitrary: reachingPathArb });
 
 function pathOf({ start, names, separators }: { start: Start; names: string[]; separators: string[] }) {
   const prefix = start === "" || start === "./" || start === "/" ? start : `${tree[start]}/`;
@@ -118,8 +132,9 @@ describe.each(["auto", "inode"] as const)("generated paths, descriptor check %s"
       }),
       { numRuns: 600 },
     );
-    // The generator reaches real files inside, not only refusals.
+    // The generator reaches real files inside, not only refusals (one path in six is built to: about 100 a run, so
+    // these bounds hold for any seed; before, at most a handful opened, and a run with 4 failed).
     expect(resolved).toBeGreaterThan(30);
-    expect(opened).toBeGreaterThan(5);
+    expect(opened).toBeGreaterThan(30);
   });
 });
