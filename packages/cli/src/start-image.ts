@@ -150,9 +150,10 @@ const FORMAT = 1;
 const NEWLINE = Buffer.from("\n");
 
 /**
- * The key of a start: this build of the command (its package.json, with its version, and this file as built: an
- * installed package keeps one time for every file, a build here writes them anew), Node's version, the manifest's
- * path and bytes, the lock's path and its file's stamp; undefined when either file cannot be read.
+ * The key of a start: this build of the command (its package.json, with its version, and the built file that answers
+ * from the image, `early-stdio.js`, whichever bundle asks: an installed package keeps one time for every file, a
+ * build here writes them anew), Node's version, the manifest's path and bytes, the lock's path and its file's stamp;
+ * undefined when a file cannot be read.
  *
  * The lock is known by its stamp (size, inode, modification and change times), not its bytes: at 200 skills it is
  * 3.5 MB, whose reading and hashing were half of what a start from the image grew by from 1 skill to 200. Every
@@ -163,14 +164,15 @@ const NEWLINE = Buffer.from("\n");
 function keyOf(manifest: string, lockFile: string): string | undefined {
   let lock: string;
   let manifestBytes: Buffer;
+  let build: { size: number; mtimeMs: number; ino: number };
   try {
     manifestBytes = readFileSync(manifest);
     const { size, ino, mtimeMs, ctimeMs } = statSync(lockFile);
     lock = `${size}:${ino}:${mtimeMs}:${ctimeMs}`;
+    build = statSync(new URL("./early-stdio.js", import.meta.url));
   } catch {
     return undefined;
   }
-  const build = statSync(new URL(import.meta.url));
   const hash = createHash("sha256");
   for (const part of [
     `${FORMAT}`,

@@ -185,7 +185,8 @@ describe("the start image", () => {
     await startOnce();
     await imageWritten();
     expect((await startOnce()).fromImage).toBe(true);
-    // The command's build: the built file that holds the image's code, with another time (as a new build writes it).
+    // The command's build: the built file that answers from the image (its stamp is in the key), with another time,
+    // as a new build writes it.
     const dist = fileURLToPath(new URL("../dist/", import.meta.url));
     const built = [];
     for (const name of await readdir(dist)) {
