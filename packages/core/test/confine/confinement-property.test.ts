@@ -67,7 +67,15 @@ const reachingPathArb = fc.oneof(
 );
 const pathArb = fc.oneof({ weight: 5, arbitrary: anyPathArb }, { weight: 1, arbitrary: reachingPathArb });
 
-function pathOf({ start, names, separators }: { start: Start; names: string[]; separators: string[] }) {
+function pathOf({
+  start,
+  names,
+  separators,
+}: {
+  start: Start;
+  names: readonly string[];
+  separators: readonly string[];
+}) {
   const prefix = start === "" || start === "./" || start === "/" ? start : `${tree[start]}/`;
   return prefix + names.map((name, i) => (i === 0 ? name : `${separators[i]}${name}`)).join("");
 }
