@@ -521,55 +521,84 @@ function escapesIn(decoded: Decoded, start: number, end: number): number {
 function decode(input: string, mode: "text" | "bytes"): Decoded | undefined {
   const unwrapped = /[\n\\]/.test(input) ? unwrap(input) : undefined;
   const joined = unwrapped?.text ?? input;
-  const unescaped = /[%&\\]/.test(joined) ? unescapeText(joined, mode) : undefined;
+  const unescaped = AN_ESCAPE.test(joined) ? unescapeText(joined, mode) : undefined;
   if (unescaped === undefined || unwrapped === undefined) return unescaped ?? unwrapped;
   const size = unescaped.text.length;
-  const from = new Int32Array(size);
-  const to = new Int32Array(size);
+  const { from, to } = scratchFor(COMPOSED, size);
   for (let i = 0; i < size; i++) {
     from[i] = unwrapped.from[unescaped.from[i] ?? 0] ?? 0;
     to[i] = unwrapped.to[(unescaped.to[i] ?? 1) - 1] ?? input.length;
   }
-  return { text: unescaped.text, from, to, kind: unescaped.kind };
+  return { text: unescaped.text, from: from.subarray(0, size), to: to.subarray(0, size), kind: unescaped.kind };
 }
+
+/**
+ * What {@link unescapeText} may decode, looser than it (an entity of any name): a text without it is left as it is,
+ * not copied character by character to find that out (a `%`, `&` or `\` alone is common in text and code).
+ */
+const AN_ESCAPE =
+  /\\(?:u[0-9A-Fa-f]{4}|x[0-9A-Fa-f]{2}|["\\/'])|%[0-9A-Fa-f]{2}|&(?:#\d{1,7}|#[xX][0-9A-Fa-f]{1,6}|[A-Za-z]{2,12});/;
 
 /**
  * Removes line breaks, `\n` or `\r\n`, raw or escaped as in a JSON string, with the indentation after them
  * (spaces, tabs, escaped tabs): a secret wrapped or split across lines reads as one again.
  */
 function unwrap(input: string): Decoded | undefined {
-  const out = decodedOf(input.length, UNWRAPPED);
+  // Written straight into the scratch arrays, not through a helper per character: most of a text is plain, and a
+  // call per character made a text with a line break cost several times one without.
+  const { codes, from, to, kind } = scratchFor(UNWRAPPED, input.length);
   const n = input.length;
-  const indent = (at: number) => {
-    while (at < n) {
-      const c = input.charCodeAt(at);
-      if (c === 0x20 || c === 0x09) at++;
-      else if (c === 0x5c && input.charCodeAt(at + 1) === 0x74) at += 2;
-      else break;
-    }
-    return at;
-  };
+  let size = 0;
   let changed = false;
   for (let i = 0; i < n; ) {
     const c = input.charCodeAt(i);
-    const next = input.charCodeAt(i + 1);
-    if (c === 0x0a || (c === 0x0d && next === 0x0a)) {
-      i = indent(i + (c === 0x0d ? 2 : 1));
+    if (c === 0x0a) {
+      i = indentEnd(input, i + 1);
       changed = true;
-    } else if (c === 0x5c && (next === 0x6e || (next === 0x72 && input.startsWith("\\n", i + 2)))) {
-      i = indent(i + (next === 0x6e ? 2 : 4));
-      changed = true;
-    } else if (c === 0x5c && next === 0x5c) {
-      // An escaped backslash: the "n" after it is a letter, not a line break.
-      out.emit(c, i, i + 1, 0);
-      out.emit(next, i + 1, i + 2, 0);
-      i += 2;
-    } else {
-      out.emit(c, i, i + 1, 0);
-      i++;
+      continue;
     }
+    if (c === 0x0d || c === 0x5c) {
+      const next = i + 1 < n ? input.charCodeAt(i + 1) : -1;
+      if (c === 0x0d && next === 0x0a) {
+        i = indentEnd(input, i + 2);
+        changed = true;
+        continue;
+      }
+      if (c === 0x5c && (next === 0x6e || (next === 0x72 && input.startsWith("\\n", i + 2)))) {
+        i = indentEnd(input, i + (next === 0x6e ? 2 : 4));
+        changed = true;
+        continue;
+      }
+      if (c === 0x5c && next === 0x5c) {
+        // An escaped backslash is kept whole: the "n" after it is a letter, not a line break.
+        codes[size] = c;
+        from[size] = i;
+        to[size] = i + 1;
+        kind[size] = 0;
+        size++;
+        i++;
+      }
+    }
+    codes[size] = input.charCodeAt(i);
+    from[size] = i;
+    to[size] = i + 1;
+    kind[size] = 0;
+    size++;
+    i++;
   }
-  return changed ? out.finish() : undefined;
+  return changed ? decodedOf(codes, from, to, kind, size) : undefined;
+}
+
+/** Where the indentation after a line break (spaces, tabs, escaped tabs) starting at `at` ends. */
+function indentEnd(input: string, at: number): number {
+  const n = input.length;
+  while (at < n) {
+    const c = input.charCodeAt(at);
+    if (c === 0x20 || c === 0x09) at++;
+    else if (c === 0x5c && input.charCodeAt(at + 1) === 0x74) at += 2;
+    else break;
+  }
+  return at;
 }
 
 /**
@@ -577,96 +606,132 @@ function unwrap(input: string): Decoded | undefined {
  * character references (decimal, hex, and the names for ASCII), and JSON or JavaScript string escapes.
  */
 function unescapeText(input: string, mode: "text" | "bytes"): Decoded | undefined {
-  const out = decodedOf(input.length, UNESCAPED);
+  const out = scratchFor(UNESCAPED, input.length);
+  const { codes, from, to, kind } = out;
   const n = input.length;
-  const emitCodePoint = (cp: number, start: number, end: number, how: number) => {
-    if (mode === "bytes" && cp > 0x7f) {
-      for (const byte of Buffer.from(String.fromCodePoint(cp))) out.emit(byte, start, end, how);
-    } else if (cp > 0xffff) {
-      const pair = String.fromCodePoint(cp);
-      out.emit(pair.charCodeAt(0), start, end, how);
-      out.emit(pair.charCodeAt(1), start, end, how);
-    } else out.emit(cp, start, end, how);
-  };
+  let size = 0;
   let changed = false;
   for (let i = 0; i < n; ) {
     const c = input.charCodeAt(i);
+    if (c !== 0x5c && c !== 0x25 && c !== 0x26) {
+      // Most characters: written here, as in unwrap.
+      codes[size] = c;
+      from[size] = i;
+      to[size] = i + 1;
+      kind[size] = 0;
+      size++;
+      i++;
+      continue;
+    }
     let end = i;
     if (c === 0x5c) {
-      const next = input.charAt(i + 1);
-      if (next === "u" && HEX4.test(input.slice(i + 2, i + 6))) {
-        emitCodePoint(Number.parseInt(input.slice(i + 2, i + 6), 16), i, i + 6, STRING_ESCAPE);
+      const next = i + 1 < n ? input.charCodeAt(i + 1) : -1;
+      const u = next === 0x75 ? hexAt(input, i + 2, 4) : -1;
+      const x = next === 0x78 ? hexAt(input, i + 2, 2) : -1;
+      if (u !== -1) {
+        size = putCodePoint(out, size, u, i, i + 6, STRING_ESCAPE, mode);
         end = i + 6;
-      } else if (next === "x" && HEX2.test(input.slice(i + 2, i + 4))) {
-        emitCodePoint(Number.parseInt(input.slice(i + 2, i + 4), 16), i, i + 4, STRING_ESCAPE);
+      } else if (x !== -1) {
+        size = putCodePoint(out, size, x, i, i + 4, STRING_ESCAPE, mode);
         end = i + 4;
-      } else if (next === '"' || next === "\\" || next === "/" || next === "'") {
-        out.emit(next.charCodeAt(0), i, i + 2, STRING_ESCAPE);
+      } else if (next === 0x22 || next === 0x5c || next === 0x2f || next === 0x27) {
+        size = put(out, size, next, i, i + 2, STRING_ESCAPE);
         end = i + 2;
       }
-    } else if (c === 0x25 && HEX2.test(input.slice(i + 1, i + 3))) {
+    } else if (c === 0x25 && hexAt(input, i + 1, 2) !== -1) {
       const bytes: number[] = [];
-      for (end = i; input.charCodeAt(end) === 0x25 && HEX2.test(input.slice(end + 1, end + 3)); end += 3) {
-        bytes.push(Number.parseInt(input.slice(end + 1, end + 3), 16));
+      for (end = i; input.charCodeAt(end) === 0x25; end += 3) {
+        const byte = hexAt(input, end + 1, 2);
+        if (byte === -1) break;
+        bytes.push(byte);
       }
       for (let b = 0; b < bytes.length; ) {
         const byte = bytes[b] ?? 0;
         const at = i + b * 3;
         const length = mode === "bytes" || byte < 0x80 ? 1 : utf8Length(byte);
         const cp = length === 1 ? undefined : utf8CodePoint(bytes.slice(b, b + length));
-        if (cp !== undefined) emitCodePoint(cp, at, at + length * 3, URL_ESCAPE);
-        else out.emit(mode === "bytes" || byte < 0x80 ? byte : 0xfffd, at, at + 3, URL_ESCAPE);
+        if (cp !== undefined) size = putCodePoint(out, size, cp, at, at + length * 3, URL_ESCAPE, mode);
+        else size = put(out, size, mode === "bytes" || byte < 0x80 ? byte : 0xfffd, at, at + 3, URL_ESCAPE);
         b += cp === undefined ? 1 : length;
       }
     } else if (c === 0x26) {
       const entity = ENTITY.exec(input.slice(i, i + 16));
       const cp = entity === null ? undefined : entityCodePoint(entity);
       if (entity !== null && cp !== undefined) {
-        emitCodePoint(cp, i, i + entity[0].length, HTML_ESCAPE);
+        size = putCodePoint(out, size, cp, i, i + entity[0].length, HTML_ESCAPE, mode);
         end = i + entity[0].length;
       }
     }
     if (end === i) {
-      out.emit(c, i, i + 1, 0);
+      size = put(out, size, c, i, i + 1, 0); // not an escape after all
       i++;
     } else {
       i = end;
       changed = true;
     }
   }
-  return changed ? out.finish() : undefined;
+  return changed ? decodedOf(codes, from, to, kind, size) : undefined;
 }
 
-/**
- * Collects decoded characters with the span of input each came from. Decoding never lengthens a text. The arrays are
- * the scratch space's when the text fits it (what it returns is then a view of that space, valid until the next
- * decoding into it), else made for this text alone.
- */
-function decodedOf(capacity: number, scratch: Scratch) {
-  const { codes, from, to, kind } = scratchFor(scratch, capacity);
-  let size = 0;
-  return {
-    emit(code: number, start: number, end: number, how: number) {
-      codes[size] = code;
-      from[size] = start;
-      to[size] = end;
-      kind[size] = how;
-      size++;
-    },
-    finish(): Decoded {
-      const text = Buffer.from(codes.buffer, 0, size * 2).toString("utf16le");
-      return { text, from: from.subarray(0, size), to: to.subarray(0, size), kind: kind.subarray(0, size) };
-    },
-  };
+/** The value of `count` hex digits at `at`, or -1 when there are not that many. */
+function hexAt(input: string, at: number, count: number): number {
+  if (at + count > input.length) return -1;
+  let value = 0;
+  for (let k = at; k < at + count; k++) {
+    const c = input.charCodeAt(k);
+    const digit =
+      c >= 0x30 && c <= 0x39 ? c - 0x30 : c >= 0x61 && c <= 0x66 ? c - 0x57 : c >= 0x41 && c <= 0x46 ? c - 0x37 : -1;
+    if (digit === -1) return -1;
+    value = value * 16 + digit;
+  }
+  return value;
+}
+
+/** Writes one decoded character with the span it came from; answers the new size. */
+function put(out: Scratch, size: number, code: number, start: number, end: number, how: number): number {
+  out.codes[size] = code;
+  out.from[size] = start;
+  out.to[size] = end;
+  out.kind[size] = how;
+  return size + 1;
+}
+
+/** Writes a code point: as UTF-8 bytes in bytes mode, as a surrogate pair above U+FFFF; answers the new size. */
+function putCodePoint(
+  out: Scratch,
+  size: number,
+  cp: number,
+  start: number,
+  end: number,
+  how: number,
+  mode: "text" | "bytes",
+): number {
+  if (mode === "bytes" && cp > 0x7f) {
+    for (const byte of Buffer.from(String.fromCodePoint(cp))) size = put(out, size, byte, start, end, how);
+    return size;
+  }
+  if (cp > 0xffff) {
+    const pair = String.fromCodePoint(cp);
+    size = put(out, size, pair.charCodeAt(0), start, end, how);
+    return put(out, size, pair.charCodeAt(1), start, end, how);
+  }
+  return put(out, size, cp, start, end, how);
+}
+
+/** The first `size` decoded characters, as a text, with views of their spans and kinds. */
+function decodedOf(codes: Uint16Array, from: Int32Array, to: Int32Array, kind: Uint8Array, size: number): Decoded {
+  const text = Buffer.from(codes.buffer, codes.byteOffset, size * 2).toString("utf16le");
+  return { text, from: from.subarray(0, size), to: to.subarray(0, size), kind: kind.subarray(0, size) };
 }
 
 /**
  * Typed arrays reused by every decoding of this kind in the process, instead of four made (outside V8's heap) for
- * every text: that made a text with a line break cost several times one without. Safe because decoding is
- * synchronous and each result is read before the next decoding of its kind: a scan reads its decoded view before it
- * returns, and `decode` maps the unescaped text's spans through the unwrapped one's into arrays of its own (the
- * kinds stay a view of the unescaping's space, read by the same scan). At most 64 Ki characters each: about 1.4 MB
- * held for the life of the process once a text that long was decoded.
+ * every text: that made a text with a line break cost several times one without. Decoding never lengthens a text,
+ * so a text's decoding fits arrays as long as it. Safe because decoding is synchronous and each result is read
+ * before the next decoding of its kind: a scan reads its decoded view before it returns, and `decode` maps the
+ * unescaped text's spans through the unwrapped one's into a third space (the kinds stay a view of the unescaping's
+ * space, read by the same scan). At most 64 Ki characters each: about 2 MB held for the life of the process once a
+ * text that long was decoded.
  */
 interface Scratch {
   codes: Uint16Array;
@@ -684,6 +749,7 @@ const scratchOf = (size: number): Scratch => ({
 });
 const UNWRAPPED = scratchOf(0);
 const UNESCAPED = scratchOf(0);
+const COMPOSED = scratchOf(0);
 /** Texts longer than this decode into arrays of their own, so a huge text does not keep its arrays alive. */
 const SCRATCH_LIMIT = 64 * 1024;
 
@@ -712,8 +778,6 @@ function utf8CodePoint(sequence: number[]): number | undefined {
   return cp <= 0x10ffff ? cp : undefined;
 }
 
-const HEX2 = /^[0-9A-Fa-f]{2}$/;
-const HEX4 = /^[0-9A-Fa-f]{4}$/;
 const ENTITY = /^&(?:#(\d{1,7})|#[xX]([0-9A-Fa-f]{1,6})|([A-Za-z]{2,12}));/;
 
 function entityCodePoint(match: RegExpExecArray): number | undefined {
