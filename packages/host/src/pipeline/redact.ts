@@ -420,8 +420,8 @@ function foundAt(
     if (escaped !== 0) shown = escaped & HTML_ESCAPE ? "html" : "url";
   }
   return {
-    start: decoded === undefined ? start : (decoded.from[start] ?? 0),
-    end: decoded === undefined ? end : (decoded.to[end - 1] ?? input.length),
+    start: decoded === undefined ? start : (startIn(decoded, start) ?? 0),
+    end: decoded === undefined ? end : (endIn(decoded, end - 1) ?? input.length),
     finding: { form: shown },
   };
 }
@@ -438,7 +438,7 @@ function endBeforePartialEscape(input: string, decoded: Decoded | undefined, n: 
   const cutFrom = input.length - partial[0].length;
   if (decoded === undefined) return cutFrom;
   let end = n;
-  while (end > 0 && (decoded.from[end - 1] ?? 0) >= cutFrom) end--;
+  while (end > 0 && (startIn(decoded, end - 1) ?? 0) >= cutFrom) end--;
   return end;
 }
 
@@ -505,6 +505,23 @@ interface Decoded {
   from: Int32Array;
   to: Int32Array;
   kind: Uint8Array;
+  /**
+   * When the spans are positions in another decoding of the input (escapes decoded after line breaks were removed),
+   * that decoding, which maps them to the input: read through {@link startIn} and {@link endIn}.
+   */
+  through?: Decoded;
+}
+
+/** Where in the input decoded character `i` starts; undefined past the text. */
+function startIn(decoded: Decoded, i: number): number | undefined {
+  const at = decoded.from[i];
+  return at === undefined || decoded.through === undefined ? at : decoded.through.from[at];
+}
+
+/** Where in the input decoded character `i` ends; undefined past the text. */
+function endIn(decoded: Decoded, i: number): number | undefined {
+  const at = decoded.to[i];
+  return at === undefined || decoded.through === undefined ? at : decoded.through.to[at - 1];
 }
 
 /** The URL and HTML escapes that characters start..end were decoded from, as bits. */
@@ -523,13 +540,8 @@ function decode(input: string, mode: "text" | "bytes"): Decoded | undefined {
   const joined = unwrapped?.text ?? input;
   const unescaped = AN_ESCAPE.test(joined) ? unescapeText(joined, mode) : undefined;
   if (unescaped === undefined || unwrapped === undefined) return unescaped ?? unwrapped;
-  const size = unescaped.text.length;
-  const { from, to } = scratchFor(COMPOSED, size);
-  for (let i = 0; i < size; i++) {
-    from[i] = unwrapped.from[unescaped.from[i] ?? 0] ?? 0;
-    to[i] = unwrapped.to[(unescaped.to[i] ?? 1) - 1] ?? input.length;
-  }
-  return { text: unescaped.text, from: from.subarray(0, size), to: to.subarray(0, size), kind: unescaped.kind };
+  // The unescaped text's spans are positions in the unwrapped text: mapped to the input only for what is found.
+  return { ...unescaped, through: unwrapped };
 }
 
 /**
@@ -728,9 +740,8 @@ function decodedOf(codes: Uint16Array, from: Int32Array, to: Int32Array, kind: U
  * Typed arrays reused by every decoding of this kind in the process, instead of four made (outside V8's heap) for
  * every text: that made a text with a line break cost several times one without. Decoding never lengthens a text,
  * so a text's decoding fits arrays as long as it. Safe because decoding is synchronous and each result is read
- * before the next decoding of its kind: a scan reads its decoded view before it returns, and `decode` maps the
- * unescaped text's spans through the unwrapped one's into a third space (the kinds stay a view of the unescaping's
- * space, read by the same scan). At most 64 Ki characters each: about 2 MB held for the life of the process once a
+ * before the next decoding of its kind: a scan reads its decoded view, and the unwrapped one its spans go through,
+ * before it returns. At most 64 Ki characters each: about 1.4 MB held for the life of the process once a
  * text that long was decoded.
  */
 interface Scratch {
@@ -749,7 +760,6 @@ const scratchOf = (size: number): Scratch => ({
 });
 const UNWRAPPED = scratchOf(0);
 const UNESCAPED = scratchOf(0);
-const COMPOSED = scratchOf(0);
 /** Texts longer than this decode into arrays of their own, so a huge text does not keep its arrays alive. */
 const SCRATCH_LIMIT = 64 * 1024;
 
