@@ -1,5 +1,6 @@
 import { spawnSync } from "node:child_process";
 import { chmod, mkdtemp, readdir, readFile, rm, stat, utimes, writeFile } from "node:fs/promises";
+import { isBuiltin } from "node:module";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -281,6 +282,18 @@ describe("the start image", () => {
       if ("error" in answer) expect(answer.error.code).toEqual(expect.any(Number));
       else expect(answer.result.protocolVersion).toBe(last.id === 1 ? "2025-06-18" : "2025-11-25");
     }
+  });
+
+  it("is answered by one built file that imports only Node's own modules", async () => {
+    // What a start loads before its first answer: a chunk or a package imported here would load before it.
+    const built = await readFile(fileURLToPath(new URL("../dist/early-stdio.js", import.meta.url)), "utf8");
+    const specifiers = [
+      ...built.matchAll(/\bimport\s*(?:[\w{}\s,*]+from\s*)?["']([^"']+)["']|\bimport\(\s*["']([^"']+)["']/g),
+    ]
+      .map((match) => match[1] ?? match[2])
+      .filter((specifier): specifier is string => specifier !== undefined);
+    expect(specifiers.length).toBeGreaterThan(0);
+    expect(specifiers.filter((specifier) => !isBuiltin(specifier))).toEqual([]);
   });
 
   it("knows the host's default manifest name", () => {
