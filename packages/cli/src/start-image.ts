@@ -8,9 +8,10 @@ import { quickServeOptions } from "./serve-args.js";
  * A start image: the `initialize` and `tools/list` answers of a `serve --stdio` that started from a current lock and
  * checked everything, kept in the user's private cache folder (`<user cache>/skillport/start-images`, owner-only, as
  * the compile cache is). The next start of the same manifest whose key still matches (this build of the command, the
- * manifest's bytes, the lock's file stamp, each skill package's package.json as it was) answers those two requests from the
- * image while it loads, and builds the host after; the host's own answers to the same requests are then compared with
- * what was sent, before any other message is read. A difference removes the image and stops the server (exit 1).
+ * manifest's bytes, the lock's file stamp, each skill package's package.json as it was) answers those two requests
+ * from the image while it loads, and builds the host after; the host's own answers to the same requests are then
+ * compared with what was sent, before any other message is read. A difference removes the image and stops the server
+ * (exit 1).
  * `SKILLPORT_START_IMAGE=off` turns it off.
  */
 export interface StartImage {
