@@ -13,6 +13,7 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 import { Client } from "@modelcontextprotocol/client";
 import { getDefaultEnvironment, StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import { generateSkillport } from "./compare/skillport-skill.mjs";
+import { PINNING, pinClient, pinServer } from "./cpu-pinning.mjs";
 import { writeSection } from "./results-file.mjs";
 import { flag, QUICK } from "./run-options.mjs";
 
@@ -23,9 +24,13 @@ const FIXTURES = path.join(HERE, "compare");
 const SERVE_TIMES = pathToFileURL(path.join(FIXTURES, "serve-times.mjs")).href;
 const ROUNDS = flag("--rounds", QUICK ? 3 : 7);
 const CALLS = flag("--calls", QUICK ? 400 : 2000);
-const WARMUP = flag("--warmup", QUICK ? 100 : 300);
+// Every server's hot path is compiled by V8 as it runs: tmcp's calls take their steady time after about 1,500, Skillport's
+// (a longer path) after about 2,000. The timed calls start after that; the first calls are measured on their own.
+const WARMUP = flag("--warmup", 3000);
 const PAIRED_ROUNDS = flag("--paired-rounds", QUICK ? 2 : 5);
 const PAIRED_BLOCKS = flag("--paired-blocks", QUICK ? 8 : 40);
+const BLOCK = 50;
+const EARLY_BLOCKS = flag("--early-blocks", 40);
 const BIG = 2000;
 const BIG_ROUNDS = flag("--big-rounds", QUICK ? 1 : 3);
 const ONLY = process.argv.includes("--only") ? process.argv[process.argv.indexOf("--only") + 1].split(",") : undefined;
@@ -134,13 +139,18 @@ async function open(server, timesFile) {
   return opened;
 }
 
-/** The first echo call must answer the text; then `WARMUP - 1` more. */
+/** The first echo call must answer the text (see checkEcho); then `WARMUP - 1` more. */
 async function warmUp(server, opened) {
+  await checkEcho(server, opened);
+  for (let i = 1; i < WARMUP; i++) await opened.call();
+}
+
+/** One echo call, which must answer the text. */
+async function checkEcho(server, opened) {
   const first = await opened.call();
   if (first.isError || JSON.stringify(first).indexOf("hello, world") === -1) {
     throw new Error(`${server.id}: unexpected echo answer ${JSON.stringify(first)}\n${opened.stderr}`);
   }
-  for (let i = 1; i < WARMUP; i++) await opened.call();
 }
 
 /** Every call the server answered has its audit line, once the server has exited. */
@@ -162,6 +172,8 @@ async function measure(server, calls) {
     tools: listed.tools.length,
   };
   if (calls > 0) {
+    pinServer(pid);
+    const pinned = pinClient();
     await warmUp(server, opened);
     const times = new Array(calls);
     const cpu0 = cpuMs(pid);
@@ -179,32 +191,21 @@ async function measure(server, calls) {
     result.p50 = median(times);
     result.perSecond = calls / (totalMs / 1000);
     result.rssAfter = rssKiB(pid);
+    pinned.release();
   }
   await opened.close();
   if (calls > 0) checkAudit(server, opened, auditBefore, WARMUP + calls);
   return result;
 }
 
-/**
- * Two servers running at once, their calls alternating in blocks (which goes first alternates too), so both meet
- * the same moments of a shared machine: the fairest ratio this machine can give. Per server: p50 over all its calls,
- * calls/s over the time its blocks took, and its CPU per call.
- */
-async function paired(a, b, blocks, size) {
-  const servers = [a, b];
-  const before = servers.map((s) => (s.audit === undefined ? 0 : lines(s.audit)));
-  const opened = [];
-  const timesFiles = servers.map((s, i) => path.join(dir, `serve-times-${s.id}-${i}.txt`));
-  for (const [i, server] of servers.entries()) opened.push(await open(server, timesFiles[i]));
-  for (const [i, server] of servers.entries()) await warmUp(server, opened[i]);
-  const times = servers.map(() => []);
-  const busyMs = servers.map(() => 0);
-  // a server waiting for its turn uses no CPU, so its time over the whole run is the time of its own calls
-  const cpu0 = opened.map((o) => cpuMs(o.pid));
+/** Calls alternating between the opened servers in blocks (which goes first alternates too): each one's times and busy ms. */
+async function alternate(opened, blocks) {
+  const times = opened.map(() => []);
+  const busyMs = opened.map(() => 0);
   for (let block = 0; block < blocks; block++) {
     for (const i of block % 2 === 0 ? [0, 1] : [1, 0]) {
       const b0 = performance.now();
-      for (let k = 0; k < size; k++) {
+      for (let k = 0; k < BLOCK; k++) {
         const s = performance.now();
         await opened[i].call();
         times[i].push(performance.now() - s);
@@ -212,23 +213,48 @@ async function paired(a, b, blocks, size) {
       busyMs[i] += performance.now() - b0;
     }
   }
+  return opened.map((_, i) => ({ p50: median(times[i]), perSecond: (blocks * BLOCK) / (busyMs[i] / 1000) }));
+}
+
+/**
+ * Two servers running at once, their calls alternating in blocks, so both meet the same moments of a shared machine:
+ * the fairest ratio this machine can give. First the early calls (`EARLY_BLOCKS` blocks from each one's first call,
+ * while V8 compiles its path), then `WARMUP` more calls each, then the timed blocks. Per server and window: p50 over
+ * its calls and calls/s over the time its blocks took; for the timed blocks also its CPU per call and its serve time.
+ */
+async function paired(a, b, blocks) {
+  const servers = [a, b];
+  const before = servers.map((s) => (s.audit === undefined ? 0 : lines(s.audit)));
+  const opened = [];
+  const timesFiles = servers.map((s, i) => path.join(dir, `serve-times-${s.id}-${i}.txt`));
+  for (const [i, server] of servers.entries()) opened.push(await open(server, timesFiles[i]));
+  for (const o of opened) pinServer(o.pid);
+  const pinned = pinClient();
+  for (const [i, server] of servers.entries()) await checkEcho(server, opened[i]);
+  const early = await alternate(opened, EARLY_BLOCKS);
+  for (const o of opened) for (let i = 0; i < WARMUP; i++) await o.call();
+  // a server waiting for its turn uses no CPU, so its time over the whole run is the time of its own calls
+  const cpu0 = opened.map((o) => cpuMs(o.pid));
+  const steady = await alternate(opened, blocks);
   const cpu = opened.map((o, i) => cpuMs(o.pid) - cpu0[i]);
+  pinned.release();
   for (const o of opened) await o.close();
-  for (const [i, server] of servers.entries()) checkAudit(server, opened[i], before[i], WARMUP + blocks * size);
-  // the server's own part of each timed call: the last blocks × size answers it wrote
+  const calls = 1 + (EARLY_BLOCKS + blocks) * BLOCK + WARMUP;
+  for (const [i, server] of servers.entries()) checkAudit(server, opened[i], before[i], calls);
+  // the server's own part of each timed call: the last blocks × BLOCK answers it wrote
   const serveUs = timesFiles.map((file) =>
     median(
       readFileSync(file, "utf8")
         .split("\n")
         .map(Number)
-        .slice(-blocks * size),
+        .slice(-blocks * BLOCK),
     ),
   );
   return servers.map((_, i) => ({
+    ...steady[i],
     serveUs: serveUs[i],
-    p50: median(times[i]),
-    perSecond: (blocks * size) / (busyMs[i] / 1000),
-    cpuPerCallUs: (cpu[i] * 1000) / (blocks * size),
+    cpuPerCallUs: (cpu[i] * 1000) / (blocks * BLOCK),
+    early: early[i],
   }));
 }
 
@@ -255,7 +281,7 @@ const pairKey = ([baseId, id]) => `${baseId}+${id}`;
 const pairSamples = new Map(PAIRS.map((pair) => [pairKey(pair), []]));
 for (let round = 0; round < PAIRED_ROUNDS; round++) {
   for (const pair of PAIRS) {
-    const [base, ours] = await paired(...pair.map((x) => SERVERS.find((s) => s.id === x)), PAIRED_BLOCKS, 50);
+    const [base, ours] = await paired(...pair.map((x) => SERVERS.find((s) => s.id === x)), PAIRED_BLOCKS);
     pairSamples.get(pairKey(pair)).push({
       base,
       ours,
@@ -263,6 +289,8 @@ for (let round = 0; round < PAIRED_ROUNDS; round++) {
       perSecond: ours.perSecond / base.perSecond,
       cpu: ours.cpuPerCallUs / base.cpuPerCallUs,
       serve: ours.serveUs / base.serveUs,
+      earlyP50: ours.early.p50 / base.early.p50,
+      earlyPerSecond: ours.early.perSecond / base.early.perSecond,
     });
   }
   process.stderr.write(
@@ -319,6 +347,14 @@ const pairTable = [
       `| ${label(id)} with ${label(baseId)} | ${ms(m((p) => p.base.p50))} | ${ms(m((p) => p.ours.p50))} | ${int(m((p) => p.base.perSecond))} | ${int(m((p) => p.ours.perSecond))} | ${int(m((p) => p.base.cpuPerCallUs))} | ${int(m((p) => p.ours.cpuPerCallUs))} | ${int(m((p) => p.base.serveUs))} | ${int(m((p) => p.ours.serveUs))} | ${m((p) => p.p50).toFixed(2)}× (${span("p50")}) | ${m((p) => p.perSecond).toFixed(2)}× (${span("perSecond")}) | ${m((p) => p.cpu).toFixed(2)}× (${span("cpu")}) | ${m((p) => p.serve).toFixed(2)}× (${span("serve")}) |`,
   ),
 ].join("\n");
+const earlyTable = [
+  "| pair | tmcp p50 ms | Skillport p50 ms | tmcp calls/s | Skillport calls/s | p50 ÷ tmcp (rounds' span) | calls/s ÷ tmcp (span) |",
+  "| --- | --: | --: | --: | --: | --: | --: |",
+  ...pairRows.map(
+    ({ id, baseId, m, span }) =>
+      `| ${label(id)} with ${label(baseId)} | ${ms(m((p) => p.base.early.p50))} | ${ms(m((p) => p.ours.early.p50))} | ${int(m((p) => p.base.early.perSecond))} | ${int(m((p) => p.ours.early.perSecond))} | ${m((p) => p.earlyP50).toFixed(2)}× (${span("earlyP50")}) | ${m((p) => p.earlyPerSecond).toFixed(2)}× (${span("earlyPerSecond")}) |`,
+  ),
+].join("\n");
 const bigRows = BIG_SERVERS.map((s) => ({
   ...s,
   startMs: med(s.id, "startMs", bigSamples),
@@ -345,8 +381,10 @@ const text = `# Side by side over stdio: the floor, the raw SDK, tmcp, FastMCP, 
 
 \`pnpm bench\` (bench/compare.mjs${QUICK ? " --quick" : ""}; \`pnpm bench:quick\` for a run under 3 minutes) — every server
 spawned by the official SDK client (\`@modelcontextprotocol/client\`, \`StdioClientTransport\`), which connects, lists
-the tools, makes ${WARMUP} warm-up echo calls and then ${CALLS} sequential ones, timed one by one. ${ROUNDS} rounds, the
-servers interleaved (order rotated each round, one discarded start each first); each cell is the median over rounds.
+the tools, makes ${WARMUP.toLocaleString("en-US")} warm-up echo calls (V8 has compiled every server's path by then: see "The
+first calls" below) and then ${CALLS} sequential ones, timed one by one. While calls are timed, ${PINNING}.
+${ROUNDS} rounds, the servers interleaved (order rotated each round, one discarded start each first); each cell is the
+median over rounds.
 The whole run took ${seconds} s.
 
 - **floor** (bench/compare/floor-server.mjs): readline + JSON.parse + JSON.stringify, no library, no checks.
@@ -365,7 +403,9 @@ The whole run took ${seconds} s.
 
 Machine: ${cpus[0]?.model ?? "unknown CPU"}, ${cpus.length} cores, ${(os.totalmem() / 2 ** 30).toFixed(1)} GiB,
 ${os.type()} ${os.release()}, Node ${process.version}. Date: ${new Date().toISOString().slice(0, 10)}.
-Load average when the run ended: ${load}; servers and client share the machine.
+Load average when the run ended: ${load}; servers and client share the machine. Before 2026-12-03 the timed calls
+came after 300 warm-up calls, inside every server's compiling (tmcp's included), and nothing was pinned: those runs'
+per-call cells are not comparable with these.
 
 ${table}
 
@@ -374,9 +414,10 @@ ${table}
 (the SDK client's) over the same calls. The ÷ tmcp columns set each row against tmcp serving as many tools.
 
 **Paired with tmcp** (the per-call targets are judged here): tmcp and Skillport serving the same number of tools run
-at once, each spawned by its own SDK client in this process; their calls alternate in blocks of 50 (which server
-goes first alternates too), ${PAIRED_BLOCKS} blocks each after ${WARMUP} warm-up calls, so both servers meet the same
-moments of the shared machine. ${PAIRED_ROUNDS} such runs per pair; each cell is the median over runs, with the span of the
+at once, each spawned by its own SDK client in this process; their calls alternate in blocks of ${BLOCK} (which server
+goes first alternates too), so both servers meet the same moments of the shared machine: ${EARLY_BLOCKS} blocks each
+from the first call (the first calls, below), then ${WARMUP.toLocaleString("en-US")} warm-up calls each, then ${PAIRED_BLOCKS} timed blocks
+each. ${PAIRED_ROUNDS} such runs per pair; each cell is the median over runs, with the span of the
 ratio over runs. Calls/s is over the time each server's own blocks took; CPU per call is the server process's.
 "Serve" is the server's own part of a call, the same few lines loaded into both (bench/compare/serve-times.mjs): the
 median time from its JavaScript reading the request to its writing the answer. The client's p50 adds the wake-ups
@@ -385,10 +426,16 @@ sleep spares the client a wake-up, so p50 moves in steps when the machine's sche
 
 ${pairTable}
 
+**The first calls**: the same pairs over calls 2 to ${(1 + EARLY_BLOCKS * BLOCK).toLocaleString("en-US")} of each server (the first checks the
+answer), while V8 compiles each server's path as it runs: calls take their steady time after about 1,500 for tmcp
+and 2,000 for Skillport, whose path (validation, limits, envelope, redaction, audit line) is longer.
+
+${earlyTable}
+
 **At ${BIG.toLocaleString("en-US")} tools** (${BIG_ROUNDS} start${BIG_ROUNDS === 1 ? "" : "s"} each, median; Skillport with the lock; the answer's size is
 the JSON of the tools/list result):
 
 ${bigTable}
 `;
-process.stdout.write(`${table}\n\n${pairTable}\n\n${bigTable}\n`);
+process.stdout.write(`${table}\n\n${pairTable}\n\n${earlyTable}\n\n${bigTable}\n`);
 writeSection("# Side by side over stdio: the floor, the raw SDK, tmcp, FastMCP, Skillport", text);
