@@ -28,8 +28,10 @@ import { flag, QUICK } from "./run-options.mjs";
 import { median, timeCalls } from "./sequential-calls.mjs";
 
 const ROUNDS = flag("--rounds", QUICK ? 3 : 7);
-const CALLS = flag("--calls", QUICK ? 2000 : 10000);
-const WARMUP = flag("--warmup", QUICK ? 500 : 2000);
+const CALLS = flag("--calls", QUICK ? 5000 : 20000);
+// Long enough for every server's path to be compiled: the server alone (the "bare" measure) still cost Skillport
+// 20-23 µs a call after 2,000 warm-up calls and 13-14 after 20,000 (tmcp 12-16 and 7-8).
+const WARMUP = flag("--warmup", QUICK ? 5000 : 20000);
 const HEADING = "# In memory: the raw SDK, tmcp and Skillport, each in one process with the SDK client";
 const started = performance.now();
 
@@ -267,7 +269,8 @@ const text = `${HEADING}
 
 \`pnpm bench\` (bench/compare-memory.mjs${QUICK ? " --quick" : ""}) — the official SDK client and each server in one
 process, over the SDK's \`InMemoryTransport\` (tmcp: its \`server.receive()\`, as its stdio transport calls it):
-${WARMUP} warm-up echo calls, then ${CALLS} sequential ones timed one by one; ${ROUNDS} rounds, the servers interleaved,
+${WARMUP.toLocaleString("en-US")} warm-up echo calls, then ${CALLS.toLocaleString("en-US")} sequential ones timed one by one (before 2026-12-03: 2,000 and
+10,000, when every server was still being compiled); ${ROUNDS} rounds, the servers interleaved,
 each server in a fresh process of its own every round, and a full garbage collection between the warm-up and the
 timed calls (the SDK client compiles every tool's output schema on its first call: at 500 tools about 0.85 s of
 one-time work, whose garbage would otherwise be collected during the timed calls); each cell is the median over
