@@ -24,8 +24,9 @@ const FIXTURES = path.join(HERE, "compare");
 const SERVE_TIMES = pathToFileURL(path.join(FIXTURES, "serve-times.mjs")).href;
 const ROUNDS = flag("--rounds", QUICK ? 3 : 7);
 const CALLS = flag("--calls", QUICK ? 400 : 2000);
-// Every server's hot path is compiled by V8 as it runs: tmcp's calls take their steady time after about 1,500, Skillport's
-// (a longer path) after about 2,000. The timed calls start after that; the first calls are measured on their own.
+// Every server's hot path is compiled by V8 as it runs: pinned, tmcp's and Skillport's calls both settle to their steady
+// time after 2,000 to 3,000 calls, Skillport's first ones (a longer path) slower. The timed calls start after that; the
+// first calls are measured on their own.
 const WARMUP = flag("--warmup", 3000);
 const PAIRED_ROUNDS = flag("--paired-rounds", QUICK ? 2 : 5);
 const PAIRED_BLOCKS = flag("--paired-blocks", QUICK ? 8 : 40);
@@ -427,8 +428,8 @@ sleep spares the client a wake-up, so p50 moves in steps when the machine's sche
 ${pairTable}
 
 **The first calls**: the same pairs over calls 2 to ${(1 + EARLY_BLOCKS * BLOCK).toLocaleString("en-US")} of each server (the first checks the
-answer), while V8 compiles each server's path as it runs: calls take their steady time after about 1,500 for tmcp
-and 2,000 for Skillport, whose path (validation, limits, envelope, redaction, audit line) is longer.
+answer), while V8 compiles each server's path as it runs: both settle to their steady time after 2,000 to 3,000
+calls, and Skillport's path (validation, limits, envelope, redaction, audit line) is longer, so its first calls cost more.
 
 ${earlyTable}
 
