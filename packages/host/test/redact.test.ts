@@ -276,3 +276,82 @@ function leaks(text: string, secret: string): string[] {
   }
   return found;
 }
+
+describe("the redactor's shortcuts, attacked", () => {
+  it("forgets the names it found clean when a secret is added: a key that is the new secret is redacted", () => {
+    const redactor = redactorOf("an-older-secret-value");
+    const value = { [TOKEN]: 1, [`x-${TOKEN}`]: 2 };
+    expect(Object.keys(redactor.value(value))).toEqual(Object.keys(value));
+    redactor.add([TOKEN]);
+    expect(Object.keys(redactor.value(value))).toEqual([REDACTED, `x-${REDACTED}`]);
+    expect(Object.keys(redactor.value(new Error("e", { cause: value })).cause as object)).toEqual([
+      REDACTED,
+      `x-${REDACTED}`,
+    ]);
+  });
+
+  it("finds the secret after words sharing its first characters, in short and long texts, cached or not", () => {
+    const redactor = redactorOf(TOKEN);
+    const decoys = `${TOKEN.slice(0, 4)}zzzz ${TOKEN.slice(0, 6)}yy ${TOKEN.slice(0, 5)}.echo`;
+    for (const text of [decoys, `${decoys} and ${"filler ".repeat(40)}`]) {
+      expect(redactor.string(text)).toBe(text);
+      expect(redactor.string(text)).toBe(text);
+      expect(redactor.string(`${text} ${TOKEN}`)).toBe(`${text} ${REDACTED}`);
+      expect(redactor.string(`${text} ${TOKEN.slice(0, 14)}`)).toBe(`${text} ${REDACTED}`);
+      expect(redactor.value({ [`${text}${TOKEN}`]: `${TOKEN}${text}` })).toEqual({
+        [`${text}${REDACTED}`]: `${REDACTED}${text}`,
+      });
+    }
+  });
+
+  it("keeps an own __proto__ key a key, redacted, and changes no prototype, in small values and large ones", () => {
+    const redactor = redactorOf(TOKEN);
+    const small = JSON.parse(`{"__proto__": {"polluted": "${TOKEN}"}, "ok": 1}`);
+    const large = { items: Array.from({ length: 40 }, () => ({})), inner: small };
+    const smallOut = redactor.value(small);
+    const largeOut = redactor.value(large) as { inner: unknown };
+    for (const out of [smallOut, largeOut.inner]) {
+      expect(Object.getPrototypeOf(out)).toBe(Object.prototype);
+      expect(Object.keys(out as object)).toEqual(["__proto__", "ok"]);
+      expect(Object.getOwnPropertyDescriptor(out, "__proto__")?.value).toEqual({ polluted: REDACTED });
+    }
+    expect(({} as { polluted?: unknown }).polluted).toBeUndefined();
+  });
+
+  it("copies a value with its own toJSON, a null prototype or a class as a larger value is copied", () => {
+    const redactor = redactorOf(TOKEN);
+    class Holder {
+      token = TOKEN;
+    }
+    const bare = Object.assign(Object.create(null) as Record<string, unknown>, { token: TOKEN });
+    const value = {
+      own: { toJSON: () => ({ token: TOKEN }) },
+      bare,
+      holder: new Holder(),
+      bytes: new TextEncoder().encode(TOKEN),
+      when: new Date(0),
+    };
+    const out = redactor.value(value) as Record<string, unknown>;
+    for (const [name, kind] of Object.entries(value)) {
+      expect((redactor.value({ [name]: kind }) as Record<string, unknown>)[name]).toEqual(out[name]);
+    }
+    expect(out.own).toEqual({ token: REDACTED });
+    expect(out.bare).toEqual({ token: REDACTED });
+    expect(out.holder).toEqual({ token: REDACTED });
+    expect(out.bytes).toBe(REDACTED);
+    expect(out.when).toBe(new Date(0).toJSON());
+    const many = { list: Array.from({ length: 40 }, () => ({ ...value })) };
+    for (const item of (redactor.value(many) as { list: Record<string, unknown>[] }).list) {
+      expect(item).toEqual({ ...out, own: { token: REDACTED } });
+    }
+  });
+
+  it("redacts every string of a value deeper than the short copy goes, and of one with more objects", () => {
+    const redactor = redactorOf(TOKEN);
+    let deep: unknown = { token: TOKEN };
+    for (let i = 0; i < 20; i++) deep = { next: deep, [`k${i}`]: TOKEN };
+    expect(JSON.stringify(redactor.value(deep))).not.toContain(TOKEN.slice(0, 12));
+    const wide = Array.from({ length: 20 }, (_, i) => ({ [TOKEN]: `${i} ${TOKEN}` }));
+    expect(redactor.value(wide)).toEqual(wide.map((_, i) => ({ [REDACTED]: `${i} ${REDACTED}` })));
+  });
+});

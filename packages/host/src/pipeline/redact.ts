@@ -73,7 +73,8 @@ export function createRedactor(): Redactor {
     // Most texts are turned away before the cache, whose lookup costs more for a string made for this call.
     const startAt = lookFrom(input, matcher);
     if (startAt === -1 || (input.length <= CLEAN_CACHE_LENGTH && clean.has(input))) return input;
-    const out = redactText(input, matcher, startAt);
+    const from = confirmedFrom(input, matcher, startAt);
+    const out = from === -1 ? input : redactText(input, matcher, from);
     if (out === input && input.length <= CLEAN_CACHE_LENGTH) {
       if (clean.size >= CLEAN_CACHE_SIZE) clean.clear();
       clean.add(input);
@@ -81,6 +82,23 @@ export function createRedactor(): Redactor {
     return out;
   };
   const redactBytes = (input: Uint8Array) => (scan(latin1(input), bytesMatcher(), true).length > 0 ? REDACTED : input);
+  // Property names found clean, looked up first: names are the same few on every call (an answer's, a record's), and
+  // a name's hash is kept with it, so the lookup costs less than the look.
+  const cleanKeys = new Set<string>();
+  const key = (name: string) => {
+    if (name.length > CLEAN_CACHE_LENGTH) return string(name);
+    if (cleanKeys.has(name)) return name;
+    const out = string(name);
+    if (out === name) {
+      if (cleanKeys.size >= CLEAN_CACHE_SIZE) cleanKeys.clear();
+      cleanKeys.add(name);
+    }
+    return out;
+  };
+  const copy = (value: unknown) => {
+    const plain = plainCopy(value, string, key, [], [], PLAIN_DEPTH);
+    return plain === NOT_PLAIN ? copyRedacted(value, string, key, redactBytes) : plain;
+  };
 
   return {
     get active() {
@@ -93,10 +111,11 @@ export function createRedactor(): Redactor {
         text = undefined;
         bytes = undefined;
         clean.clear();
+        cleanKeys.clear();
       }
     },
     string,
-    value: <T>(value: T) => (secrets.size === 0 ? value : (copyRedacted(value, string, redactBytes) as T)),
+    value: <T>(value: T) => (secrets.size === 0 ? value : (copy(value) as T)),
     find(content) {
       if (secrets.size === 0) return undefined;
       const [source, matcher] =
@@ -290,6 +309,21 @@ function lookFrom(input: string, matcher: Matcher): number {
   // The walk without its set-up (the finding list, the end's check for an escape cut in half): most texts never get
   // past it.
   return nextPassing(input, matcher.filter, 0, tailOf(input.length));
+}
+
+/**
+ * From `startAt` (what {@link lookFrom} answered, not -1): for a text with nothing to decode, the first position of
+ * the walk whose whole slice hashes like one of the forms' slices, or -1 when there is none; else 0. A slice that
+ * only shares its first four characters with a secret's (a word sharing a token's prefix, in an audit line: a tool
+ * named like the token) is passed over here, as the scan would pass it, without the scan's set-up.
+ */
+function confirmedFrom(input: string, matcher: Matcher, startAt: number): number {
+  if (startAt === 0 && (matcher.whole !== undefined || NEEDS_DECODING.test(input))) return 0;
+  const { filter, slices } = matcher;
+  const tail = tailOf(input.length);
+  for (let p = startAt; p !== -1; p = nextPassing(input, filter, nextPosition(p, tail), tail))
+    if (slices.has(hashAt(input, p))) return p;
+  return -1;
 }
 
 /**
@@ -837,6 +871,63 @@ const NAMED_ENTITIES: Readonly<Record<string, number>> = {
 
 // --- values ---
 
+/** What {@link plainCopy} answers for a value it leaves to {@link copyRedacted}. */
+const NOT_PLAIN = Symbol("not plain");
+/** The most objects, and the deepest nesting, {@link plainCopy} copies before leaving a value to copyRedacted. */
+const PLAIN_OBJECTS = 16;
+const PLAIN_DEPTH = 16;
+
+/**
+ * The copy of a small plain value, as {@link copyRedacted} makes it: strings redacted, other primitives kept, arrays
+ * and objects whose prototype is Array's, Object's or none copied (keys redacted; a value met twice, or inside
+ * itself, copied once). Most values redacted are such (an answer's envelope, its content blocks), and this copy makes
+ * no stacks or closures. NOT_PLAIN for anything else (an error, bytes, a value with `toJSON`, a class instance, a
+ * `__proto__` key, more than PLAIN_OBJECTS objects or PLAIN_DEPTH levels): the caller then copies the whole value
+ * with copyRedacted, and this partial copy is dropped.
+ */
+function plainCopy(
+  value: unknown,
+  string: (text: string) => string,
+  key: (name: string) => string,
+  sources: object[],
+  copies: unknown[],
+  depth: number,
+): unknown {
+  if (typeof value === "string") return string(value);
+  if (typeof value !== "object" || value === null) return value;
+  const seen = sources.indexOf(value);
+  if (seen !== -1) return copies[seen];
+  if (depth === 0 || sources.length === PLAIN_OBJECTS) return NOT_PLAIN;
+  const prototype = Object.getPrototypeOf(value);
+  if (Array.isArray(value)) {
+    if (prototype !== Array.prototype) return NOT_PLAIN;
+    const copy: unknown[] = [];
+    sources.push(value);
+    copies.push(copy);
+    for (let i = 0; i < value.length; i++) {
+      const item = plainCopy(value[i], string, key, sources, copies, depth - 1);
+      if (item === NOT_PLAIN) return NOT_PLAIN;
+      copy.push(item);
+    }
+    return copy;
+  }
+  if (
+    (prototype !== Object.prototype && prototype !== null) ||
+    typeof (value as { toJSON?: unknown }).toJSON === "function"
+  )
+    return NOT_PLAIN;
+  const copy: Record<string, unknown> = {};
+  sources.push(value);
+  copies.push(copy);
+  for (const name of Object.keys(value)) {
+    if (name === "__proto__") return NOT_PLAIN;
+    const item = plainCopy((value as Record<string, unknown>)[name], string, key, sources, copies, depth - 1);
+    if (item === NOT_PLAIN) return NOT_PLAIN;
+    copy[key(name)] = item;
+  }
+  return copy;
+}
+
 /**
  * The deep copy behind {@link Redactor.value}, without recursion: a stack of slots (container, key, value) to
  * fill, taken in document order so keys keep their order. Each object is copied once (cycles and shared values
@@ -845,6 +936,7 @@ const NAMED_ENTITIES: Readonly<Record<string, number>> = {
 function copyRedacted(
   root: unknown,
   string: (text: string) => string,
+  key: (name: string) => string,
   bytes: (content: Uint8Array) => unknown,
 ): unknown {
   const copies = new Copies();
@@ -859,8 +951,8 @@ function copyRedacted(
   const pushEntries = (target: Record<string, unknown>, source: object) => {
     const own = Object.keys(source);
     for (let i = own.length - 1; i >= 0; i--) {
-      const key = own[i] as string;
-      push(target, string(key), (source as Record<string, unknown>)[key]);
+      const name = own[i] as string;
+      push(target, key(name), (source as Record<string, unknown>)[name]);
     }
   };
 
@@ -885,11 +977,11 @@ function copyRedacted(
       copies.set(value, copy);
       const own = Object.getOwnPropertyNames(value);
       for (let i = own.length - 1; i >= 0; i--) {
-        const key = own[i] as string;
-        const enumerable = Object.getOwnPropertyDescriptor(value, key)?.enumerable ?? true;
-        const name = string(key);
+        const property = own[i] as string;
+        const enumerable = Object.getOwnPropertyDescriptor(value, property)?.enumerable ?? true;
+        const name = key(property);
         Object.defineProperty(copy, name, { value: undefined, enumerable, writable: true, configurable: true });
-        push(copy, name, (value as unknown as Record<string, unknown>)[key]);
+        push(copy, name, (value as unknown as Record<string, unknown>)[property]);
       }
       return copy;
     }
