@@ -21,6 +21,7 @@ import { InMemoryTransport } from "@modelcontextprotocol/server";
 import { createHost, createLogger } from "@skillport/host";
 import { connectInMemory } from "@skillport/host/testing";
 import { createRawSdkServer } from "./compare/raw-sdk-server.mjs";
+import { PINNING_ONE_PROCESS, pinThisProcess } from "./cpu-pinning.mjs";
 import { generateSkillport } from "./compare/skillport-skill.mjs";
 import { createTmcpServer } from "./compare/tmcp-server.mjs";
 import { writeSection } from "./results-file.mjs";
@@ -189,6 +190,9 @@ async function measure(server, what) {
 }
 
 if (MEASURE !== -1) {
+  // Client and server share this process: on one core, each measure meets the same placement (unpinned, the
+  // scheduler moves the process and its helper threads between cores mid-run).
+  pinThisProcess();
   const server = JSON.parse(process.argv[MEASURE + 1]);
   if (server.kind === "raw") server.factory = createRawSdkServer(1);
   process.stdout.write(JSON.stringify(await measure(server, process.argv[MEASURE + 2])));
@@ -276,7 +280,8 @@ timed calls (the SDK client compiles every tool's output schema on its first cal
 one-time work, whose garbage would otherwise be collected during the timed calls); each cell is the median over
 rounds. Skillport runs the full default pipeline (validation, limits, the envelope with
 its data checked, redaction with a token the skill holds, so the redactor has a secret to look for, the audit line
-to an \`audit.file\`; the run checks every call's line is there). The
+to an \`audit.file\`; the run checks every call's line is there). Since 2026-12-03 (second run that day),
+${PINNING_ONE_PROCESS}: unpinned, the same server's "server alone" varied by a fifth between rounds. The
 whole run took ${Math.round((performance.now() - started) / 1000)} s.
 
 Machine: ${cpus[0]?.model ?? "unknown CPU"}, ${cpus.length} cores, ${(os.totalmem() / 2 ** 30).toFixed(1)} GiB,

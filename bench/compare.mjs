@@ -383,7 +383,7 @@ const text = `# Side by side over stdio: the floor, the raw SDK, tmcp, FastMCP, 
 \`pnpm bench\` (bench/compare.mjs${QUICK ? " --quick" : ""}; \`pnpm bench:quick\` for a run under 3 minutes) — every server
 spawned by the official SDK client (\`@modelcontextprotocol/client\`, \`StdioClientTransport\`), which connects, lists
 the tools, makes ${WARMUP.toLocaleString("en-US")} warm-up echo calls (V8 has compiled every server's path by then: see "The
-first calls" below) and then ${CALLS} sequential ones, timed one by one.
+first calls" below) and then ${CALLS.toLocaleString("en-US")} sequential ones, timed one by one.
 While calls are timed, ${PINNING}.
 ${ROUNDS} rounds, the servers interleaved (order rotated each round, one discarded start each first); each cell is the
 median over rounds.
