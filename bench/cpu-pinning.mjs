@@ -28,25 +28,25 @@ const usable = allowed !== undefined && allowed.cores.length >= 2;
 /** Every thread of process `pid` on `cores` (a taskset list). */
 const pin = (pid, cores) => execFileSync("taskset", ["-a", "-c", "-p", cores, String(pid)], { stdio: "ignore" });
 
+const NOT_PINNED = `nothing is pinned (${allowed === undefined ? "taskset is not available" : "one core only"}), so placement noise is in the numbers`;
+
 /** What the results say about placement while calls are timed: "While calls are timed, ${PINNING}." */
 export const PINNING = usable
   ? `the client is pinned to core ${allowed.cores[0]} and every server to core ${allowed.cores[1]} (taskset)`
-  : `nothing is pinned (${allowed === undefined ? "taskset is not available" : "one core only"}), so placement noise is in the numbers`;
+  : NOT_PINNED;
 
 /** For a measure whose client and server share one process: what the results say about its placement. */
 export const PINNING_ONE_PROCESS = usable
   ? `each measuring process, every thread of it, is pinned to core ${allowed.cores[1]} (taskset)`
-  : `nothing is pinned (${allowed === undefined ? "taskset is not available" : "one core only"}), so placement noise is in the numbers`;
-
-/** Pins this process, every thread of it, to the server's core: client and server in one process, measured alone. */
-export function pinThisProcess() {
-  if (usable) pin(process.pid, String(allowed.cores[1]));
-}
+  : NOT_PINNED;
 
 /** Moves a started server, every thread of it, to the server's core. */
 export function pinServer(pid) {
   if (usable) pin(pid, String(allowed.cores[1]));
 }
+
+/** Pins this process, every thread of it, to the server's core: client and server in one process, measured alone. */
+export const pinThisProcess = () => pinServer(process.pid);
 
 /** Pins this process (the client) to its core until `release()`. */
 export function pinClient() {

@@ -58,7 +58,7 @@ export function createRedactor(): Redactor {
   };
 
   // Short strings that needed a full look and were clean (a name sharing a secret's first characters, a text with
-  // an escape: most come back on every call), until a secret is added.
+  // an escape: most come back on every call), and property names found clean, until a secret is added.
   const clean = new Set<string>();
   const string = (input: string) => {
     if (secrets.size === 0) return input;
@@ -75,24 +75,21 @@ export function createRedactor(): Redactor {
     if (startAt === -1 || (input.length <= CLEAN_CACHE_LENGTH && clean.has(input))) return input;
     const from = confirmedFrom(input, matcher, startAt);
     const out = from === -1 ? input : redactText(input, matcher, from);
-    if (out === input && input.length <= CLEAN_CACHE_LENGTH) {
-      if (clean.size >= CLEAN_CACHE_SIZE) clean.clear();
-      clean.add(input);
-    }
+    if (out === input && input.length <= CLEAN_CACHE_LENGTH) remember(input);
     return out;
   };
+  const remember = (text: string) => {
+    if (clean.size >= CLEAN_CACHE_SIZE) clean.clear();
+    clean.add(text);
+  };
   const redactBytes = (input: Uint8Array) => (scan(latin1(input), bytesMatcher(), true).length > 0 ? REDACTED : input);
-  // Property names found clean, looked up first: names are the same few on every call (an answer's, a record's), and
-  // a name's hash is kept with it, so the lookup costs less than the look.
-  const cleanKeys = new Set<string>();
+  // Property names are looked up in the clean cache first, and kept there once found clean: names are the same few on
+  // every call (an answer's, a record's), and a name's hash is kept with it, so the lookup costs less than the look.
   const key = (name: string) => {
     if (name.length > CLEAN_CACHE_LENGTH) return string(name);
-    if (cleanKeys.has(name)) return name;
+    if (clean.has(name)) return name;
     const out = string(name);
-    if (out === name) {
-      if (cleanKeys.size >= CLEAN_CACHE_SIZE) cleanKeys.clear();
-      cleanKeys.add(name);
-    }
+    if (out === name) remember(name);
     return out;
   };
   const copy = (value: unknown) => {
@@ -111,7 +108,6 @@ export function createRedactor(): Redactor {
         text = undefined;
         bytes = undefined;
         clean.clear();
-        cleanKeys.clear();
       }
     },
     string,
