@@ -52,7 +52,8 @@ export const COMPAT: Readonly<Record<string, { pattern: RegExp; rule: string }>>
  * it there), then reports what would fail or mislead at run time: skills that do not load, missing credentials,
  * tool names a chosen client rejects or that collide once sanitised, spec-lint findings (write and dangerous tools
  * without a brief, inputs without descriptions or bounds), what each skill's own `diagnose` says about its instance's
- * config (the shell skill: running without its sandbox), the size of tools/list, and every change of the tool
+ * config (the shell skill: running without its sandbox), resources and prompts refused over HTTP for want of a
+ * `"resources:*"` or `"prompts:*"` scope key, the size of tools/list, and every change of the tool
  * surface since the manifest's lock with its level. Exit 0 when clean, 1 on any error.
  */
 export async function check(options: CheckOptions): Promise<number> {
@@ -86,6 +87,8 @@ export async function check(options: CheckOptions): Promise<number> {
       await diagnose(instance, skill, add);
       await checkSkillDoc(host, instance, skill, add);
     }
+    // Resources or prompts refused over HTTP because the instance scopes its tools one by one and not them.
+    for (const gap of host.registry.scopeGaps) add("warning", "scopes-closed", gap.source, gap.message);
     checkServers(host, add);
     if (compat !== undefined) checkNames(host, options.compat as string, compat, add);
     const sizes = sizeOf(host);

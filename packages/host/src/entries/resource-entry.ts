@@ -41,8 +41,16 @@ export interface UriMount {
 interface EntryBase {
   /** The manifest entry it comes from: its id, limits, credentials. */
   readonly instance: SkillInstance;
-  /** Scopes an HTTP caller must hold (the instance's `"*"` scopes); empty when none. */
+  /**
+   * Scopes an HTTP caller must hold: the instance's `"*"` scopes and those of its `"resources:*"` (or `"prompts:*"`)
+   * key; empty when none.
+   */
   readonly scopes: readonly string[];
+  /**
+   * Why no HTTP caller may use it, whatever it holds (the instance scopes its tools one by one and has no key for
+   * this kind); undefined when its scopes decide.
+   */
+  readonly closed: string | undefined;
   /** A read's, render's or completion's time limit. */
   readonly timeoutMs: number;
   readonly mount: UriMount;

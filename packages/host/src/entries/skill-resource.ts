@@ -19,6 +19,7 @@ import { invokerOf } from "./skill-tool.js";
 /** What every skill resource, template or prompt entry is made of, besides its instance. */
 interface SkillEntryInit {
   scopes: readonly string[];
+  closed: string | undefined;
   timeoutMs: number;
   mount: UriMount;
 }

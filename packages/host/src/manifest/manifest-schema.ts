@@ -246,8 +246,11 @@ export const SkillEntrySchema = z
       .record(z.string().min(1).max(128).and(SafeName), ScopeList)
       .meta({
         description:
-          'OAuth-style scopes a caller over HTTP must hold to call this instance\'s tools: tool name (as the skill defines it) → scopes, all required. "*" applies to every tool of the instance. A call without them answers PERMISSION_DENIED. Calls over stdio and `skillport call` are local and not checked.',
-        examples: [{ create_study_task: ["notes:write"], "*": ["notes:read"] }],
+          'OAuth-style scopes a caller over HTTP must hold to use this instance: tool name (as the skill defines it) → scopes, all required. "*" applies to everything the instance serves: tools, resources and prompts. "resources:*" adds scopes its resources and resource templates require (lists, reads, subscriptions, completions), "prompts:*" those its prompts require (lists, renders, completions); tool names never hold ":". An instance that gives any tool its own key and serves resources (or prompts) without "resources:*" (or "prompts:*") fails closed: they are refused to every caller over HTTP (`skillport check` warns); give the key [] when the "*" scopes are enough. What a caller lacks is left out of its lists, and a call answers PERMISSION_DENIED. Calls over stdio and `skillport call` are local and not checked. The SKILL.md files (skill://) are instructions, like the tool descriptions, and are not scoped.',
+        examples: [
+          { create_study_task: ["notes:write"], "*": ["notes:read"], "resources:*": [] },
+          { read_note: ["notes:read"], search_notes: ["notes:read"], "resources:*": ["notes:read"] },
+        ],
       })
       .optional(),
     prefix: z
@@ -362,7 +365,7 @@ export const ServerEntrySchema = z
       .record(z.string().min(1).max(128).and(SafeName), ScopeList)
       .meta({
         description:
-          'Scopes a caller over HTTP must hold to call this server\'s tools: tool name (as the server lists it) → scopes; "*" for every tool.',
+          'Scopes a caller over HTTP must hold to call this server\'s tools: tool name (as the server lists it) → scopes; "*" for every tool. A server entry passes through tools only (not its resources or prompts), so "resources:*" and "prompts:*" have no place here.',
         examples: [{ "*": ["fs:read"] }],
       })
       .optional(),

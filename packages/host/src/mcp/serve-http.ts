@@ -222,7 +222,12 @@ function createHostHttpEdge(
     }
     return found;
   };
-  const scopes = [...new Set([...host.registry.tools.values()].flatMap((entry) => entry.scopes))];
+  const { tools, resources, templates, prompts } = host.registry;
+  const scopes = [
+    ...new Set(
+      [...tools.values(), ...resources.values(), ...templates.entries, ...prompts.values()].flatMap((e) => e.scopes),
+    ),
+  ];
   const edge = createHttpEdge({
     config,
     authenticator: createAuthenticator(config.auth),

@@ -15,10 +15,12 @@ import {
   ResourceNotFoundError,
   Server,
 } from "@modelcontextprotocol/server";
+import type { PromptListing, ResourceTemplateListing } from "../entries/resource-entry.js";
 import type { InputFeature } from "../entries/tool-entry.js";
 import type { Host } from "../host.js";
 import type { CallConfirmation, CallOptions, StageName } from "../pipeline/call.js";
 import type { Caller } from "../pipeline/check-scopes.js";
+import { refusalOf } from "../pipeline/check-scopes.js";
 import type { RequestOutcome } from "../pipeline/requests.js";
 import type { SkillsCatalog } from "./skills.js";
 import {
@@ -67,8 +69,8 @@ export function createServerFactory(
   options: ServerFactoryOptions = {},
 ): (ctx?: McpRequestContext) => Server {
   const { registry } = host;
-  const templatesResult = { resourceTemplates: registry.templateListings.map((l) => ({ ...l })) };
-  const promptsResult = { prompts: registry.promptListings.map((l) => ({ ...l, arguments: [...l.arguments] })) };
+  const templatesResult = templatesResultOf(registry.templateListings);
+  const promptsResult = promptsResultOf(registry.promptListings);
   const catalog = createSkillsCatalog(registry.skillDocs, host.logger);
   const info = { name: host.manifest.name, version: host.manifest.version };
   const instructions = instructionsOf(host);
@@ -128,7 +130,11 @@ export function createServerFactory(
       const listed = await host.requests.listResources(base(ctx));
       return { resources: [...listed, ...(await catalog.listResources())] };
     });
-    server.setRequestHandler("resources/templates/list", () => templatesResult);
+    // A caller over HTTP sees only the templates and prompts it may use (its scopes); local callers see them all.
+    server.setRequestHandler("resources/templates/list", (_request, ctx) => {
+      const listed = host.requests.listTemplates(base(ctx));
+      return listed === registry.templateListings ? templatesResult : templatesResultOf(listed);
+    });
     server.setRequestHandler("resources/read", async (request, ctx) => {
       const { uri } = request.params;
       if (uri.startsWith("skill://")) {
@@ -145,12 +151,15 @@ export function createServerFactory(
       return answerOf(outcome);
     });
     server.setRequestHandler("resources/subscribe", async (request) => {
-      await servedOrThrow(host, catalog, request.params.uri);
+      await servedOrThrow(host, catalog, request.params.uri, caller);
       return {};
     });
     server.setRequestHandler("resources/unsubscribe", async () => ({}));
 
-    server.setRequestHandler("prompts/list", () => promptsResult);
+    server.setRequestHandler("prompts/list", (_request, ctx) => {
+      const listed = host.requests.listPrompts(base(ctx));
+      return listed === registry.promptListings ? promptsResult : promptsResultOf(listed);
+    });
     server.setRequestHandler("prompts/get", async (request, ctx) => {
       const { name, arguments: args } = request.params;
       return answerOf(await host.requests.render(name, args ?? {}, base(ctx)));
@@ -260,11 +269,30 @@ function answerOf<T>(outcome: RequestOutcome<T>): T {
   throw new ProtocolError(code, `${outcome.code}${field}: ${outcome.message}`);
 }
 
-async function servedOrThrow(host: Host, catalog: SkillsCatalog, uri: string): Promise<void> {
-  const served = uri.startsWith("skill://")
-    ? (await catalog.read(uri)) !== undefined
-    : host.registry.resources.has(uri) || host.registry.templates.find(uri) !== undefined;
-  if (!served) throw new ResourceNotFoundError(uri);
+/** The answer of resources/templates/list over some templates: copies, so nothing the SDK does reaches the registry. */
+function templatesResultOf(listings: readonly ResourceTemplateListing[]) {
+  return { resourceTemplates: listings.map((l) => ({ ...l })) };
+}
+
+function promptsResultOf(listings: readonly PromptListing[]) {
+  return { prompts: listings.map((l) => ({ ...l, arguments: [...l.arguments] })) };
+}
+
+/** A URI this server serves and the caller may subscribe to (the scopes a read would need), or the protocol error. */
+async function servedOrThrow(
+  host: Host,
+  catalog: SkillsCatalog,
+  uri: string,
+  caller: Caller | undefined,
+): Promise<void> {
+  if (uri.startsWith("skill://")) {
+    if ((await catalog.read(uri)) === undefined) throw new ResourceNotFoundError(uri);
+    return;
+  }
+  const entry = host.registry.resources.get(uri) ?? host.registry.templates.find(uri)?.entry;
+  if (entry === undefined) throw new ResourceNotFoundError(uri);
+  const refused = refusalOf(entry, caller, `resource ${uri}`);
+  if (refused !== undefined) throw new ProtocolError(ProtocolErrorCode.InternalError, `PERMISSION_DENIED: ${refused}`);
 }
 
 /** Instructions for the model: which instances serve what, and how tools answer. */

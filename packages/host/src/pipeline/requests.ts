@@ -3,11 +3,13 @@ import type { ErrorCode } from "@skillport/core";
 import { isSkillError } from "@skillport/core";
 import type {
   PromptEntry,
+  PromptListing,
   PromptRunnable,
   ReadRunnable,
   ResourceEntry,
   ResourceListing,
   ResourceTemplateEntry,
+  ResourceTemplateListing,
 } from "../entries/resource-entry.js";
 import type { InputRequest, RunCall } from "../entries/tool-entry.js";
 import { messageOf } from "../errors.js";
@@ -16,7 +18,7 @@ import type { Registry } from "../registry/registry.js";
 import type { Audit } from "./audit.js";
 import type { BoundedRun, RunSubject } from "./bounded-run.js";
 import type { CallOptions } from "./call.js";
-import { missingScopes } from "./check-scopes.js";
+import { refusalOf } from "./check-scopes.js";
 import type { Confirmations, InputRound } from "./confirmations.js";
 import { INPUT_STATE_PREFIX } from "./confirmations.js";
 import type { RenderedPrompt, ResourceBlock } from "./content-blocks.js";
@@ -54,14 +56,18 @@ type Completion = {
 };
 
 /**
- * The non-tool requests over the table: reads, renders, completions and resource listings. Each runs the way a tool
- * call does: looked up, authorized (the caller's scopes, the instance's credentials), loaded once, its arguments
- * checked against the published schema, run within the instance's bounds (timeout, cancel, concurrency; in the
- * instance's isolate), its answer checked, redacted and audited.
+ * The non-tool requests over the table: reads, renders, completions and the lists. Each runs the way a tool call
+ * does: looked up, authorized (the caller's scopes, the instance's credentials), loaded once, its arguments checked
+ * against the published schema, run within the instance's bounds (timeout, cancel, concurrency; in the instance's
+ * isolate), its answer checked, redacted and audited. A list leaves out what its caller may not use.
  */
 export interface Requests {
   /** resources/list: the fixed resources and those each listing template names, in manifest order. */
   listResources(options?: CallOptions): Promise<ResourceListing[]>;
+  /** resources/templates/list: the templates the caller may use; the registry's own list for local calls. */
+  listTemplates(options?: CallOptions): readonly ResourceTemplateListing[];
+  /** prompts/list: the prompts the caller may use; the registry's own list for local calls. */
+  listPrompts(options?: CallOptions): readonly PromptListing[];
   read(uri: string, options?: CallOptions): Promise<RequestOutcome<{ contents: ResourceBlock[] }>>;
   render(name: string, args: unknown, options?: CallOptions): Promise<RequestOutcome<RenderedPrompt>>;
   complete(
@@ -89,6 +95,13 @@ const MAX_LISTED = 1000;
 
 export function createRequests(registry: Registry, deps: RequestsDeps): Requests {
   const { logger, redactor, audit, confirmations, validators, run } = deps;
+  // Whether any template or prompt asks anything of a caller: when none does, every caller gets the registry's lists.
+  const guarded = (e: { scopes: readonly string[]; closed: string | undefined }) =>
+    e.scopes.length > 0 || e.closed !== undefined;
+  const restricted = {
+    templates: registry.templates.entries.some(guarded),
+    prompts: [...registry.prompts.values()].some(guarded),
+  };
 
   /** Authorizes, loads and runs one capability of an entry; the rest of a request is its own. */
   async function through<R, T>(
@@ -119,13 +132,8 @@ export function createRequests(registry: Registry, deps: RequestsDeps): Requests
     return redacted;
 
     async function answerOf(): Promise<RequestOutcome<T>> {
-      const missing = missingScopes(entry, options.caller);
-      if (missing !== undefined) {
-        return failed(
-          "PERMISSION_DENIED",
-          `${what} requires the scope${missing.length === 1 ? "" : "s"} ${missing.join(", ")}, which caller "${options.caller?.id}" does not hold`,
-        );
-      }
+      const refused = refusalOf(entry, options.caller, what);
+      if (refused !== undefined) return failed("PERMISSION_DENIED", refused);
       if (entry.instance.missingCredentials.length > 0) {
         return failed("CREDENTIALS_MISSING", `${what} cannot run: ${entry.instance.missingCredentials.join("; ")}`);
       }
@@ -136,8 +144,8 @@ export function createRequests(registry: Registry, deps: RequestsDeps): Requests
         logger.error({ instance: entry.instance.id, err: error }, "a skill could not be loaded");
         return failed("UNAVAILABLE", `${entry.instance.id} could not be loaded (${messageOf(error)})`);
       }
-      const refused = prepare(runnable);
-      if (refused !== undefined) return refused;
+      const invalid = prepare(runnable);
+      if (invalid !== undefined) return invalid;
       let prior: InputRound | undefined;
       const state = options.input?.state;
       if (subject !== undefined && state?.startsWith(INPUT_STATE_PREFIX) === true) {
@@ -203,9 +211,13 @@ export function createRequests(registry: Registry, deps: RequestsDeps): Requests
 
   return {
     async listResources(options = {}) {
-      const listings: ResourceListing[] = [...registry.resourceListings];
+      const listings: ResourceListing[] =
+        options.caller === undefined
+          ? [...registry.resourceListings]
+          : [...registry.resources.values()].filter((e) => usable(e, options)).map((e) => e.listing);
       for (const entry of registry.templates.entries) {
-        if (!entry.lists) continue;
+        // A template the caller may not use does not run its list: nothing to refuse, audit or warn about.
+        if (!entry.lists || !usable(entry, options)) continue;
         const outcome = await through<ReadRunnable, ResourceListing[]>(
           entry,
           `resources/list ${entry.listing.uriTemplate}`,
@@ -224,6 +236,16 @@ export function createRequests(registry: Registry, deps: RequestsDeps): Requests
         }
       }
       return listings;
+    },
+
+    listTemplates(options = {}) {
+      if (options.caller === undefined || !restricted.templates) return registry.templateListings;
+      return registry.templates.entries.filter((e) => usable(e, options)).map((e) => e.listing);
+    },
+
+    listPrompts(options = {}) {
+      if (options.caller === undefined || !restricted.prompts) return registry.promptListings;
+      return [...registry.prompts.values()].filter((e) => usable(e, options)).map((e) => e.listing);
     },
 
     async read(uri, options = {}) {
@@ -281,7 +303,8 @@ export function createRequests(registry: Registry, deps: RequestsDeps): Requests
         const what = ref.type === "ref/prompt" ? `prompt "${ref.name}"` : `resource template "${ref.uri}"`;
         return { status: "failed", code: "NOT_FOUND", message: `unknown ${what}`, kind: "invalid" };
       }
-      if (!entry.completes.includes(argument.name)) return empty;
+      // An argument without completions answers none, once the caller may use the entry at all.
+      if (!entry.completes.includes(argument.name) && usable(entry, options)) return empty;
       return through<ReadRunnable | PromptRunnable, Completion>(
         entry,
         `completion ${entry.kind === "prompt" ? entry.fullName : entry.listing.uriTemplate} ${argument.name}`,
@@ -293,6 +316,11 @@ export function createRequests(registry: Registry, deps: RequestsDeps): Requests
       );
     },
   };
+
+  /** Whether the caller may use the entry: what its lists show. */
+  function usable(entry: ResourceEntry | ResourceTemplateEntry | PromptEntry, options: CallOptions): boolean {
+    return refusalOf(entry, options.caller, "") === undefined;
+  }
 
   /** Arguments that fail the published schema, as an invalid-params outcome naming the field. */
   function checked(schema: Record<string, unknown>, value: unknown, name: string): RequestOutcome<never> | undefined {

@@ -23,6 +23,7 @@ import { frozenLockError, hashOf, lockCommand, lockPathOf, lockProblems } from "
 import { readSecret } from "./read-secret.js";
 import type { Registry } from "./registry.js";
 import { resolveSkill } from "./resolve-skill.js";
+import { isReservedKey, PROMPTS_KEY, RESOURCES_KEY, scopedTools } from "./scope-keys.js";
 import { readSkillHead } from "./skill-docs.js";
 import type { SkillSurface, ToolSurface } from "./surface.js";
 import { surfaceOf } from "./surface.js";
@@ -530,7 +531,15 @@ export function advertisedInput(
 function selectTools(instance: SkillInstance, entry: SkillEntry, problems: Problem[]) {
   const { include, exclude } = entry.tools ?? {};
   const names = new Set(instance.surface.tools.map((t) => t.name));
-  const scoped = Object.keys(entry.scopes ?? {}).filter((name) => name !== "*");
+  const scoped = scopedTools(entry.scopes);
+  for (const key of Object.keys(entry.scopes ?? {})) {
+    if (isReservedKey(key) && key !== RESOURCES_KEY && key !== PROMPTS_KEY) {
+      problems.push({
+        code: "MANIFEST_INVALID",
+        message: `skills[${instance.index}].scopes: "${key}" is no key the host knows; a key with ":" is "${RESOURCES_KEY}" (the instance's resources and templates) or "${PROMPTS_KEY}" (its prompts), and every other key is a tool name`,
+      });
+    }
+  }
   for (const [field, list] of [
     ["include", include],
     ["exclude", exclude],

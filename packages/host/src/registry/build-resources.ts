@@ -11,6 +11,8 @@ import { skillPromptEntry, skillResourceEntry, skillTemplateEntry } from "../ent
 import type { Isolates } from "../entries/skill-tool.js";
 import type { HostErrorCode } from "../errors.js";
 import type { LoadedManifest, SkillEntry } from "../manifest/manifest.js";
+import type { ScopeGap } from "./scope-keys.js";
+import { PROMPTS_KEY, RESOURCES_KEY, scopeGapOf, surfaceScopes } from "./scope-keys.js";
 import type { SkillDoc } from "./skill-docs.js";
 import { SKILL_FILE } from "./skill-docs.js";
 import { compileUriTemplate, instanceMount } from "./uri-template.js";
@@ -37,6 +39,8 @@ export interface ResourceTables {
   templateListings: readonly ResourceTemplateListing[];
   promptListings: readonly PromptListing[];
   skillDocs: readonly SkillDoc[];
+  /** Instances whose resources or prompts fail closed over HTTP for want of a scope key. */
+  scopeGaps: readonly ScopeGap[];
 }
 
 /** What each instance brings besides its surface: its SKILL.md's name and where its package is. */
@@ -67,13 +71,16 @@ export function buildResourceTables(
   const templateListings: ResourceTemplateListing[] = [];
   const promptListings: PromptListing[] = [];
   const index = new Map<string, ResourceTemplateEntry[]>();
+  const scopeGaps: ScopeGap[] = [];
 
   for (const instance of instances) {
     const entry = manifest.skills[instance.index] as SkillEntry;
     const { surface } = instance;
     const prefixed = entry.prefix !== false;
     const mount = instanceMount(instance.id, prefixed, surface);
-    const scopes = ownValue(entry.scopes, "*") ?? [];
+    const resourceScopes = surfaceScopes(entry, instance.id, RESOURCES_KEY);
+    const promptScopes = surfaceScopes(entry, instance.id, PROMPTS_KEY);
+    const served = { resources: 0, prompts: 0 };
     const timeoutOf = (own: number | undefined) => instance.timeoutMs ?? own ?? defaultTimeoutMs;
 
     const resourceNames = [
@@ -101,11 +108,19 @@ export function buildResourceTables(
         uri,
         skillResourceEntry(
           instance,
-          { uri, resourceName: resource.name, listing, scopes, timeoutMs: timeoutOf(resource.timeoutMs), mount },
+          {
+            uri,
+            resourceName: resource.name,
+            listing,
+            ...resourceScopes,
+            timeoutMs: timeoutOf(resource.timeoutMs),
+            mount,
+          },
           isolates,
         ),
       );
       resourceListings.push(listing);
+      served.resources++;
     }
     for (const template of surface.resourceTemplates ?? []) {
       if (!keepResource(template.name)) continue;
@@ -131,7 +146,7 @@ export function buildResourceTables(
           template: compileUriTemplate(uriTemplate),
           completes: template.completes,
           lists: template.lists,
-          scopes,
+          ...resourceScopes,
           timeoutMs: timeoutOf(template.timeoutMs),
           mount,
         },
@@ -141,6 +156,7 @@ export function buildResourceTables(
       const key = indexKey(uriTemplate, prefixed);
       index.set(key, [...(index.get(key) ?? []), templateEntry]);
       templateListings.push(listing);
+      served.resources++;
     }
 
     const promptNames = (surface.prompts ?? []).map((p) => p.name);
@@ -171,7 +187,7 @@ export function buildResourceTables(
             promptName: prompt.name,
             listing,
             completes: prompt.completes,
-            scopes,
+            ...promptScopes,
             timeoutMs: timeoutOf(prompt.timeoutMs),
             mount,
           },
@@ -179,7 +195,13 @@ export function buildResourceTables(
         ),
       );
       promptListings.push(listing);
+      served.prompts++;
     }
+    if (resourceScopes.closed !== undefined && served.resources > 0) {
+      scopeGaps.push(scopeGapOf(instance, entry, RESOURCES_KEY));
+    }
+    if (promptScopes.closed !== undefined && served.prompts > 0)
+      scopeGaps.push(scopeGapOf(instance, entry, PROMPTS_KEY));
 
     const doc = docs.get(instance);
     if (doc !== undefined) {
@@ -221,6 +243,7 @@ export function buildResourceTables(
     templateListings,
     promptListings,
     skillDocs: [...skillDocs.values()],
+    scopeGaps,
   };
 }
 

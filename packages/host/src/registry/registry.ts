@@ -9,6 +9,7 @@ import type { SkillInstance } from "../entries/skill-instance.js";
 import type { ToolEntry, ToolListing } from "../entries/tool-entry.js";
 import type { UpstreamServer } from "../entries/upstream-server.js";
 import type { TemplateIndex } from "./build-resources.js";
+import type { ScopeGap } from "./scope-keys.js";
 import type { SkillDoc } from "./skill-docs.js";
 
 export type { SkillInstance } from "../entries/skill-instance.js";
@@ -43,6 +44,11 @@ export interface Registry {
   promptListings: readonly PromptListing[];
   /** Each instance's SKILL.md, for the Skills extension. */
   skillDocs: readonly SkillDoc[];
+  /**
+   * Instances whose resources or prompts are refused to every caller over HTTP: their tools are scoped one by one
+   * and their `scopes` has no `"resources:*"` (or `"prompts:*"`) key. `skillport check` reports them.
+   */
+  scopeGaps: readonly ScopeGap[];
   /** Enabled instances whose skill could not be imported; their tools are not served. */
   failures: readonly { source: string; message: string }[];
   /** True when the registry was built from the lock, without importing any skill. */

@@ -12,6 +12,7 @@ import type { LoadedManifest, ServerEntry } from "../manifest/manifest.js";
 import { advertisedInput, FULL_NAME, ownValue, toolScopes } from "./build-registry.js";
 import type { LockFile } from "./lock.js";
 import { lockCommand, matchesHash, serverSourceOf } from "./lock.js";
+import { isReservedKey } from "./scope-keys.js";
 
 /** How {@link openServers} reaches and lists the manifest's upstream servers. */
 export interface OpenServersOptions {
@@ -256,7 +257,13 @@ function selectServerTools(
   const entry: ServerEntry = server.entry;
   const { include, exclude } = entry.tools ?? {};
   const names = new Set(tools.map((t) => t.name));
-  const scoped = Object.keys(entry.scopes ?? {}).filter((name) => name !== "*");
+  const scoped = Object.keys(entry.scopes ?? {}).filter((name) => name !== "*" && !isReservedKey(name));
+  for (const key of Object.keys(entry.scopes ?? {}).filter(isReservedKey)) {
+    problems.push({
+      code: "MANIFEST_INVALID",
+      message: `${server.where}.scopes: "${key}" has nothing to scope: a server entry serves the server's tools only (its resources and prompts are not passed through), so its keys are tool names and "*"`,
+    });
+  }
   for (const [field, list] of [
     ["tools.include", include],
     ["tools.exclude", exclude],
