@@ -7,7 +7,12 @@ export { compileSchema } from "./compile-schema.js";
 export { messageOf } from "./errors.js";
 export { escapePointer, resolveRef } from "./json-pointer.js";
 export type { ChangeLevel, ComparableSkill, ComparableTool, SurfaceChange } from "./registry/classify-changes.js";
-export { classifyChanges, classifySkillChanges, worstLevel } from "./registry/classify-changes.js";
+export {
+  classifyChanges,
+  classifyServerChanges,
+  classifySkillChanges,
+  worstLevel,
+} from "./registry/classify-changes.js";
 export type { InstanceConfig, InstanceConfigOptions } from "./registry/instance-config.js";
 export { instanceConfig } from "./registry/instance-config.js";
 export type { LockedInstance, LockedServer, LockFile } from "./registry/lock.js";

@@ -198,10 +198,10 @@ describe("classifyChanges", () => {
     ]);
   });
 
-  it("calls a lowered risk minor", () => {
+  it("calls a lowered risk minor, and marks it", () => {
     const before = { ...structuredClone(base), risk: "dangerous" };
     expect(classifyChanges([before], [base])).toEqual([
-      { level: "minor", tool: "search_notes", message: "risk lowered from dangerous to read_only" },
+      { level: "minor", tool: "search_notes", message: "risk lowered from dangerous to read_only", lowersRisk: true },
     ]);
   });
 

@@ -6,6 +6,7 @@ import type { Host } from "@skillport/host";
 import { createHost } from "@skillport/host";
 import type { LockFile, SurfaceChange } from "@skillport/host/tooling";
 import {
+  classifyServerChanges,
   classifySkillChanges,
   compileSchema,
   hashOf,
@@ -53,8 +54,9 @@ export const COMPAT: Readonly<Record<string, { pattern: RegExp; rule: string }>>
  * tool names a chosen client rejects or that collide once sanitised, spec-lint findings (write and dangerous tools
  * without a brief, inputs without descriptions or bounds), what each skill's own `diagnose` says about its instance's
  * config (the shell skill: running without its sandbox), resources and prompts refused over HTTP for want of a
- * `"resources:*"` or `"prompts:*"` scope key, the size of tools/list, and every change of the tool
- * surface since the manifest's lock with its level. Exit 0 when clean, 1 on any error.
+ * `"resources:*"` or `"prompts:*"` scope key, the size of tools/list, and every change of the tool surface since the
+ * manifest's lock with its level (an upstream server's tool whose risk is below its lock's is an error). Exit 0 when
+ * clean, 1 on any error.
  */
 export async function check(options: CheckOptions): Promise<number> {
   const compat = options.compat === undefined ? undefined : COMPAT[options.compat];
@@ -274,11 +276,25 @@ async function checkLock(host: Host, add: Add) {
       }
     }
   }
+  const serverChanges: typeof all = [];
   for (const server of host.registry.servers) {
     const locked = lock.servers?.find((s) => s.entry === server.index && s.mcp === server.id);
     if (locked === undefined) {
       add("warning", "lock", server.source, `is not in ${lockName}; run ${lockCommand(host.manifest)}`);
-    } else if (locked.hash !== hashOf(server.tools)) {
+      continue;
+    }
+    const changes = Array.isArray(locked.tools) ? classifyServerChanges(locked.tools, server.tools) : [];
+    serverChanges.push(...changes.map((c) => ({ ...c, instance: server.source })));
+    // A server must not lower what its operator reviewed: a host started from the lock refuses the tool.
+    for (const change of changes.filter((c) => c.lowersRisk === true)) {
+      add(
+        "error",
+        "upstream-risk",
+        `${server.source}, tool ${change.tool}`,
+        `${change.message} since ${lockName}: the server now claims the tool is safer than what was reviewed, and a host started from the lock answers UNAVAILABLE for it; find out why before you run ${lockCommand(host.manifest)}`,
+      );
+    }
+    if (locked.hash !== hashOf(server.tools)) {
       add(
         "warning",
         "lock",
@@ -295,7 +311,7 @@ async function checkLock(host: Host, add: Add) {
       `the tool surface changed since the lock; run ${lockCommand(host.manifest)} to record it`,
     );
   }
-  return all;
+  return [...all, ...serverChanges];
 }
 
 /** Packages a pending changeset bumps by a major version. */

@@ -2,6 +2,7 @@ import path from "node:path";
 import { SERVER_DEFAULTS } from "../manifest/defaults.js";
 import type { ServerEntry } from "../manifest/manifest.js";
 import type { ToolOwner } from "./tool-entry.js";
+import type { UpstreamPin } from "./upstream-pin.js";
 
 // An upstream MCP server (the manifest's `servers`) is reached through @skillport/client. The host does not depend
 // on that package (the client's inproc transport runs a host, so the dependency would go both ways): whoever
@@ -113,6 +114,8 @@ export interface UpstreamServer extends ToolOwner {
   readonly entry: ServerEntry;
   /** Its tools as listed when the table was built: from the lock, or from the server at start. */
   readonly tools: readonly UpstreamTool[];
+  /** What its tools were reviewed as (the lock, or the first list seen): every list it sends later passes it. */
+  readonly pin: UpstreamPin;
 }
 
 /**

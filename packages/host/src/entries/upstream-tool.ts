@@ -1,8 +1,8 @@
 import type { ErrorCode, Risk } from "@skillport/core";
 import { ERROR_CODES, result, SkillError } from "@skillport/core";
-import { canonicalJson } from "../canonical-json.js";
 import type { UriMount } from "./resource-entry.js";
 import type { RunCall, Runnable, ToolEntry, ToolListing } from "./tool-entry.js";
+import { fingerprint } from "./upstream-pin.js";
 import type { UpstreamError, UpstreamResult, UpstreamServer, UpstreamTool } from "./upstream-server.js";
 import { upstreamRisk } from "./upstream-server.js";
 
@@ -12,7 +12,7 @@ const AS_IS: UriMount = { served: (uri) => uri };
 /** What an upstream tool's entry is made of, besides its server. */
 export interface UpstreamToolInit {
   fullName: string;
-  /** The tool as the server listed it when the table was built (from the lock or from the server). */
+  /** The tool as its server's pin let it be listed when the table was built (its server's pin). */
   tool: UpstreamTool;
   listing: ToolListing;
   scopes: readonly string[];
@@ -20,10 +20,10 @@ export interface UpstreamToolInit {
 
 /**
  * An upstream server's tool as a table entry. Resolving it starts the server if it is not running (the first call
- * after a lock, after an idle stop or after the server died) and takes the tool as the running server lists it now:
- * calls are validated against that schema and decided on those annotations, never on what the lock said; a tool
- * whose schema or annotations differ from what tools/list showed answers UNAVAILABLE until the lock is rewritten.
- * A failure is not remembered: the next call tries again.
+ * after a lock, after an idle stop or after the server died) and takes the tool as the running server lists it now,
+ * through its server's pin: calls are validated against that schema and decided on those annotations at no lower a
+ * risk than was reviewed. A tool that differs from the lock, or (without one) from what tools/list showed, answers
+ * UNAVAILABLE until the lock is rewritten. A failure is not remembered: the next call tries again.
  */
 export function upstreamToolEntry(server: UpstreamServer, init: UpstreamToolInit): ToolEntry {
   const listed = fingerprint(init.tool);
@@ -47,28 +47,20 @@ export function upstreamToolEntry(server: UpstreamServer, init: UpstreamToolInit
         throw unavailable(`${server.id} no longer lists the tool "${init.tool.name}"; run skillport lock, or restart`);
       }
       if (cached?.spec === live) return cached.runnable;
-      if (fingerprint(live) !== listed) {
+      const pinned = server.pin.review(live);
+      if (pinned.refusal !== undefined) throw unavailable(pinned.refusal);
+      if (pinned.tool === undefined || fingerprint(pinned.tool) !== listed) {
         throw unavailable(
           `${server.id}'s tool "${live.name}" changed its schema or annotations since it was listed; review it, then run skillport lock (or restart)`,
         );
       }
-      cached = { spec: live, runnable: runnableOf(server, live, init.listing.title) };
+      cached = { spec: live, runnable: runnableOf(server, pinned.tool, init.listing.title) };
       return cached.runnable;
     },
   };
 }
 
 // --- internal ---
-
-/** What decides how a call to an upstream tool is checked: its name, schemas and annotations. */
-function fingerprint(tool: UpstreamTool): string {
-  return canonicalJson({
-    name: tool.name,
-    inputSchema: tool.inputSchema,
-    outputSchema: tool.outputSchema ?? null,
-    annotations: tool.annotations ?? null,
-  });
-}
 
 function runnableOf(server: UpstreamServer, tool: UpstreamTool, title: string): Runnable {
   const risk: Risk = upstreamRisk(tool);

@@ -181,6 +181,7 @@ export async function buildRegistry(manifest: LoadedManifest, options: BuildRegi
     lock: problems.length === 0 ? options.lock : undefined,
     lockMode: options.lockMode,
     env: options.env ?? process.env,
+    logger: options.logger,
   });
   problems.push(...opened.problems);
   failures.push(...opened.failures);

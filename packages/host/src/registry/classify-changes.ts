@@ -1,4 +1,6 @@
 import type { JsonSchema } from "@skillport/core";
+import type { UpstreamTool } from "../entries/upstream-server.js";
+import { upstreamRisk } from "../entries/upstream-server.js";
 
 /** How much a change to a tool's surface can hurt its callers. */
 export type ChangeLevel = "breaking" | "minor" | "patch";
@@ -9,6 +11,8 @@ export interface SurfaceChange {
   tool: string;
   /** What changed, e.g. `input /limit: maximum lowered from 20 to 10`. */
   message: string;
+  /** Set on a lowered risk: harmless for a skill's callers, but an upstream server must not do it (see `check`). */
+  lowersRisk?: true;
 }
 
 /** The parts of a tool's published surface that callers depend on. */
@@ -45,7 +49,14 @@ export function classifyChanges(locked: readonly ComparableTool[], live: readonl
     const riskBefore = RISK_ORDER.indexOf(before.risk);
     const riskAfter = RISK_ORDER.indexOf(after.risk);
     if (riskAfter > riskBefore) add("breaking", `risk raised from ${before.risk} to ${after.risk}`);
-    if (riskAfter < riskBefore) add("minor", `risk lowered from ${before.risk} to ${after.risk}`);
+    if (riskAfter < riskBefore) {
+      changes.push({
+        level: "minor",
+        tool: before.name,
+        message: `risk lowered from ${before.risk} to ${after.risk}`,
+        lowersRisk: true,
+      });
+    }
     compareInput(before.inputSchema, after.inputSchema, "", add);
     compareOutput(before.outputSchema ?? {}, after.outputSchema ?? {}, "", add);
   }
@@ -53,6 +64,14 @@ export function classifyChanges(locked: readonly ComparableTool[], live: readonl
     if (!lockedNames.has(after.name)) changes.push({ level: "minor", tool: after.name, message: "tool added" });
   }
   return changes;
+}
+
+/**
+ * Classifies every difference between an upstream server's locked and live tools, as {@link classifyChanges} does
+ * for a skill's, each tool's risk read from its annotations (readOnlyHint, destructiveHint).
+ */
+export function classifyServerChanges(locked: readonly UpstreamTool[], live: readonly UpstreamTool[]): SurfaceChange[] {
+  return classifyChanges(locked.map(comparableOf), live.map(comparableOf));
 }
 
 /** The parts of a skill's published surface `check` compares: tools, resources, templates and prompts. */
@@ -144,6 +163,17 @@ export function worstLevel(changes: readonly SurfaceChange[]): ChangeLevel | und
 }
 
 // --- internal ---
+
+function comparableOf(tool: UpstreamTool): ComparableTool {
+  return {
+    name: tool.name,
+    title: tool.title ?? "",
+    description: tool.description ?? "",
+    risk: upstreamRisk(tool),
+    inputSchema: tool.inputSchema,
+    outputSchema: tool.outputSchema,
+  };
+}
 
 type Add = (level: ChangeLevel, message: string) => void;
 

@@ -1,5 +1,7 @@
+import path from "node:path";
 import { envelopeSchema } from "@skillport/core";
 import type { ToolEntry, ToolListing } from "../entries/tool-entry.js";
+import { pinUpstream } from "../entries/upstream-pin.js";
 import { withRestartBackoff } from "../entries/upstream-restart.js";
 import type { UpstreamClient, UpstreamServer, UpstreamTool } from "../entries/upstream-server.js";
 import { upstreamRisk, upstreamSpec } from "../entries/upstream-server.js";
@@ -11,7 +13,7 @@ import { SERVER_DEFAULTS } from "../manifest/defaults.js";
 import type { LoadedManifest, ServerEntry } from "../manifest/manifest.js";
 import { advertisedInput, FULL_NAME, ownValue, toolScopes } from "./build-registry.js";
 import type { LockFile } from "./lock.js";
-import { lockCommand, matchesHash, serverSourceOf } from "./lock.js";
+import { lockCommand, lockPathOf, matchesHash, serverSourceOf } from "./lock.js";
 import { isReservedKey } from "./scope-keys.js";
 
 /** How {@link openServers} reaches and lists the manifest's upstream servers. */
@@ -23,6 +25,8 @@ export interface OpenServersOptions {
   lockMode: "auto" | "frozen" | undefined;
   /** Where `${NAME}` is read from. */
   env: Readonly<Record<string, string | undefined>>;
+  /** Where a server's pin warns (a lowered risk, a tool the lock does not list). @default silent */
+  logger?: Logger | undefined;
 }
 
 /** The enabled servers with their tools, what stops the host, and the servers that could not be listed. */
@@ -36,7 +40,8 @@ export interface OpenedServers {
  * Opens a handle on every enabled `servers` entry (nothing is started by that) and finds each one's tools: from the
  * lock when it lists the entry as written, else by starting the server and asking it now. A server with a variable
  * that is not set is never started: with a lock its tools are listed and answer CREDENTIALS_MISSING, without one
- * they are not served; either way its problem is reported with the others.
+ * they are not served; either way its problem is reported with the others. Each server gets its pin: to the tools
+ * the lock lists for it, else to the first it lists.
  */
 export async function openServers(manifest: LoadedManifest, options: OpenServersOptions): Promise<OpenedServers> {
   const problems: OpenedServers["problems"] = [];
@@ -51,6 +56,8 @@ export async function openServers(manifest: LoadedManifest, options: OpenServers
     return { servers: [], problems, failures };
   }
   const { connect } = await options.client();
+  const logger = options.logger ?? createLogger({ level: "silent" });
+  const lock = { name: path.basename(lockPathOf(manifest)), command: lockCommand(manifest) };
   const opened = await Promise.all(
     enabled.map(async ([index, entry]): Promise<UpstreamServer | undefined> => {
       const where = `servers[${index}]`;
@@ -65,7 +72,8 @@ export async function openServers(manifest: LoadedManifest, options: OpenServers
             });
       const locked = options.lock?.servers?.find((s) => s.entry === index && s.source === serverSourceOf(entry));
       let tools: readonly UpstreamTool[];
-      if (locked !== undefined && Array.isArray(locked.tools) && matchesHash(locked.tools, locked.hash)) {
+      const fromLock = locked !== undefined && Array.isArray(locked.tools) && matchesHash(locked.tools, locked.hash);
+      if (fromLock) {
         tools = locked.tools;
       } else if (options.lock !== undefined && options.lockMode === "frozen") {
         problems.push({
@@ -102,6 +110,7 @@ export async function openServers(manifest: LoadedManifest, options: OpenServers
         timeoutMs: entry.timeoutMs ?? SERVER_DEFAULTS.timeoutMs,
         entry,
         tools,
+        pin: pinUpstream({ id: entry.mcp, source, locked: fromLock ? tools : undefined, lock, logger }),
       };
     }),
   );
@@ -116,8 +125,9 @@ export interface ServerRow {
 }
 
 /**
- * The rows an upstream server's tools make, as its entry selects, renames and overrides them; the problems of its
- * options (names the server does not list, full names MCP does not take) join `problems`.
+ * The rows an upstream server's tools make, as its entry selects, renames and overrides them, each as the server's
+ * pin lets it be served (a tool the lock does not list makes none); the problems of its options (names the server
+ * does not list, full names MCP does not take) join `problems`.
  */
 export function serverRows(
   server: UpstreamServer,
@@ -126,7 +136,9 @@ export function serverRows(
   problems: { code: HostErrorCode; message: string }[],
 ): ServerRow[] {
   const rows: ServerRow[] = [];
-  for (const tool of selectServerTools(server, tools, problems)) {
+  for (const listed of selectServerTools(server, tools, problems)) {
+    const { tool } = server.pin.review(listed);
+    if (tool === undefined) continue;
     const name = ownValue(server.entry.tools?.rename, tool.name) ?? tool.name;
     const fullName = `${server.id}${manifest.separator}${name}`;
     if (!FULL_NAME.test(fullName)) {
