@@ -2,6 +2,7 @@ import type { Transport, VersionNegotiationOptions } from "@modelcontextprotocol
 import { Client, ProtocolError, SdkError, SdkErrorCode, SdkHttpError } from "@modelcontextprotocol/client";
 import { hideSecrets } from "./credentials.js";
 import { clientError, toClientError } from "./errors.js";
+import { linearJsonSchemaValidator } from "./linear-json-schema-validator.js";
 import { createStateCell } from "./observable-state.js";
 import type {
   BaseSpec,
@@ -161,6 +162,8 @@ export function createHandle(connector: Connector, spec: BaseSpec): McpHandle {
       closing: false,
       detail: () => hideSecrets(opened.closedDetail?.() ?? "", secrets),
       client: new Client(CLIENT_INFO, {
+        // A server's output schemas are checked with every pattern run in linear time (RE2), never backtracking.
+        jsonSchemaValidator: linearJsonSchemaValidator(),
         ...(connector.versionNegotiation === undefined ? {} : { versionNegotiation: connector.versionNegotiation }),
         listChanged: {
           tools: {

@@ -8,6 +8,8 @@ import { stdioConnector } from "./transports/stdio.js";
 import { workerConnector } from "./transports/worker.js";
 import type { McpHandle, ServerSpec } from "./types.js";
 
+// How a host compiles the patterns of the schemas its upstream servers publish (linear time, RE2).
+export { linearRegExp } from "./linear-reg-exp.js";
 export type { InprocSpec, ServerSpec, StdioSpec, WorkerSpec } from "./types.js";
 
 /**

@@ -21,7 +21,17 @@ export interface AjvOptions {
    * @default true
    */
   fillDefaults?: boolean;
+  /**
+   * Schemas the host did not write (an upstream server's): every pattern is compiled by `regExp`, which runs it in
+   * linear time (RE2), and no schema's `$id` is remembered, so one server's schema can neither clash with nor be
+   * referenced by another's. A pattern `regExp` cannot compile makes the schema fail to compile.
+   * @default undefined (the host's and the skills' own schemas: patterns are JavaScript RegExps; skills' are checked by recheck)
+   */
+  foreign?: { regExp: PatternEngine };
 }
+
+/** Compiles a pattern (ECMA-262, the `u` flag) into a search; throws when it cannot. `linearRegExp` of `@skillport/client`. */
+export type PatternEngine = (pattern: string, flags: string) => { test(text: string): boolean };
 
 /** What the host needs of a validator setup: compile a schema into a check. ajv's own instances are one. */
 export interface SchemaCompiler {
@@ -46,6 +56,9 @@ export function createAjv(options: AjvOptions = {}): Ajv2020 {
     strict: false,
     coerceTypes: false,
     validateSchema: options.trustedSchemas !== true && schemaCheck === undefined,
+    ...(options.foreign === undefined
+      ? {}
+      : { addUsedSchema: false, code: { regExp: engineOf(options.foreign.regExp) } }),
   });
   addFormats(ajv);
   ajv.addFormat("path", true);
@@ -85,6 +98,11 @@ function loadAjv(): AjvLibrary {
   const { Ajv2020 } = requireFromHost("ajv/dist/2020.js") as typeof import("ajv/dist/2020.js");
   const formats = requireFromHost("ajv-formats") as typeof addFormatsPlugin;
   return { Ajv2020, addFormats: formats.default };
+}
+
+/** A pattern engine as ajv takes one: its `code` names it in standalone code, which the host never generates. */
+function engineOf(regExp: PatternEngine) {
+  return Object.assign((pattern: string, flags: string) => regExp(pattern, flags), { code: "foreignRegExp" });
 }
 
 const DRAFT_2020_12 = "https://json-schema.org/draft/2020-12/schema";

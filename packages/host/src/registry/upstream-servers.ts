@@ -1,4 +1,5 @@
 import { envelopeSchema } from "@skillport/core";
+import { lazyAjv } from "../ajv.js";
 import type { ToolEntry, ToolListing } from "../entries/tool-entry.js";
 import { withRestartBackoff } from "../entries/upstream-restart.js";
 import type { UpstreamClient, UpstreamServer, UpstreamTool } from "../entries/upstream-server.js";
@@ -49,7 +50,17 @@ export async function openServers(manifest: LoadedManifest, options: OpenServers
     });
     return { servers: [], problems, failures };
   }
-  const { connect } = await options.client();
+  const { connect, linearRegExp } = await options.client();
+  if (typeof linearRegExp !== "function") {
+    // Never a backtracking RegExp for a schema the host did not write.
+    problems.push({
+      code: "CONFIG_INVALID",
+      message: `servers: the client this host was created with has no linearRegExp to run the servers' patterns in linear time; pass createHost({ client: () => import("@skillport/client/node") })`,
+    });
+    return { servers: [], problems, failures };
+  }
+  // One compiler for every server's schemas (no $id is shared between them), ajv loaded on the first call.
+  const compiler = lazyAjv({ firstError: true, foreign: { regExp: linearRegExp } });
   const opened = await Promise.all(
     enabled.map(async ([index, entry]): Promise<UpstreamServer | undefined> => {
       const where = `servers[${index}]`;
@@ -101,6 +112,8 @@ export async function openServers(manifest: LoadedManifest, options: OpenServers
         timeoutMs: entry.timeoutMs ?? SERVER_DEFAULTS.timeoutMs,
         entry,
         tools,
+        linearRegExp,
+        compiler,
       };
     }),
   );
