@@ -98,6 +98,8 @@ describe.each([
       for (const [attack, served] of rounds) {
         expect(attack.envelope).toMatchObject({ ok: false });
         expect(attack.envelope.message).toContain("pattern");
+        // The argument is the caller's fault; an answer failing its own schema is the server's.
+        expect(attack.envelope.error?.code).toBe(tool === "bad.match" ? "ARGUMENT_INVALID" : "UPSTREAM_ERROR");
         expect(served.envelope.ok).toBe(true);
       }
       // Generous on a loaded machine: the best of three rounds is held to the bound (a backtracking engine never

@@ -15,9 +15,6 @@ export type {
   ServerOrigin,
 } from "./hub.js";
 export { McpHub } from "./hub.js";
-export { linearJsonSchemaValidator } from "./linear-json-schema-validator.js";
-export type { LinearRegExp } from "./linear-reg-exp.js";
-export { linearRegExp, MAX_PATTERN_TEXT } from "./linear-reg-exp.js";
 export type { MessagePortLike } from "./message-port-transport.js";
 export { MessagePortTransport } from "./message-port-transport.js";
 export type {

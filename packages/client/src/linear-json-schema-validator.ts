@@ -14,7 +14,7 @@ import { linearRegExp } from "./linear-reg-exp.js";
  * A schema whose pattern RE2 cannot run does not compile (the SDK refuses calls to that tool, naming the pattern);
  * a string longer than 100,000 characters checked against a pattern fails the check. No schema's `$id` is
  * remembered, so one tool's schema can neither clash with nor be referenced by another's. Engines are made on first
- * use. Every handle of `@skillport/client` uses it.
+ * use. Every handle of `@skillport/client` uses it (this module is imported on a handle's first connection).
  *
  * @example
  * const client = new Client(info, { jsonSchemaValidator: linearJsonSchemaValidator() });
