@@ -100,9 +100,18 @@ function loadAjv(): AjvLibrary {
   return { Ajv2020, addFormats: formats.default };
 }
 
-/** A pattern engine as ajv takes one: its `code` names it in standalone code, which the host never generates. */
+/**
+ * A pattern engine as ajv takes one: ajv tells compiled patterns apart by their `toString()`, so each gets its own
+ * whatever the engine answers (two patterns reading "[object Object]" would share one check); `code` names it in
+ * standalone code, which the host never generates.
+ */
 function engineOf(regExp: PatternEngine) {
-  return Object.assign((pattern: string, flags: string) => regExp(pattern, flags), { code: "foreignRegExp" });
+  const compile = (pattern: string, flags: string) => {
+    const compiled = regExp(pattern, flags);
+    const text = `/${pattern}/${flags}`;
+    return { test: (input: string) => compiled.test(input), toString: () => text };
+  };
+  return Object.assign(compile, { code: "foreignRegExp" });
 }
 
 const DRAFT_2020_12 = "https://json-schema.org/draft/2020-12/schema";
