@@ -143,4 +143,20 @@ describe("linearRegExp", () => {
   it("throws a RangeError for a text longer than it runs on", () => {
     expect(() => linearRegExp("a").test("a".repeat(MAX_PATTERN_TEXT + 1))).toThrow(RangeError);
   });
+
+  it("is what the output schema check runs patterns with; its url format is bounded too", async () => {
+    const { linearJsonSchemaValidator } = await import("../src/linear-json-schema-validator.js");
+    const provider = linearJsonSchemaValidator();
+    const patterned = provider.getValidator({ type: "string", pattern: "^(a+)+$" });
+    expect(patterned(`${"a".repeat(40)}!`)).toMatchObject({ valid: false });
+    expect(patterned("aaa")).toMatchObject({ valid: true, data: "aaa" });
+    expect(() => provider.getValidator({ type: "string", pattern: "(?=a)" })).toThrow("RE2 has no lookahead");
+    const url = provider.getValidator({ type: "string", format: "url" });
+    const started = performance.now();
+    expect(url(`ftp://172.30.3.56${"4.1.6.7:155".repeat(16_000)}\u0000`)).toMatchObject({ valid: false });
+    expect(performance.now() - started).toBeLessThan(1_000);
+    expect(url("https://example.com/a")).toMatchObject({ valid: true });
+    const draft7 = provider.getValidator({ $schema: "http://json-schema.org/draft-07/schema#", type: "integer" });
+    expect(draft7(1)).toMatchObject({ valid: true });
+  });
 });

@@ -61,6 +61,7 @@ export function createAjv(options: AjvOptions = {}): Ajv2020 {
       : { addUsedSchema: false, code: { regExp: engineOf(options.foreign.regExp) } }),
   });
   addFormats(ajv);
+  if (options.foreign !== undefined) boundUrlFormat(ajv, addFormats);
   ajv.addFormat("path", true);
   if (schemaCheck !== undefined) checkSchemasWith(ajv, schemaCheck);
   return ajv;
@@ -98,6 +99,19 @@ function loadAjv(): AjvLibrary {
   const { Ajv2020 } = requireFromHost("ajv/dist/2020.js") as typeof import("ajv/dist/2020.js");
   const formats = requireFromHost("ajv-formats") as typeof addFormatsPlugin;
   return { Ajv2020, addFormats: formats.default };
+}
+
+/** The longest string ajv-formats' `url` format is tested on in a foreign schema. */
+const MAX_URL_FORMAT = 8_000;
+
+/**
+ * ajv-formats' `url` format is a regular expression that takes quadratic time (about 2 s on 176,000 characters): in a
+ * schema the host did not write, whose string may have no maxLength, it is tested on at most 8,000 characters (a few
+ * milliseconds); a longer string is not a url.
+ */
+function boundUrlFormat(ajv: Ajv2020, addFormats: AjvLibrary["addFormats"]): void {
+  const url = addFormats.get("url") as RegExp;
+  ajv.addFormat("url", (text: string) => text.length <= MAX_URL_FORMAT && url.test(text));
 }
 
 /**
