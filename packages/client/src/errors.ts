@@ -63,6 +63,14 @@ export function toClientError(cause: unknown, context: FailureContext): ClientEr
     }
   }
   if (cause instanceof ProtocolError) {
+    // The SDK's own check of an answer against the tool's output schema throws as if the server had answered -32602.
+    if (OUTPUT_CHECK.test(cause.message)) {
+      return clientError(
+        source,
+        "PROTOCOL_ERROR",
+        `${doing}: the answer fails the tool's output schema: ${cause.message}`,
+      );
+    }
     return clientError(source, "PROTOCOL_ERROR", `${doing}: the server answered ${cause.code}: ${cause.message}`, {
       rpcCode: cause.code,
     });
@@ -79,6 +87,10 @@ export function toClientError(cause: unknown, context: FailureContext): ClientEr
 }
 
 // --- internal ---
+
+/** The messages of the SDK client's own refusals of an answer (its output schema check), not the server's. */
+const OUTPUT_CHECK =
+  /^(?:Structured content does not match|Failed to validate structured content|Tool .* has an (?:invalid outputSchema|output schema but did not return))/;
 
 function closedDetail(context: FailureContext): string {
   const detail = context.closed?.();

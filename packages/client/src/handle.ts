@@ -1,4 +1,4 @@
-import type { Transport, VersionNegotiationOptions } from "@modelcontextprotocol/client";
+import type { jsonSchemaValidator, Transport, VersionNegotiationOptions } from "@modelcontextprotocol/client";
 import { Client, ProtocolError, SdkError, SdkErrorCode, SdkHttpError } from "@modelcontextprotocol/client";
 import { hideSecrets } from "./credentials.js";
 import { clientError, toClientError } from "./errors.js";
@@ -113,7 +113,9 @@ export function createHandle(connector: Connector, spec: BaseSpec): McpHandle {
       error: clientError(source, "UNAVAILABLE", "stopped before it was ready"),
     });
     let reading: Awaited<ReturnType<Connector["open"]>>;
+    let validator: jsonSchemaValidator | undefined;
     try {
+      validator = await linearValidator();
       reading = await connector.open();
     } catch (cause) {
       reading = { ok: false, error: toClientError(cause, { source, doing: "starting" }) };
@@ -126,7 +128,7 @@ export function createHandle(connector: Connector, spec: BaseSpec): McpHandle {
       cell.set("error", { error: reading.error });
       return { ok: false, error: reading.error };
     }
-    const connection = newConnection(reading.opened, reading.secrets);
+    const connection = newConnection(reading.opened, reading.secrets, validator as jsonSchemaValidator);
     current = connection;
     try {
       await connection.client.connect(reading.opened.transport, { timeout: startTimeoutMs });
@@ -155,12 +157,14 @@ export function createHandle(connector: Connector, spec: BaseSpec): McpHandle {
     }
   };
 
-  const newConnection = (opened: Opened, secrets: readonly string[]): Connection => {
+  const newConnection = (opened: Opened, secrets: readonly string[], validator: jsonSchemaValidator): Connection => {
     const connection: Connection = {
       opened,
       closing: false,
       detail: () => hideSecrets(opened.closedDetail?.() ?? "", secrets),
       client: new Client(CLIENT_INFO, {
+        // A server's output schemas are checked with every pattern run in linear time (RE2), never backtracking.
+        jsonSchemaValidator: validator,
         ...(connector.versionNegotiation === undefined ? {} : { versionNegotiation: connector.versionNegotiation }),
         listChanged: {
           tools: {
@@ -347,6 +351,13 @@ export function createHandle(connector: Connector, spec: BaseSpec): McpHandle {
 // --- internal ---
 
 const DEFAULT_START_TIMEOUT_MS = 30_000;
+
+/** The output schema check for one connection; ajv and re2js load with the first one, not with the client. */
+let validatorModule: Promise<typeof import("./linear-json-schema-validator.js")> | undefined;
+async function linearValidator(): Promise<jsonSchemaValidator> {
+  validatorModule ??= import("./linear-json-schema-validator.js");
+  return (await validatorModule).linearJsonSchemaValidator();
+}
 const DEFAULT_CALL_TIMEOUT_MS = 60_000;
 const LIST_CHANGED_DEBOUNCE_MS = 50;
 

@@ -8,6 +8,9 @@ import { stdioConnector } from "./transports/stdio.js";
 import { workerConnector } from "./transports/worker.js";
 import type { McpHandle, ServerSpec } from "./types.js";
 
+// How a host compiles the patterns of the schemas its upstream servers publish (linear time, RE2).
+export type { LinearRegExp } from "./linear-reg-exp.js";
+export { linearRegExp, MAX_PATTERN_TEXT } from "./linear-reg-exp.js";
 export type { InprocSpec, ServerSpec, StdioSpec, WorkerSpec } from "./types.js";
 
 /**

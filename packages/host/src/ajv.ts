@@ -21,7 +21,17 @@ export interface AjvOptions {
    * @default true
    */
   fillDefaults?: boolean;
+  /**
+   * Schemas the host did not write (an upstream server's): every pattern is compiled by `regExp`, which runs it in
+   * linear time (RE2), and no schema's `$id` is remembered, so one server's schema can neither clash with nor be
+   * referenced by another's. A pattern `regExp` cannot compile makes the schema fail to compile.
+   * @default undefined (the host's and the skills' own schemas: patterns are JavaScript RegExps; skills' are checked by recheck)
+   */
+  foreign?: { regExp: PatternEngine };
 }
+
+/** Compiles a pattern (ECMA-262, the `u` flag) into a search; throws when it cannot. `linearRegExp` of `@skillport/client`. */
+export type PatternEngine = (pattern: string, flags: string) => { test(text: string): boolean };
 
 /** What the host needs of a validator setup: compile a schema into a check. ajv's own instances are one. */
 export interface SchemaCompiler {
@@ -46,8 +56,12 @@ export function createAjv(options: AjvOptions = {}): Ajv2020 {
     strict: false,
     coerceTypes: false,
     validateSchema: options.trustedSchemas !== true && schemaCheck === undefined,
+    ...(options.foreign === undefined
+      ? {}
+      : { addUsedSchema: false, code: { regExp: engineOf(options.foreign.regExp) } }),
   });
   addFormats(ajv);
+  if (options.foreign !== undefined) boundUrlFormat(ajv, addFormats);
   ajv.addFormat("path", true);
   if (schemaCheck !== undefined) checkSchemasWith(ajv, schemaCheck);
   return ajv;
@@ -85,6 +99,33 @@ function loadAjv(): AjvLibrary {
   const { Ajv2020 } = requireFromHost("ajv/dist/2020.js") as typeof import("ajv/dist/2020.js");
   const formats = requireFromHost("ajv-formats") as typeof addFormatsPlugin;
   return { Ajv2020, addFormats: formats.default };
+}
+
+/** The longest string ajv-formats' `url` format is tested on in a foreign schema. */
+const MAX_URL_FORMAT = 8_000;
+
+/**
+ * ajv-formats' `url` format is a regular expression that takes quadratic time (about 2 s on 176,000 characters): in a
+ * schema the host did not write, whose string may have no maxLength, it is tested on at most 8,000 characters (a few
+ * milliseconds); a longer string is not a url.
+ */
+function boundUrlFormat(ajv: Ajv2020, addFormats: AjvLibrary["addFormats"]): void {
+  const url = addFormats.get("url") as RegExp;
+  ajv.addFormat("url", (text: string) => text.length <= MAX_URL_FORMAT && url.test(text));
+}
+
+/**
+ * A pattern engine as ajv takes one: ajv tells compiled patterns apart by their `toString()`, so each gets its own
+ * whatever the engine answers (two patterns reading "[object Object]" would share one check); `code` names it in
+ * standalone code, which the host never generates.
+ */
+function engineOf(regExp: PatternEngine) {
+  const compile = (pattern: string, flags: string) => {
+    const compiled = regExp(pattern, flags);
+    const text = `/${pattern}/${flags}`;
+    return { test: (input: string) => compiled.test(input), toString: () => text };
+  };
+  return Object.assign(compile, { code: "foreignRegExp" });
 }
 
 const DRAFT_2020_12 = "https://json-schema.org/draft/2020-12/schema";

@@ -29,3 +29,5 @@ export type { LintFinding, LintRule } from "./spec-lint/lint-skill.js";
 export { formatLintFinding, LINT_RULES, lintSkill } from "./spec-lint/lint-skill.js";
 export type { SkillDocFinding, SkillDocRule } from "./spec-lint/lint-skill-doc.js";
 export { lintSkillDoc, SKILL_DOC_RULES } from "./spec-lint/lint-skill-doc.js";
+export type { UpstreamPatternFinding } from "./spec-lint/lint-upstream.js";
+export { lintUpstreamPatterns } from "./spec-lint/lint-upstream.js";

@@ -23,6 +23,7 @@ import { formatTable } from "../format-table.js";
 import { providerNamesNote, separatorFixes } from "../provider-names.js";
 import { quietLogger } from "../quiet-logger.js";
 import { upstreamClient } from "../upstream-client.js";
+import { upstreamPatternReports } from "../upstream-patterns.js";
 
 export interface CheckOptions {
   manifest: string;
@@ -176,7 +177,8 @@ async function diagnose(
 
 /**
  * The upstream servers, started and listed (check runs without the lock): a variable not set, an input schema that
- * does not compile (a call to that tool could never be validated), a destructive tool left out of `allow`.
+ * does not compile (a call to that tool could never be validated), a destructive tool left out of `allow`, and the
+ * patterns of the tools' input and output schemas (one RE2 cannot run is an error; a super-linear one a warning).
  */
 function checkServers(host: Host, add: Add): void {
   for (const server of host.registry.servers) {
@@ -205,6 +207,8 @@ function checkServers(host: Host, add: Add): void {
       }
     }
   }
+  for (const report of upstreamPatternReports(host))
+    add(report.severity, "upstream-pattern", report.where, report.message);
 }
 
 function checkNames(host: Host, client: string, compat: { pattern: RegExp; rule: string }, add: Add): void {

@@ -3,6 +3,7 @@ import { lockOf, writeLock } from "@skillport/host/tooling";
 import { count } from "../count.js";
 import { quietLogger } from "../quiet-logger.js";
 import { upstreamClient } from "../upstream-client.js";
+import { upstreamPatternReports } from "../upstream-patterns.js";
 
 export interface LockOptions {
   manifest: string;
@@ -13,7 +14,8 @@ export interface LockOptions {
  * `skills.manifest.json`, `<name>.lock.json` for `<name>.manifest.json`): each instance's resolved version and its
  * full tool surface, with a hash, keys sorted, laid out as the repository's formatter writes JSON, so relocking an
  * unchanged workspace leaves the file byte for byte. Exit 1 if a skill fails to load or an upstream server cannot be listed, or if the lock's path holds
- * another manifest's lock (left untouched).
+ * another manifest's lock (left untouched). The patterns of upstream tools' schemas that RE2 cannot run or that are
+ * super-linear under backtracking are reported on stderr, as `check` reports them.
  */
 export async function lock(options: LockOptions): Promise<number> {
   const host = await createHost({
@@ -27,6 +29,10 @@ export async function lock(options: LockOptions): Promise<number> {
       for (const f of host.registry.failures) process.stderr.write(`✖ ${f.source}: ${f.message}\n`);
       process.stderr.write("[skillport] not locked: every enabled skill must load; fix or disable the ones above\n");
       return 1;
+    }
+    // Locked all the same (the host refuses a tool whose pattern RE2 cannot run), but said before the lock is read.
+    for (const report of upstreamPatternReports(host)) {
+      process.stderr.write(`⚠ ${report.where}: ${report.message}\n`);
     }
     const lockFile = lockOf(host.manifest, host.registry);
     const file = await writeLock(host.manifest, lockFile);

@@ -1,4 +1,5 @@
 import type { JsonSchema, Risk, SkillContext, SkillLogger, ToolAnnotations } from "@skillport/core";
+import type { SchemaCompiler } from "../ajv.js";
 import type { Caller } from "../pipeline/check-scopes.js";
 import type { UriMount } from "./resource-entry.js";
 
@@ -77,6 +78,12 @@ export interface Runnable {
   readonly outputSchema: JsonSchema | undefined;
   /** Older argument shapes the tool still takes, each with its JSON Schema and how to migrate it. */
   readonly legacy: readonly LegacyShape[];
+  /**
+   * Compiles its input schemas when the host did not write them (an upstream server's): patterns in linear time
+   * (RE2). An upstream's output schema is checked by the client, also with RE2.
+   * @default the host's validators
+   */
+  readonly compiler?: SchemaCompiler;
   /** One line saying what these arguments will do, or undefined when the tool has no brief (or it throws). */
   brief(args: Record<string, unknown>): string | undefined;
   /** Runs the call. Resolves with what the capability returned; rejects with what it threw or the abort reason. */

@@ -1,4 +1,5 @@
 import path from "node:path";
+import type { PatternEngine, SchemaCompiler } from "../ajv.js";
 import { SERVER_DEFAULTS } from "../manifest/defaults.js";
 import type { ServerEntry } from "../manifest/manifest.js";
 import type { ToolOwner } from "./tool-entry.js";
@@ -94,12 +95,13 @@ export type UpstreamSpec =
 export type UpstreamConnect = (spec: UpstreamSpec) => UpstreamHandle;
 
 /**
- * Imports the client the host reaches upstream servers with, when the manifest has any.
+ * Imports the client the host reaches upstream servers with, when the manifest has any: its `connect`, and its
+ * `linearRegExp`, which compiles the patterns of the servers' schemas for RE2 (linear time).
  *
  * @example
  * const client: UpstreamClient = () => import("@skillport/client/node");
  */
-export type UpstreamClient = () => Promise<{ connect: UpstreamConnect }>;
+export type UpstreamClient = () => Promise<{ connect: UpstreamConnect; linearRegExp: PatternEngine }>;
 
 /** One enabled `servers` entry: its handle (nothing opened until used), its limits and what it lists. */
 export interface UpstreamServer extends ToolOwner {
@@ -116,6 +118,10 @@ export interface UpstreamServer extends ToolOwner {
   readonly tools: readonly UpstreamTool[];
   /** What its tools were reviewed as (the lock, or the first list seen): every list it sends later passes it. */
   readonly pin: UpstreamPin;
+  /** Compiles a pattern of its schemas for RE2 (linear time); throws what RE2 cannot run. */
+  readonly linearRegExp: PatternEngine;
+  /** Compiles its tools' schemas: every pattern by `linearRegExp`, no `$id` shared with another schema. */
+  readonly compiler: SchemaCompiler;
 }
 
 /**

@@ -1,5 +1,7 @@
 import type { ErrorCode, Risk } from "@skillport/core";
 import { ERROR_CODES, result, SkillError } from "@skillport/core";
+import { messageOf } from "../errors.js";
+import { schemaPatterns } from "../spec-lint/schema-patterns.js";
 import type { UriMount } from "./resource-entry.js";
 import type { RunCall, Runnable, ToolEntry, ToolListing } from "./tool-entry.js";
 import { fingerprint } from "./upstream-pin.js";
@@ -54,6 +56,7 @@ export function upstreamToolEntry(server: UpstreamServer, init: UpstreamToolInit
           `${server.id}'s tool "${live.name}" changed its schema or annotations since it was listed; review it, then run skillport lock (or restart)`,
         );
       }
+      refuseNonLinear(server, live);
       cached = { spec: live, runnable: runnableOf(server, pinned.tool, init.listing.title) };
       return cached.runnable;
     },
@@ -61,6 +64,29 @@ export function upstreamToolEntry(server: UpstreamServer, init: UpstreamToolInit
 }
 
 // --- internal ---
+
+/**
+ * Fails closed on a pattern RE2 cannot run (a lookahead, a backreference), in the input schema (the host checks
+ * arguments with it) or the output schema (the client checks answers with it): the tool answers UNAVAILABLE naming
+ * the pattern, rather than having it run by a backtracking RegExp.
+ */
+function refuseNonLinear(server: UpstreamServer, tool: UpstreamTool): void {
+  const patterns = [
+    ...schemaPatterns(tool.inputSchema, "/inputSchema"),
+    ...schemaPatterns(tool.outputSchema, "/outputSchema"),
+  ];
+  for (const { pattern, pointer } of patterns) {
+    try {
+      server.linearRegExp(pattern, "u");
+    } catch (error) {
+      throw new SkillError({
+        code: "UNAVAILABLE",
+        retryable: false,
+        message: `${server.id}'s tool "${tool.name}" is not served: ${messageOf(error)} (at ${pointer}); leave it out with tools.exclude, or have the server rewrite the pattern`,
+      });
+    }
+  }
+}
 
 function runnableOf(server: UpstreamServer, tool: UpstreamTool, title: string): Runnable {
   const risk: Risk = upstreamRisk(tool);
@@ -70,9 +96,10 @@ function runnableOf(server: UpstreamServer, tool: UpstreamTool, title: string): 
     risk,
     title,
     inputSchema: { type: "object", ...inputSchema },
-    // The client already checks structuredContent against the server's own output schema.
+    // The client already checks structuredContent against the server's own output schema (patterns by RE2).
     outputSchema: undefined,
     legacy: [],
+    compiler: server.compiler,
     brief(args) {
       const text = JSON.stringify(args);
       return `Call ${tool.name} on ${server.id} with ${text.length > 300 ? `${text.slice(0, 300)}…` : text}`;

@@ -34,7 +34,7 @@ export function createValidators(ajv: SchemaCompiler, outputAjv: SchemaCompiler)
   const legacies = new WeakMap<Runnable, readonly Check[]>();
   const outputs = new WeakMap<Runnable, Check | undefined>();
   const schemas = new WeakMap<JsonSchema, Check>();
-  const compile = (schema: JsonSchema, which: string, using = ajv): Check => {
+  const compile = (schema: JsonSchema, which: string, using: SchemaCompiler = ajv): Check => {
     let validate: ValidateFunction;
     try {
       validate = using.compile(schema);
@@ -42,7 +42,13 @@ export function createValidators(ajv: SchemaCompiler, outputAjv: SchemaCompiler)
       throw new SchemaCompileError(`${which}: ${messageOf(error)}`, { cause: error });
     }
     return (value) => {
-      if (validate(value)) return undefined;
+      try {
+        if (validate(value)) return undefined;
+      } catch (error) {
+        // An upstream schema's pattern refuses a string too long to search (or the value is too deep to walk).
+        if (error instanceof RangeError) return { where: "/", message: messageOf(error) };
+        throw error;
+      }
       const [first] = describeAjvErrors(validate.errors ?? [], "pointer");
       return first ?? { where: "/", message: "does not match the schema" };
     };
@@ -51,7 +57,7 @@ export function createValidators(ajv: SchemaCompiler, outputAjv: SchemaCompiler)
     input(runnable) {
       let check = inputs.get(runnable);
       if (check === undefined) {
-        check = compile(runnable.inputSchema, "input schema");
+        check = compile(runnable.inputSchema, "input schema", runnable.compiler);
         inputs.set(runnable, check);
       }
       return check;
@@ -59,7 +65,9 @@ export function createValidators(ajv: SchemaCompiler, outputAjv: SchemaCompiler)
     legacy(runnable) {
       let checks = legacies.get(runnable);
       if (checks === undefined) {
-        checks = runnable.legacy.map((shape, index) => compile(shape.schema, `legacy input ${index + 1}`));
+        checks = runnable.legacy.map((shape, index) =>
+          compile(shape.schema, `legacy input ${index + 1}`, runnable.compiler),
+        );
         legacies.set(runnable, checks);
       }
       return checks;

@@ -1,5 +1,6 @@
 import path from "node:path";
 import { envelopeSchema } from "@skillport/core";
+import { lazyAjv } from "../ajv.js";
 import type { ToolEntry, ToolListing } from "../entries/tool-entry.js";
 import { pinUpstream } from "../entries/upstream-pin.js";
 import { withRestartBackoff } from "../entries/upstream-restart.js";
@@ -55,7 +56,17 @@ export async function openServers(manifest: LoadedManifest, options: OpenServers
     });
     return { servers: [], problems, failures };
   }
-  const { connect } = await options.client();
+  const { connect, linearRegExp } = await options.client();
+  if (typeof linearRegExp !== "function") {
+    // Never a backtracking RegExp for a schema the host did not write.
+    problems.push({
+      code: "CONFIG_INVALID",
+      message: `servers: the client this host was created with has no linearRegExp to run the servers' patterns in linear time; pass createHost({ client: () => import("@skillport/client/node") })`,
+    });
+    return { servers: [], problems, failures };
+  }
+  // One compiler for every server's schemas (no $id is shared between them), ajv loaded on the first call.
+  const compiler = lazyAjv({ firstError: true, foreign: { regExp: linearRegExp } });
   const logger = options.logger ?? createLogger({ level: "silent" });
   const lock = { name: path.basename(lockPathOf(manifest)), command: lockCommand(manifest) };
   const opened = await Promise.all(
@@ -111,6 +122,8 @@ export async function openServers(manifest: LoadedManifest, options: OpenServers
         entry,
         tools,
         pin: pinUpstream({ id: entry.mcp, source, locked: fromLock ? tools : undefined, lock, logger }),
+        linearRegExp,
+        compiler,
       };
     }),
   );

@@ -248,6 +248,7 @@ function patternsOf(schema: JsonSchema): { pattern: string; field: string }[] {
 /** Keywords whose values are data rather than schemas. */
 const VALUE_KEYWORDS = new Set(["const", "enum", "default", "examples", "example"]);
 
+/** What recheck says of one pattern. */
 type PatternVerdict =
   | { status: "safe" }
   | { status: "vulnerable"; complexity: string; attack: string }
@@ -256,7 +257,8 @@ type PatternVerdict =
 /** Verdicts by pattern: the same pattern appears in many tools (and every conformance run asks again). */
 const verdicts = new Map<string, PatternVerdict>();
 
-function checkPattern(pattern: string): PatternVerdict {
+/** recheck's verdict on a pattern (ECMA-262, the u flag), remembered per pattern. */
+export function checkPattern(pattern: string): PatternVerdict {
   const known = verdicts.get(pattern);
   if (known !== undefined) return known;
   let verdict: PatternVerdict;

@@ -33,9 +33,13 @@ export function createEnsureLoaded(logger: Logger) {
       }
       // An upstream server that is down or restarting may answer on the next try: its entry says so.
       const retryable = isSkillError(error) && error.retryable;
-      const message = retryable
-        ? `${instance.id} is unavailable (${messageOf(error)}); retry shortly, every other tool keeps working`
-        : `${instance.id} could not be loaded (${messageOf(error)}); its tools are unavailable, every other tool keeps working`;
+      // An entry that refuses for good (an upstream tool whose pattern RE2 cannot run) says so itself.
+      const refused = isSkillError(error) && error.code === "UNAVAILABLE" && !retryable;
+      const message = refused
+        ? `${messageOf(error)}; every other tool keeps working`
+        : retryable
+          ? `${instance.id} is unavailable (${messageOf(error)}); retry shortly, every other tool keeps working`
+          : `${instance.id} could not be loaded (${messageOf(error)}); its tools are unavailable, every other tool keeps working`;
       return answer(call, "ensure-loaded", failureOutcome(call, "UNAVAILABLE", message, { retryable }));
     }
   }
