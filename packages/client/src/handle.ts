@@ -43,7 +43,15 @@ export interface Connector {
   /** The name messages start with. */
   source: string;
   versionNegotiation: VersionNegotiationOptions | undefined;
-  open(): Promise<{ ok: true; opened: Opened; secrets: readonly string[] } | { ok: false; error: ClientError }>;
+  /** The most bytes one message from the server may take, when the transport counts them (stdio, http). */
+  maxResultBytes?: number;
+  /**
+   * Opens the transport. A transport that counts what it reads calls `exceeded` once a message passes
+   * `maxResultBytes`, having stopped reading it; the handle then resets the connection.
+   */
+  open(
+    exceeded: () => void,
+  ): Promise<{ ok: true; opened: Opened; secrets: readonly string[] } | { ok: false; error: ClientError }>;
 }
 
 /** The MCP version negotiation for a spec's `protocol`. */
@@ -114,9 +122,13 @@ export function createHandle(connector: Connector, spec: BaseSpec): McpHandle {
     });
     let reading: Awaited<ReturnType<Connector["open"]>>;
     let validator: jsonSchemaValidator | undefined;
+    // Nothing is read before the connection exists, so `connection` is set by the time a message can pass the limit.
+    let connection: Connection | undefined;
     try {
       validator = await linearValidator();
-      reading = await connector.open();
+      reading = await connector.open(() => {
+        if (connection !== undefined) tooLarge(connection);
+      });
     } catch (cause) {
       reading = { ok: false, error: toClientError(cause, { source, doing: "starting" }) };
     }
@@ -128,7 +140,7 @@ export function createHandle(connector: Connector, spec: BaseSpec): McpHandle {
       cell.set("error", { error: reading.error });
       return { ok: false, error: reading.error };
     }
-    const connection = newConnection(reading.opened, reading.secrets, validator as jsonSchemaValidator);
+    connection = newConnection(reading.opened, reading.secrets, validator as jsonSchemaValidator);
     current = connection;
     try {
       await connection.client.connect(reading.opened.transport, { timeout: startTimeoutMs });
@@ -145,12 +157,14 @@ export function createHandle(connector: Connector, spec: BaseSpec): McpHandle {
     } catch (cause) {
       await close(connection);
       if (mine !== generation) return stopped();
-      const error = toClientError(cause, {
-        source,
-        doing: "starting",
-        timeoutMs: startTimeoutMs,
-        closed: connection.detail,
-      });
+      const error =
+        tooLargeError(connection, "starting") ??
+        toClientError(cause, {
+          source,
+          doing: "starting",
+          timeoutMs: startTimeoutMs,
+          closed: connection.detail,
+        });
       if (connection === current) current = undefined;
       cell.set("error", { error });
       return { ok: false, error };
@@ -161,6 +175,7 @@ export function createHandle(connector: Connector, spec: BaseSpec): McpHandle {
     const connection: Connection = {
       opened,
       closing: false,
+      tooLarge: false,
       detail: () => hideSecrets(opened.closedDetail?.() ?? "", secrets),
       client: new Client(CLIENT_INFO, {
         // A server's output schemas are checked with every pattern run in linear time (RE2), never backtracking.
@@ -182,6 +197,31 @@ export function createHandle(connector: Connector, spec: BaseSpec): McpHandle {
     });
     return connection;
   };
+
+  /**
+   * A message from the server passed `maxResultBytes` (the transport stopped reading it): the connection is closed,
+   * the requests on it answer RESULT_TOO_LARGE, and a ready handle goes back to `idle`, so the next call opens a new
+   * connection, as after an idle stop. During a start, the start fails with it.
+   */
+  const tooLarge = (connection: Connection) => {
+    if (connection.tooLarge) return;
+    connection.tooLarge = true;
+    if (connection === current && cell.snapshot.value === "ready") {
+      current = undefined;
+      clearIdle();
+      cell.set("idle");
+    }
+    void close(connection);
+  };
+
+  const tooLargeError = (connection: Connection, doing: string): ClientError | undefined =>
+    connection.tooLarge
+      ? clientError(
+          source,
+          "RESULT_TOO_LARGE",
+          `${doing}: an answer exceeded maxResultBytes (${connector.maxResultBytes} bytes) while it was read, before any of it was parsed; the connection was reset, and the next call opens a new one`,
+        )
+      : undefined;
 
   const stop = async (): Promise<void> => {
     generation++;
@@ -221,13 +261,15 @@ export function createHandle(connector: Connector, spec: BaseSpec): McpHandle {
           value: await run(connection.client, { ...(signal === undefined ? {} : { signal }), timeout: timeoutMs }),
         };
       } catch (cause) {
-        const error = toClientError(cause, {
-          source,
-          doing,
-          signal,
-          timeoutMs,
-          closed: connection.closing ? () => "stopped" : connection.detail,
-        });
+        const error =
+          tooLargeError(connection, doing) ??
+          toClientError(cause, {
+            source,
+            doing,
+            signal,
+            timeoutMs,
+            closed: connection.closing ? () => "stopped" : connection.detail,
+          });
         if (!signal?.aborted && losesConnection(cause)) await lost(connection, undefined);
         return { ok: false, error };
       }
@@ -365,6 +407,8 @@ interface Connection {
   client: Client;
   opened: Opened;
   closing: boolean;
+  /** A message from the server passed `maxResultBytes`: the connection is being reset. */
+  tooLarge: boolean;
   detail: () => string;
 }
 

@@ -42,6 +42,7 @@ export interface ToolResult {
  * | `TIMEOUT`             | the call outlived its `timeoutMs`; the server was told to cancel it                       |
  * | `CANCELLED`           | the caller's signal aborted the call; the server was told to cancel it                    |
  * | `PROTOCOL_ERROR`      | the server answered with a JSON-RPC error (unknown tool, bad params…); see `rpcCode`      |
+ * | `RESULT_TOO_LARGE`    | an answer passed the spec's `maxResultBytes` while it was read; the connection was reset   |
  * | `TOOL_ERROR`          | the tool ran and reported a failure (`isError`); the outcome's `result` holds what it said |
  * | `NOT_FOUND`           | (hub) no server offers a tool of that full name                                            |
  * | `CONFLICT`            | (hub) two servers offer the same full name                                                 |
@@ -67,6 +68,7 @@ export type ClientErrorCode =
   | "TIMEOUT"
   | "CANCELLED"
   | "PROTOCOL_ERROR"
+  | "RESULT_TOO_LARGE"
   | "TOOL_ERROR"
   | "NOT_FOUND"
   | "CONFLICT"
@@ -296,6 +298,14 @@ export interface HttpSpec extends BaseSpec {
   protocol?: ProtocolChoice;
   /** A fetch to use instead of the global one (tests, proxies). */
   fetch?: (url: string | URL, init?: RequestInit) => Promise<Response>;
+  /**
+   * The most bytes one message from the server may take (a stdio line, an HTTP JSON body, one SSE event), counted
+   * while it is read, before any of it is parsed. Past it the reading stops, the connection is reset (a stdio
+   * server's process is killed; an HTTP stream is aborted) and the requests waiting on it answer RESULT_TOO_LARGE;
+   * the handle goes back to `idle`, and the next call opens a new connection.
+   * @default 4194304 (4 MiB)
+   */
+  maxResultBytes?: number;
 }
 
 /**
@@ -331,6 +341,14 @@ export interface StdioSpec extends BaseSpec {
    * @default "tail"
    */
   stderr?: "tail" | "inherit" | "ignore" | ((chunk: string) => void);
+  /**
+   * The most bytes one message from the server may take (a stdio line, an HTTP JSON body, one SSE event), counted
+   * while it is read, before any of it is parsed. Past it the reading stops, the connection is reset (a stdio
+   * server's process is killed; an HTTP stream is aborted) and the requests waiting on it answer RESULT_TOO_LARGE;
+   * the handle goes back to `idle`, and the next call opens a new connection.
+   * @default 4194304 (4 MiB)
+   */
+  maxResultBytes?: number;
 }
 
 /** What the inproc and worker transports say about the Skillport host they run. */

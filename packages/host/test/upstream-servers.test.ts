@@ -90,11 +90,17 @@ describe("an entry as the client's spec", () => {
         "env API_KEY": { from: { value: "key-0123456789" }, to: { env: "API_KEY" } },
         "env MODE": { from: { value: "fast" }, to: { env: "MODE" } },
       },
+      maxResultBytes: 4 * 1024 * 1024, // the default
     });
     expect(stdio.secrets).toEqual(["key-0123456789"]);
 
     const http = upstreamSpec(
-      { mcp: "remote", url: "https://tools.example.com/mcp", headers: { Authorization: "Bearer ${TOKEN}" } },
+      {
+        mcp: "remote",
+        url: "https://tools.example.com/mcp",
+        headers: { Authorization: "Bearer ${TOKEN}" },
+        maxResultBytes: 65_536,
+      },
       "servers[1]",
       "/srv",
       env,
@@ -106,6 +112,7 @@ describe("an entry as the client's spec", () => {
       credentials: {
         "header Authorization": { from: { value: "Bearer token-0123456789abcdef" }, to: { header: "Authorization" } },
       },
+      maxResultBytes: 65_536,
     });
     expect(http.secrets).toEqual(["token-0123456789abcdef"]);
   });

@@ -80,6 +80,7 @@ export type UpstreamSpec =
       inheritEnv: string[];
       credentials: Record<string, GivenCredential<{ env: string }>>;
       startTimeoutMs: number;
+      maxResultBytes: number;
       idleTimeoutMs?: number;
     }
   | {
@@ -89,6 +90,7 @@ export type UpstreamSpec =
       headers: Record<string, string>;
       credentials: Record<string, GivenCredential<{ header: string }>>;
       startTimeoutMs: number;
+      maxResultBytes: number;
     };
 
 /** Opens a handle on an upstream MCP server (nothing is started before its first use): the client's `connect`. */
@@ -150,6 +152,7 @@ export function upstreamSpec(
       return value;
     });
   const startTimeoutMs = entry.startTimeoutMs ?? SERVER_DEFAULTS.startTimeoutMs;
+  const maxResultBytes = entry.maxResultBytes ?? SERVER_DEFAULTS.maxResultBytes;
   const name = `${where} ("${entry.mcp}")`;
   let spec: UpstreamSpec;
   if (entry.url !== undefined) {
@@ -161,7 +164,7 @@ export function upstreamSpec(
         to: { header },
       };
     }
-    spec = { transport: "http", name, url, headers: {}, credentials, startTimeoutMs };
+    spec = { transport: "http", name, url, headers: {}, credentials, startTimeoutMs, maxResultBytes };
   } else {
     // In the order the fields are written, so the problems read top to bottom.
     const command = expand(entry.command ?? "", `${where}.command`, false);
@@ -184,6 +187,7 @@ export function upstreamSpec(
       inheritEnv: [...(entry.inheritEnv ?? SERVER_DEFAULTS.inheritEnv)],
       credentials,
       startTimeoutMs,
+      maxResultBytes,
       ...(entry.idleStopMs === undefined ? {} : { idleTimeoutMs: entry.idleStopMs }),
     };
   }

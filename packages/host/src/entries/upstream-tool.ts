@@ -1,6 +1,7 @@
 import type { ErrorCode, Risk } from "@skillport/core";
 import { ERROR_CODES, result, SkillError } from "@skillport/core";
 import { messageOf } from "../errors.js";
+import { SERVER_DEFAULTS } from "../manifest/defaults.js";
 import { schemaPatterns } from "../spec-lint/schema-patterns.js";
 import type { UriMount } from "./resource-entry.js";
 import type { RunCall, Runnable, ToolEntry, ToolListing } from "./tool-entry.js";
@@ -168,6 +169,11 @@ function errorOf(server: UpstreamServer, error: UpstreamError, answered: Upstrea
       return error.rpcCode === -32602
         ? new SkillError({ code: "ARGUMENT_INVALID", message: error.message })
         : new SkillError({ code: "UPSTREAM_ERROR", message: error.message });
+    case "RESULT_TOO_LARGE":
+      return new SkillError({
+        code: "UPSTREAM_ERROR",
+        message: `${server.id}: the answer exceeded ${server.where}.maxResultBytes (${server.entry.maxResultBytes ?? SERVER_DEFAULTS.maxResultBytes} bytes) and was not read further; the connection was reset (it is opened again on the next call). Raise maxResultBytes in the manifest if answers this large are expected`,
+      });
     case "UNAUTHORIZED":
       return new SkillError({
         code: "UPSTREAM_ERROR",

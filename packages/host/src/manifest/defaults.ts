@@ -30,6 +30,12 @@ export const SERVER_DEFAULTS = {
   inheritEnv: ["PATH", "HOME"] as readonly string[],
   timeoutMs: 30_000,
   startTimeoutMs: 30_000,
+  /**
+   * 4 MiB: the most one message from the server may take (a stdio line, an HTTP JSON body, an SSE event), counted
+   * while it is read. Reading an answer costs the host several times its size (decoding, parsing, the envelope,
+   * redaction, the answer written out), so this bounds what one call can cost it.
+   */
+  maxResultBytes: 4 * 1024 * 1024,
   concurrency: 8,
   queue: 64,
   /** A server failing again and again waits 0.5 s, 1 s, 2 s … up to 30 s between starts. */

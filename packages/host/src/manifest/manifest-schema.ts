@@ -381,6 +381,14 @@ export const ServerEntrySchema = z
       .max(600_000)
       .default(SERVER_DEFAULTS.startTimeoutMs)
       .describe("How long starting the server (spawn or connect, handshake, tools/list) may take."),
+    maxResultBytes: z
+      .int()
+      .min(1024)
+      .max(1024 * 1024 * 1024)
+      .default(SERVER_DEFAULTS.maxResultBytes)
+      .describe(
+        "The most bytes one message from the server may take (a stdio line, an HTTP JSON body, one SSE event), counted while it is read, before it is parsed. An answer past it is UPSTREAM_ERROR naming this field, and the connection is reset (a stdio server is killed and started again on the next call). timeoutMs does not bound what a fast server sends.",
+      ),
     concurrency: z
       .int()
       .min(1)
