@@ -103,7 +103,7 @@ export function createServerFactory(
       ...(caller === undefined ? {} : { caller }),
     });
 
-    server.setRequestHandler("tools/list", () => toolsListOf(registry));
+    server.setRequestHandler("tools/list", () => toolsListOf(host));
     server.setRequestHandler("tools/call", async (request, ctx) => {
       const { name } = request.params;
       // A call the fast path ran and handed over (a round of questions to ask) is answered, not run again; the log
@@ -133,7 +133,7 @@ export function createServerFactory(
       const { uri } = request.params;
       if (uri.startsWith("skill://")) {
         const file = await catalog.read(uri);
-        if (file === undefined) throw new ResourceNotFoundError(uri);
+        if (file === undefined) throw new ResourceNotFoundError(host.redactor.string(uri));
         const content =
           "text" in file
             ? { uri, mimeType: file.mimeType, text: file.text }
@@ -141,7 +141,10 @@ export function createServerFactory(
         return { contents: [content] };
       }
       const outcome = await host.requests.read(uri, base(ctx));
-      if (outcome.status === "failed" && outcome.kind === "not-found") throw new ResourceNotFoundError(uri);
+      // The error names the URI the client sent, which may hold a secret the host knows.
+      if (outcome.status === "failed" && outcome.kind === "not-found") {
+        throw new ResourceNotFoundError(host.redactor.string(uri));
+      }
       return answerOf(outcome);
     });
     server.setRequestHandler("resources/subscribe", async (request) => {
@@ -264,7 +267,7 @@ async function servedOrThrow(host: Host, catalog: SkillsCatalog, uri: string): P
   const served = uri.startsWith("skill://")
     ? (await catalog.read(uri)) !== undefined
     : host.registry.resources.has(uri) || host.registry.templates.find(uri) !== undefined;
-  if (!served) throw new ResourceNotFoundError(uri);
+  if (!served) throw new ResourceNotFoundError(host.redactor.string(uri));
 }
 
 /** Instructions for the model: which instances serve what, and how tools answer. */
