@@ -51,7 +51,8 @@ describe("the official reference servers mounted through the manifest", () => {
           {
             mcp: "fs",
             command: process.execPath,
-            args: [FILESYSTEM, "${DOCS_ROOT}"],
+            // A relative path: the server runs in the manifest's folder (a variable is refused in a command line).
+            args: [FILESYSTEM, "./root"],
             tools: {
               exclude: ["read_file", "edit_file", "move_file"],
               rename: { read_text_file: "read" },

@@ -25,7 +25,7 @@ describe("servers in the manifest", () => {
       {
         skills: [],
         servers: [
-          { mcp: "fs", command: "npx", args: ["-y", "@modelcontextprotocol/server-filesystem", "${ROOT}"] },
+          { mcp: "fs", command: "npx", args: ["-y", "@modelcontextprotocol/server-filesystem", "./docs"] },
           { mcp: "remote", url: "https://tools.example.com/mcp", headers: { Authorization: "Bearer ${TOKEN}" } },
         ],
       },
@@ -57,6 +57,26 @@ describe("servers in the manifest", () => {
     ]);
   });
 
+  it("refuses a ${NAME} in a program's command, args or cwd, naming each field and the fix; env, headers and url read them", () => {
+    const problems = problemsOf({
+      skills: [],
+      servers: [
+        { mcp: "local", command: "${BIN}", args: ["-y", "--token=${TOKEN}", "${A}${B}"], cwd: "${HOME}/work" },
+        { mcp: "fine", command: "npx", args: ["$TOKEN", "{TOKEN}"], env: { TOKEN: "${TOKEN}" } },
+        { mcp: "remote", url: "https://${HOST_NAME}/mcp", headers: { Authorization: "Bearer ${TOKEN}" } },
+      ],
+    });
+    const why =
+      "variables are read only in env, headers and url (a command line is visible to every local user in the process list); pass it in env, or write the value itself if it is not a secret";
+    expect(problems).toEqual([
+      `servers[0].command uses \${BIN}: ${why}`,
+      `servers[0].args[1] uses \${TOKEN}: ${why}`,
+      `servers[0].args[2] uses \${A}: ${why}`,
+      `servers[0].args[2] uses \${B}: ${why}`,
+      `servers[0].cwd uses \${HOME}: ${why}`,
+    ]);
+  });
+
   it("refuses unknown fields and object names as keys, like a skill entry", () => {
     const problems = problemsOf({
       skills: [],
@@ -70,9 +90,14 @@ describe("servers in the manifest", () => {
 describe("an entry as the client's spec", () => {
   const env = { ROOT: "/srv/docs", TOKEN: "token-0123456789abcdef", KEY: "key-0123456789", EMPTY: "" };
 
-  it("expands ${NAME} from the environment; the values for env, headers and url are secrets, paths are not", () => {
+  it("expands ${NAME} from the environment in env, headers and url, whose values are secrets; the command line is taken as written", () => {
     const stdio = upstreamSpec(
-      { mcp: "fs", command: "npx", args: ["-y", "server", "${ROOT}"], env: { API_KEY: "${KEY}", MODE: "fast" } },
+      {
+        mcp: "fs",
+        command: "npx",
+        args: ["-y", "server", "/srv/docs", "${ROOT}"],
+        env: { API_KEY: "${KEY}", MODE: "fast" },
+      },
       "servers[0]",
       "/srv",
       env,
@@ -81,7 +106,8 @@ describe("an entry as the client's spec", () => {
     expect(stdio.spec).toMatchObject({
       transport: "stdio",
       command: "npx",
-      args: ["-y", "server", "/srv/docs"],
+      // The loader refuses a variable here; one that got past it is not expanded (nothing read reaches the argv).
+      args: ["-y", "server", "/srv/docs", "${ROOT}"],
       cwd: "/srv",
       // The child's environment is exactly these, through the client's credentials (hidden from its messages).
       env: {},
@@ -119,15 +145,24 @@ describe("an entry as the client's spec", () => {
 
   it("names every variable that is not set (or empty), with its place", () => {
     const { missing } = upstreamSpec(
-      { mcp: "fs", command: "${BIN}", args: ["${ROOT}", "${EMPTY}"], env: { A: "${NOPE}" } },
+      { mcp: "fs", command: "npx", env: { A: "${NOPE}", B: "${EMPTY}", C: "${ROOT}" } },
       "servers[2]",
       "/srv",
       env,
     );
     expect(missing).toEqual([
-      "servers[2].command needs the environment variable BIN, which is not set; set it where the host runs (it is read at start)",
-      "servers[2].args[1] needs the environment variable EMPTY, which is not set; set it where the host runs (it is read at start)",
       "servers[2].env.A needs the environment variable NOPE, which is not set; set it where the host runs (it is read at start)",
+      "servers[2].env.B needs the environment variable EMPTY, which is not set; set it where the host runs (it is read at start)",
+    ]);
+    const remote = upstreamSpec(
+      { mcp: "remote", url: "https://${HOST_NAME}/mcp", headers: { Authorization: "Bearer ${NOPE}" } },
+      "servers[3]",
+      "/srv",
+      env,
+    );
+    expect(remote.missing).toEqual([
+      "servers[3].url needs the environment variable HOST_NAME, which is not set; set it where the host runs (it is read at start)",
+      "servers[3].headers.Authorization needs the environment variable NOPE, which is not set; set it where the host runs (it is read at start)",
     ]);
   });
 

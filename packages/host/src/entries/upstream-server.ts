@@ -127,9 +127,10 @@ export interface UpstreamServer extends ToolOwner {
 }
 
 /**
- * The spec of a `servers` entry with every `${NAME}` replaced from `env`, and what is missing: each variable that is
- * not set (or empty), named with its place. `env` and `headers` values go to the client as credentials, so the
- * client keeps them out of its messages; the values read for them (and for `url`) are the entry's secrets.
+ * The spec of a `servers` entry with every `${NAME}` of its `env`, `headers` and `url` replaced from `env`, and what
+ * is missing: each variable that is not set (or empty), named with its place. `env` and `headers` values go to the
+ * client as credentials, so the client keeps them out of its messages; every value read is one of the entry's
+ * secrets. The command line and folder are taken as written (the loader refuses a variable there).
  */
 export function upstreamSpec(
   entry: ServerEntry,
@@ -139,7 +140,7 @@ export function upstreamSpec(
 ): { spec: UpstreamSpec; secrets: string[]; missing: string[] } {
   const missing: string[] = [];
   const secrets: string[] = [];
-  const expand = (text: string, at: string, secret: boolean): string =>
+  const expand = (text: string, at: string): string =>
     text.replace(VARIABLE, (_, name: string) => {
       const value = env[name];
       if (value === undefined || value === "") {
@@ -148,7 +149,7 @@ export function upstreamSpec(
         );
         return "";
       }
-      if (secret) secrets.push(value);
+      secrets.push(value);
       return value;
     });
   const startTimeoutMs = entry.startTimeoutMs ?? SERVER_DEFAULTS.startTimeoutMs;
@@ -156,24 +157,25 @@ export function upstreamSpec(
   const name = `${where} ("${entry.mcp}")`;
   let spec: UpstreamSpec;
   if (entry.url !== undefined) {
-    const url = expand(entry.url, `${where}.url`, true);
+    const url = expand(entry.url, `${where}.url`);
     const credentials: Record<string, GivenCredential<{ header: string }>> = {};
     for (const [header, value] of Object.entries(entry.headers ?? {})) {
       credentials[`header ${header}`] = {
-        from: { value: expand(value, `${where}.headers.${header}`, true) },
+        from: { value: expand(value, `${where}.headers.${header}`) },
         to: { header },
       };
     }
     spec = { transport: "http", name, url, headers: {}, credentials, startTimeoutMs, maxResultBytes };
   } else {
-    // In the order the fields are written, so the problems read top to bottom.
-    const command = expand(entry.command ?? "", `${where}.command`, false);
-    const args = (entry.args ?? []).map((arg, i) => expand(arg, `${where}.args[${i}]`, false));
-    const cwd = path.resolve(dir, expand(entry.cwd ?? ".", `${where}.cwd`, false));
+    // The command line and folder are taken as written: the manifest's loader refuses a `${NAME}` in them (what the
+    // host read would show in the process list, unredacted).
+    const command = entry.command ?? "";
+    const args = [...(entry.args ?? [])];
+    const cwd = path.resolve(dir, entry.cwd ?? ".");
     const credentials: Record<string, GivenCredential<{ env: string }>> = {};
     for (const [variable, value] of Object.entries(entry.env ?? {})) {
       credentials[`env ${variable}`] = {
-        from: { value: expand(value, `${where}.env.${variable}`, true) },
+        from: { value: expand(value, `${where}.env.${variable}`) },
         to: { env: variable },
       };
     }

@@ -211,6 +211,26 @@ function loaded(json: Manifest, file: string): LoadedManifest {
   };
 }
 
+/**
+ * A `${NAME}` in a program's command line or folder: refused. Arguments are visible to every local user in the
+ * process list (`ps`, /proc/<pid>/cmdline), and the host would neither redact nor hide what it read into them, so a
+ * variable is read only where the host keeps its value a secret (`env`, `headers`, `url`). A path or a flag that
+ * is not a secret is written as it is.
+ */
+function commandLineVariables(entry: ServerEntry, where: string): string[] {
+  const fields: [string, string | undefined][] = [
+    ["command", entry.command],
+    ...(entry.args ?? []).map((arg, i): [string, string] => [`args[${i}]`, arg]),
+    ["cwd", entry.cwd],
+  ];
+  return fields.flatMap(([field, text]) =>
+    [...(text ?? "").matchAll(/\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g)].map(
+      ([variable]) =>
+        `${where}.${field} uses ${variable}: variables are read only in env, headers and url (a command line is visible to every local user in the process list); pass it in env, or write the value itself if it is not a secret`,
+    ),
+  );
+}
+
 /** What the schema cannot say about `servers`: a program or a URL, each with its own fields; distinct ids. */
 function serverProblems(servers: readonly ServerEntry[]): string[] {
   const problems: string[] = [];
@@ -225,6 +245,7 @@ function serverProblems(servers: readonly ServerEntry[]): string[] {
         if (entry[field] !== undefined) problems.push(`${where}.${field}: only a "command" server takes ${field}`);
       }
     }
+    problems.push(...commandLineVariables(entry, where));
     if (entry.command !== undefined && entry.headers !== undefined) {
       problems.push(`${where}.headers: only a "url" server takes headers; give a program its secrets in env`);
     }

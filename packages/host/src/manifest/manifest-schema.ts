@@ -267,6 +267,19 @@ export const SkillEntrySchema = z
 
 // --- an upstream MCP server ---
 
+/**
+ * A string of a program's command line or folder, taken as written: a `${NAME}` there is refused (the process list
+ * shows a command line to every local user, unredacted), so a secret goes in `env`.
+ */
+const Literal = (description: string, examples: readonly string[]) =>
+  z
+    .string()
+    .max(8192)
+    .meta({
+      description: `${description} Taken as written: \`\${NAME}\` is refused here (every local user can read a command line in the process list); give a secret to the program in \`env\`.`,
+      examples: [...examples],
+    });
+
 /** A string in which `${NAME}` is replaced by the host's environment variable NAME at start. */
 const Expandable = (description: string, examples: readonly string[]) =>
   z
@@ -283,18 +296,16 @@ export const ServerEntrySchema = z
       description: "This server's id, the prefix of its tool names (fs.read_file).",
       examples: ["fs", "remote"],
     }),
-    command: Expandable("A program that speaks MCP over stdio, as MCP clients configure it.", ["npx"])
-      .min(1)
-      .optional(),
+    command: Literal("A program that speaks MCP over stdio, as MCP clients configure it.", ["npx"]).min(1).optional(),
     args: z
-      .array(Expandable("One argument.", ["-y", "${ROOT}"]))
+      .array(Literal("One argument.", ["-y", "./docs"]))
       .max(256)
       .describe("The program's arguments.")
       .optional(),
     env: z
       .record(
         matching("^[A-Za-z_][A-Za-z0-9_]*$").and(SafeName),
-        Expandable("The value. Values read from the host's environment are secrets to the redactor.", ["${ROOT}"]),
+        Expandable("The value. Values read from the host's environment are secrets to the redactor.", ["${API_KEY}"]),
       )
       .meta({
         description:
@@ -308,7 +319,7 @@ export const ServerEntrySchema = z
       .describe(
         "Variables the program gets from the host's environment, when set. The default lets `npx` find node and its cache; [] gives none.",
       ),
-    cwd: Expandable("The program's working folder, relative to the manifest.", ["./data"]).min(1).optional(),
+    cwd: Literal("The program's working folder, relative to the manifest.", ["./data"]).min(1).optional(),
     url: Expandable("A remote server's Streamable HTTP endpoint. Use instead of command.", [
       "https://tools.example.com/mcp",
     ])

@@ -232,7 +232,7 @@ export function plainToolsRequestOf(
 
 /** The tools/list answer to `id`, and its JSON (the list serialised once per list, for every answer). */
 export function toolsListAnswerOf(host: Host, id: RequestId): { result: JSONRPCMessage; json: string } {
-  const result = toolsListOf(host.registry);
+  const result = toolsListOf(host);
   let json = listJson.get(result);
   if (json === undefined) {
     json = JSON.stringify(result);

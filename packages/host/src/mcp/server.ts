@@ -105,7 +105,7 @@ export function createServerFactory(
       ...(caller === undefined ? {} : { caller }),
     });
 
-    server.setRequestHandler("tools/list", () => toolsListOf(registry));
+    server.setRequestHandler("tools/list", () => toolsListOf(host));
     server.setRequestHandler("tools/call", async (request, ctx) => {
       const { name } = request.params;
       // A call the fast path ran and handed over (a round of questions to ask) is answered, not run again; the log
@@ -139,7 +139,7 @@ export function createServerFactory(
       const { uri } = request.params;
       if (uri.startsWith("skill://")) {
         const file = await catalog.read(uri);
-        if (file === undefined) throw new ResourceNotFoundError(uri);
+        if (file === undefined) throw new ResourceNotFoundError(host.redactor.string(uri));
         const content =
           "text" in file
             ? { uri, mimeType: file.mimeType, text: file.text }
@@ -147,7 +147,10 @@ export function createServerFactory(
         return { contents: [content] };
       }
       const outcome = await host.requests.read(uri, base(ctx));
-      if (outcome.status === "failed" && outcome.kind === "not-found") throw new ResourceNotFoundError(uri);
+      // The error names the URI the client sent, which may hold a secret the host knows.
+      if (outcome.status === "failed" && outcome.kind === "not-found") {
+        throw new ResourceNotFoundError(host.redactor.string(uri));
+      }
       return answerOf(outcome);
     });
     server.setRequestHandler("resources/subscribe", async (request) => {
@@ -286,11 +289,11 @@ async function servedOrThrow(
   caller: Caller | undefined,
 ): Promise<void> {
   if (uri.startsWith("skill://")) {
-    if ((await catalog.read(uri)) === undefined) throw new ResourceNotFoundError(uri);
+    if ((await catalog.read(uri)) === undefined) throw new ResourceNotFoundError(host.redactor.string(uri));
     return;
   }
   const entry = host.registry.resources.get(uri) ?? host.registry.templates.find(uri)?.entry;
-  if (entry === undefined) throw new ResourceNotFoundError(uri);
+  if (entry === undefined) throw new ResourceNotFoundError(host.redactor.string(uri));
   const refused = refusalOf(entry, caller, `resource ${uri}`);
   if (refused !== undefined) throw new ProtocolError(ProtocolErrorCode.InternalError, `PERMISSION_DENIED: ${refused}`);
 }

@@ -197,9 +197,10 @@ export const LOG_LEVELS: Record<keyof SkillLogger, LoggingLevel> = {
 
 /**
  * The tools/list answer, built once per registry and again after its tools change (upstream servers): every server
- * of a host and the fast path answer the same object.
+ * of a host and the fast path answer the same object. It passes the redactor as it is built: an upstream server's
+ * listing is its own text (a careless one describes a tool with the credential the host gave it).
  */
-export function toolsListOf(registry: Registry): ListToolsResult {
+export function toolsListOf({ registry, redactor }: Pick<Host, "registry" | "redactor">): ListToolsResult {
   let cached = toolsLists.get(registry);
   if (cached === undefined) {
     const entry: { result: ListToolsResult | undefined } = { result: undefined };
@@ -209,7 +210,9 @@ export function toolsListOf(registry: Registry): ListToolsResult {
     toolsLists.set(registry, entry);
     cached = entry;
   }
-  cached.result ??= { tools: registry.listings.map((l) => ({ ...l })) };
+  cached.result ??= {
+    tools: registry.listings.map((l) => (redactor.active ? redactor.value({ ...l }) : { ...l })),
+  };
   return cached.result;
 }
 

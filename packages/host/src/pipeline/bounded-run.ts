@@ -9,6 +9,7 @@ import type { OpenRound } from "./input.js";
 import { InputNeeded, openRound } from "./input.js";
 import { Limiter } from "./limiter.js";
 import type { Redactor } from "./redact.js";
+import type { SendProgress } from "./throttle-progress.js";
 import { throttleProgress } from "./throttle-progress.js";
 
 /** What one bounded run is for: its instance (concurrency), how it is named in logs, its time limit. */
@@ -37,8 +38,8 @@ export type BoundedRun = (
 
 /**
  * Runs one capability within its bounds: a slot of its instance's concurrency (or a place in the queue, else a
- * QueueFullError), its timeout and the client's cancel on one stop, progress throttled, log lines to the host's log
- * and (redacted) to the client, and its questions to the client collected: a question the client has not answered
+ * QueueFullError), its timeout and the client's cancel on one stop, progress throttled and redacted, log lines to the
+ * host's log and (redacted) to the client, and its questions to the client collected: a question the client has not answered
  * ends the run (its stop aborts) with status "input". A capability that ignores its signal is answered for all
  * the same when the stop aborts. The concurrency slots are one per instance, whatever runs in them.
  */
@@ -61,7 +62,8 @@ export function createBoundedRun({ logger, redactor }: { logger: Logger; redacto
     const bounds = callStop(options, subject.timeoutMs);
     const { stop } = bounds;
     const round = openRound(options.input, prior, ajv, stop);
-    const progress = options.onProgress === undefined ? undefined : throttleProgress(options.onProgress);
+    const progress =
+      options.onProgress === undefined ? undefined : throttleProgress(redacted(options.onProgress, redactor));
     let release: (() => void) | undefined;
     let ended = false;
     const end = (result: RunResult): RunResult => {
@@ -181,6 +183,17 @@ class BoundCall implements RunCall {
     this.#log ??= this.#makeLog();
     return this.#log;
   }
+}
+
+/**
+ * A progress sender whose messages pass the redactor: the one place every progress notification of a tool call,
+ * read, render or completion is made (a skill's `ctx.progress`, in process or isolated, and an upstream server's
+ * progress relayed as the call's own), so none reaches the client unredacted. Only what the throttle lets through
+ * is redacted. The numbers are numbers: only a message can carry a secret.
+ */
+function redacted(send: SendProgress, redactor: Redactor): SendProgress {
+  return (done, total, message) =>
+    send(done, total, message === undefined || !redactor.active ? message : redactor.string(String(message)));
 }
 
 const LEVELS = ["debug", "info", "warn", "error"] as const;

@@ -119,6 +119,10 @@ export function createPipeline(registry: Registry, deps: PipelineDeps): Pipeline
           envelope: redactor.value(outcome.envelope),
           ...(outcome.content === undefined ? {} : { content: redactor.value(outcome.content) }),
           ...(outcome.input === undefined ? {} : { input: redactor.value(outcome.input) }),
+          // The user's question holds the brief, made from the client's arguments.
+          ...(outcome.elicit === undefined
+            ? {}
+            : { elicit: { message: redactor.string(outcome.elicit.message), state: outcome.elicit.state } }),
         }
       : outcome;
     const { risk, brief } = auditFacts(call);
@@ -144,7 +148,11 @@ export function createPipeline(registry: Registry, deps: PipelineDeps): Pipeline
         const traceId = randomUUID();
         const startedAt = performance.now();
         const entry = registry.tools.get(fullName);
-        if (entry === undefined) return Promise.resolve(unknownTool(fullName, traceId, startedAt));
+        if (entry === undefined) {
+          // Its message names what the client sent, which may be a secret the host knows.
+          const unknown = unknownTool(fullName, traceId, startedAt);
+          return Promise.resolve(redactor.active ? redactor.value(unknown) : unknown);
+        }
         const answered = through({ entry, traceId, startedAt, options, input });
         return answered instanceof Promise
           ? answered.then((done) => finished(done, input))

@@ -5,8 +5,30 @@ export const REDACTED = "[REDACTED]";
 
 /**
  * Replaces every known secret by `[REDACTED]`, plainly or encoded, whole or in pieces. The host adds each
- * credential it reads; everything that leaves the host (results, errors, log and audit lines) passes through it.
- * Costs nothing while it knows no secret.
+ * credential it reads; everything that leaves the host passes through it, at one place per kind of message (the
+ * list below). Costs nothing while it knows no secret.
+ *
+ * What the host sends a client, and where each passes it (packages/cli/test/redaction-messages-e2e.test.ts sends a
+ * credential through each, over stdio in both eras and over HTTP):
+ * - a tool's result and error (the envelope in structuredContent, the text rendered from it, content blocks), the
+ *   questions a capability asks the client (ctx.elicit, ctx.sample, ctx.listRoots: elicitation/create,
+ *   sampling/createMessage, or the 2026-07-28 era's input_required) and a dangerous tool's confirmation question
+ *   (its brief): pipeline/pipeline.ts `finished`, the one end of every call;
+ * - progress notifications of every run (a skill's ctx.progress in process or isolated, an upstream server's
+ *   progress relayed as the call's own; tool calls, reads, renders, completions): pipeline/bounded-run.ts
+ *   `redacted`, the one place a run's progress is sent;
+ * - logging notifications (ctx.log): pipeline/bounded-run.ts `skillLogger`;
+ * - resource contents, the resources a template lists, prompt messages, completions, and their errors:
+ *   pipeline/requests.ts `through`;
+ * - tools/list (an upstream server's own descriptions): mcp/tool-call.ts `toolsListOf`, once per list built;
+ * - protocol errors that name what the client sent: an unknown tool (pipeline.ts `call`), a resource not found
+ *   (mcp/server.ts);
+ * - over stdio, whatever a skill writes to stdout (mcp/serve-stdio.ts), and every log and audit line (log.ts,
+ *   audit.ts).
+ * Not passed, as they hold no value read at run time: notifications/tools/list_changed (no params); initialize
+ * (the manifest's name and version, instance ids), the resource, template and prompt lists and the Skills
+ * extension's SKILL.md files (the skill packages' own text); HTTP response headers (fixed text, the configured
+ * origin and public URL, random session ids, numbers); the SDK's own errors for a malformed request (its text).
  *
  * What it matches, for a secret of 8 characters or more (shorter ones only whole and plain; under 4 never):
  * - the secret in any of these forms: plain; its UTF-8 bytes in base64 or base64url at any of the three byte
