@@ -1,6 +1,7 @@
 import type { ErrorCode, Risk } from "@skillport/core";
 import { ERROR_CODES, result, SkillError } from "@skillport/core";
 import { canonicalJson } from "../canonical-json.js";
+import { createArgumentBrief } from "../pipeline/argument-brief.js";
 import type { UriMount } from "./resource-entry.js";
 import type { RunCall, Runnable, ToolEntry, ToolListing } from "./tool-entry.js";
 import type { UpstreamError, UpstreamResult, UpstreamServer, UpstreamTool } from "./upstream-server.js";
@@ -81,10 +82,8 @@ function runnableOf(server: UpstreamServer, tool: UpstreamTool, title: string): 
     // The client already checks structuredContent against the server's own output schema.
     outputSchema: undefined,
     legacy: [],
-    brief(args) {
-      const text = JSON.stringify(args);
-      return `Call ${tool.name} on ${server.id} with ${text.length > 300 ? `${text.slice(0, 300)}…` : text}`;
-    },
+    // Nothing in the server's code says what its arguments will do: the brief names every one of them.
+    brief: createArgumentBrief({ heading: `Call ${tool.name} on ${server.id}`, schema: inputSchema }),
     async run(args, call: RunCall) {
       const handle = server.handle;
       if (handle === undefined) throw unavailable(`${server.id} has missing credentials`);
