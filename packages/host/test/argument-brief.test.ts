@@ -156,6 +156,14 @@ describe("an argument brief", () => {
     it("never through a surrogate pair or an escape, and counts characters, not UTF-16 units", () => {
       const emoji = valuesOf(tidy({ path: "😀".repeat(1000) })).get("path") as string;
       expect(emoji).toMatch(/^"(😀)+…(😀)+" \(1,000 chars\)$/u);
+      const LONE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+      for (let shift = 0; shift < 4; shift++) {
+        const odd = valuesOf(tidy({ path: `${"a".repeat(shift)}${"😀".repeat(500)}${"b".repeat(shift)}` })).get("path");
+        expect(odd).not.toMatch(LONE);
+        expect(odd).toContain(`(${500 + 2 * shift} chars)`);
+      }
+      const ends = valuesOf(tidy({ path: `\u202E${"a".repeat(1000)}\u2066` })).get("path") as string;
+      expect(ends).toMatch(/^"\\u\{202E\}a+…a+\\u\{2066\}" \(1,002 chars\)$/);
       const overrides = valuesOf(tidy({ path: "\u202E".repeat(1000) })).get("path") as string;
       expect(overrides).toMatch(/^"(\\u\{202E\})+…(\\u\{202E\})+" \(1,000 chars\)$/);
       // A short value whose escapes would not fit is shortened too, and says how long it really is.

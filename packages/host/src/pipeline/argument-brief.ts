@@ -119,7 +119,7 @@ const WHERE_WORDS = new Set([
 const NUMBER = new Intl.NumberFormat("en-US");
 
 function counted(n: number, unit: string): string {
-  return `${NUMBER.format(n)} ${unit}${n === 1 ? "" : "s"}`;
+  return `${n < 1000 ? String(n) : NUMBER.format(n)} ${unit}${n === 1 ? "" : "s"}`;
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {
@@ -325,46 +325,64 @@ function escapedOne(character: string, quotes: boolean): string {
  */
 function middleOut(text: string, room: number, quotes = true): string {
   const half = Math.max(1, Math.floor((room - 1) / 2));
+  const show = quotes ? escaped : showInvisible;
+  // The common case, nothing to escape near the ends: each end escaped as one slice.
+  let from = half - (isHighSurrogate(text.charCodeAt(half - 1)) ? 1 : 0);
+  let head = show(text.slice(0, from));
+  if (head.length > half) [head, from] = headOf(text, half, quotes);
+  const to = text.length - half + (isLowSurrogate(text.charCodeAt(text.length - half)) ? 1 : 0);
+  const tail = to > from ? show(text.slice(to)) : "";
+  return `${head}…${to > from && tail.length <= half ? tail : tailOf(text, from, half, quotes)}`;
+}
+
+/** The first characters of the text whose escapes fit in `room`, and where they end. */
+function headOf(text: string, room: number, quotes: boolean): [string, number] {
   let head = "";
-  let from = 0;
-  while (from < text.length) {
-    const character = String.fromCodePoint(text.codePointAt(from) as number);
+  let at = 0;
+  while (at < text.length) {
+    const character = String.fromCodePoint(text.codePointAt(at) as number);
     const shown = escapedOne(character, quotes);
-    if (head.length + shown.length > half) break;
+    if (head.length + shown.length > room) break;
     head += shown;
-    from += character.length;
+    at += character.length;
   }
+  return [head, at];
+}
+
+/** The last characters of the text after `from` whose escapes fit in `room`. */
+function tailOf(text: string, from: number, room: number, quotes: boolean): string {
   const tail: string[] = [];
   let size = 0;
-  let to = text.length;
-  while (to > from) {
-    const low = text.charCodeAt(to - 1);
-    const pair = to - 2 >= from && low >= 0xdc00 && low <= 0xdfff && isHighSurrogate(text.charCodeAt(to - 2));
-    const character = text.slice(pair ? to - 2 : to - 1, to);
+  let at = text.length;
+  while (at > from) {
+    const pair = at - 2 >= from && isLowSurrogate(text.charCodeAt(at - 1)) && isHighSurrogate(text.charCodeAt(at - 2));
+    const character = text.slice(pair ? at - 2 : at - 1, at);
     const shown = escapedOne(character, quotes);
-    if (size + shown.length > half) break;
+    if (size + shown.length > room) break;
     tail.push(shown);
     size += shown.length;
-    to -= character.length;
+    at -= character.length;
   }
-  return `${head}…${tail.reverse().join("")}`;
+  return tail.reverse().join("");
 }
 
 function isHighSurrogate(code: number): boolean {
   return code >= 0xd800 && code <= 0xdbff;
 }
 
+function isLowSurrogate(code: number): boolean {
+  return code >= 0xdc00 && code <= 0xdfff;
+}
+
 /** How many characters (code points) the text holds. */
 function codePoints(text: string): number {
+  // Most texts hold no surrogate at all: one native scan says so.
+  if (!/[\uD800-\uDFFF]/.test(text)) return text.length;
   let n = text.length;
   for (let i = 0; i < text.length - 1; i++) {
-    const code = text.charCodeAt(i);
-    if (isHighSurrogate(code)) {
-      const next = text.charCodeAt(i + 1);
-      if (next >= 0xdc00 && next <= 0xdfff) {
-        n--;
-        i++;
-      }
+    if (isHighSurrogate(text.charCodeAt(i)) && isLowSurrogate(text.charCodeAt(i + 1))) {
+      n--;
+      i++;
     }
   }
   return n;
