@@ -33,7 +33,8 @@ describe.each(ERAS)("the call pipeline over stdio with the SDK client ($era era)
     auditFile = path.join(ws.dir, "audit.log");
     const manifest = await ws.writeManifest(
       {
-        audit: { file: "./audit.log" },
+        // With the arguments, the lines carry each call's brief (the confirmation test reads it).
+        audit: { file: "./audit.log", arguments: true },
         // This client cannot ask its user: the operation-id fallback confirms its dangerous calls.
         confirmation: { fallback: "operation-id" },
         skills: [

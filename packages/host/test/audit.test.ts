@@ -45,7 +45,9 @@ function pinoLines(records: AuditRecord[], withArguments: boolean): string[] {
     { base: { kind: "audit" }, timestamp: pino.stdTimeFunctions.isoTime, messageKey: "msg" },
     sink as unknown as pino.DestinationStream,
   );
-  for (const record of records) logger.info(withArguments ? record : { ...record, arguments: undefined }, "tool call");
+  for (const record of records) {
+    logger.info(withArguments ? record : { ...record, brief: undefined, arguments: undefined }, "tool call");
+  }
   return lines;
 }
 
@@ -70,6 +72,19 @@ describe("an audit line", () => {
       expect(line.endsWith("\n")).toBe(true);
       expect(JSON.parse(line).time).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
     }
+  });
+
+  it("carries the brief, made of the arguments, only with them (audit.arguments)", () => {
+    const [quiet] = auditLines([RECORD], { arguments: false });
+    const [defaulted] = auditLines([RECORD], {});
+    for (const line of [quiet, defaulted]) {
+      expect(line).not.toContain("agent");
+      expect(Object.keys(JSON.parse(line as string))).not.toContain("brief");
+    }
+    expect(JSON.parse(auditLines([RECORD], { arguments: true })[0] as string)).toMatchObject({
+      brief: RECORD.brief,
+      arguments: RECORD.arguments,
+    });
   });
 
   it("names arguments JSON cannot carry instead of losing the line", () => {

@@ -157,6 +157,24 @@ describe("validate", () => {
     expect((await validated("echo.echo", { text: "x" })).args).toEqual({ text: "x", times: 1 });
   });
 
+  it("escapes each line of a brief of several lines, keeping only the breaks between them", async () => {
+    const migrated: MigratedCall = {
+      ...(await loaded("echo.wipe", { target: "x" })),
+      input: { target: "x" },
+      operationId: undefined,
+      warnings: [],
+    };
+    const lines = ["Call wipe on disks with 1 argument:", '  target: "a\u202Eb"', "  a line's own\nbreak"];
+    const out = createValidate(
+      validators,
+      logger,
+    )({ ...migrated, runnable: { ...migrated.runnable, brief: () => lines } });
+    if (isAnswered(out)) throw new Error(out.outcome.envelope.message);
+    expect(out.brief).toBe(
+      'Call wipe on disks with 1 argument:\n  target: "a\\u{202E}b"\n  a line\'s own\\u{000A}break',
+    );
+  });
+
   it("answers ARGUMENT_INVALID with the first problem's field", async () => {
     const migrated: MigratedCall = {
       ...(await loaded("echo.echo", {})),
@@ -192,6 +210,19 @@ describe("confirm", () => {
     const nobody = answered(await confirm(await validated("echo.wipe", { target: "tmp" })));
     expect(nobody.outcome.envelope).toMatchObject({ error: { code: "CONFIRMATION_REQUIRED", retryable: false } });
     expect(asked).toEqual(["echo.wipe wants to: Wipe tmp. Allow it?"]);
+  });
+
+  it("asks with a brief of several lines as it is, the question on a line of its own", async () => {
+    const asked: string[] = [];
+    const c = await validated(
+      "echo.wipe",
+      { target: "tmp" },
+      { confirmation: { ask: async (q) => asked.push(q.message) > 0 } },
+    );
+    expect(isAnswered(await confirm({ ...c, brief: 'Call wipe on disks with 1 argument:\n  target: "tmp"' }))).toBe(
+      false,
+    );
+    expect(asked).toEqual(['echo.wipe wants to: Call wipe on disks with 1 argument:\n  target: "tmp"\nAllow it?']);
   });
 });
 

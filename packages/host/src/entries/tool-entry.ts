@@ -84,8 +84,12 @@ export interface Runnable {
    * @default the host's validators
    */
   readonly compiler?: SchemaCompiler;
-  /** One line saying what these arguments will do, or undefined when the tool has no brief (or it throws). */
-  brief(args: Record<string, unknown>): string | undefined;
+  /**
+   * What these arguments will do: one line (a skill's buildBrief), or lines (a heading, then one line for each
+   * argument; see createArgumentBrief); undefined when the tool has no brief (or it throws). The validate stage
+   * escapes every invisible character of a line, so only the breaks between lines remain.
+   */
+  brief(args: Record<string, unknown>): string | readonly string[] | undefined;
   /** Runs the call. Resolves with what the capability returned; rejects with what it threw or the abort reason. */
   run(args: Record<string, unknown>, call: RunCall): Promise<unknown>;
 }

@@ -2,6 +2,7 @@ import type { ErrorCode, Risk } from "@skillport/core";
 import { ERROR_CODES, result, SkillError } from "@skillport/core";
 import { messageOf } from "../errors.js";
 import { SERVER_DEFAULTS } from "../manifest/defaults.js";
+import { createArgumentBrief } from "../pipeline/argument-brief.js";
 import { schemaPatterns } from "../spec-lint/schema-patterns.js";
 import type { UriMount } from "./resource-entry.js";
 import type { RunCall, Runnable, ToolEntry, ToolListing } from "./tool-entry.js";
@@ -101,10 +102,8 @@ function runnableOf(server: UpstreamServer, tool: UpstreamTool, title: string): 
     outputSchema: undefined,
     legacy: [],
     compiler: server.compiler,
-    brief(args) {
-      const text = JSON.stringify(args);
-      return `Call ${tool.name} on ${server.id} with ${text.length > 300 ? `${text.slice(0, 300)}…` : text}`;
-    },
+    // Nothing in the server's code says what its arguments will do: the brief names every one of them.
+    brief: createArgumentBrief({ heading: `Call ${tool.name} on ${server.id}`, schema: inputSchema }),
     async run(args, call: RunCall) {
       const handle = server.handle;
       if (handle === undefined) throw unavailable(`${server.id} has missing credentials`);

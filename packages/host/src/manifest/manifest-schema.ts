@@ -761,10 +761,12 @@ export const ManifestSchema = z
         arguments: z
           .boolean()
           .default(MANIFEST_DEFAULTS.auditArguments)
-          .describe("Also log each call's arguments, with every known secret redacted."),
+          .describe(
+            "Also log each call's arguments and its brief (which is made of them), with every known secret redacted.",
+          ),
       })
       .describe(
-        "One JSON line per call: time, traceId, tool, instance, skill@version, risk, brief, outcome, durationMs, caller.",
+        "One JSON line per call: time, traceId, tool, instance, skill@version, risk, outcome, durationMs, caller; with `arguments`, the call's brief and arguments too.",
       )
       .optional(),
     confirmation: z

@@ -1,7 +1,7 @@
 import { createAuditDestination } from "./audit-destination.js";
 import type { Redactor } from "./redact.js";
 
-/** One audit line: what was called, by whom, and how it ended. Arguments only when the manifest asks. */
+/** One audit line: what was called, by whom, and how it ended. Arguments and the brief only when the manifest asks. */
 export interface AuditRecord {
   traceId: string;
   tool: string;
@@ -19,6 +19,7 @@ export interface AuditRecord {
 /** Where audit lines go: stderr unless the manifest names a file. */
 export interface AuditOptions {
   file?: string | undefined;
+  /** Whether a line carries the call's arguments and its brief (which is made of them). @default false */
   arguments?: boolean;
 }
 
@@ -49,7 +50,11 @@ export function createAudit(options: AuditOptions, redactor: Redactor): AuditSin
   };
   const audit = (record: AuditRecord) => {
     const time = now();
-    const taken = options.arguments || record.arguments === undefined ? record : { ...record, arguments: undefined };
+    // A brief is made of the arguments (a skill's quotes them, an upstream tool's names every one): it goes with them.
+    const taken =
+      options.arguments || (record.arguments === undefined && record.brief === undefined)
+        ? record
+        : { ...record, brief: undefined, arguments: undefined };
     // A line of strings and numbers is made when its batch is written, after the answer has gone out (the write
     // itself always came after it). Objects (arguments, a field a capability made one) may change after the call,
     // so their line is made now, from what they hold now.

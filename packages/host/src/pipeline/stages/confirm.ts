@@ -46,7 +46,7 @@ export function createConfirm({ confirmations, fallback }: ConfirmOptions) {
     const question: ConfirmationQuestion = {
       tool: entry.fullName,
       brief,
-      message: `${entry.fullName} wants to: ${brief}. Allow it?`,
+      message: `${entry.fullName} wants to: ${sentence(brief)}Allow it?`,
     };
     const how = options.confirmation ?? {};
     if (how.ask !== undefined) {
@@ -90,7 +90,7 @@ export function createConfirm({ confirmations, fallback }: ConfirmOptions) {
     return failureOutcome(
       call,
       "CONFIRMATION_REQUIRED",
-      `Confirm: ${brief}. Ask the user; to run it, repeat the same call with "${CONFIRM_ARGUMENT}": "${operationId}" before ${expiresAt.toISOString()}`,
+      `Confirm: ${sentence(brief)}Ask the user; to run it, repeat the same call with "${CONFIRM_ARGUMENT}": "${operationId}" before ${expiresAt.toISOString()}`,
       { retryable: true, operationId, expiresAt: expiresAt.toISOString() },
     );
   }
@@ -128,6 +128,11 @@ export function createConfirm({ confirmations, fallback }: ConfirmOptions) {
 }
 
 // --- internal ---
+
+/** A brief ended before the next sentence: a one-line brief with a full stop, one of several lines with a break. */
+function sentence(brief: string): string {
+  return brief.includes("\n") ? `${brief}\n` : `${brief}. `;
+}
 
 /**
  * The confirmation holds, but whether it was already used cannot be known now (the shared state store cannot be

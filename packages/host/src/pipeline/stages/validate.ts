@@ -8,7 +8,8 @@ import { schemaFailure } from "./schema-failure.js";
 
 /**
  * The arguments against the tool's published JSON Schema (compiled once, first error wins, defaults filled in), and
- * the brief of what they will do, every invisible or reordering character shown as an escape.
+ * the brief of what they will do, every invisible or reordering character shown as an escape (a brief of several
+ * lines keeps only the breaks between them).
  */
 export function createValidate(validators: Validators, logger: Logger) {
   return function validate(call: MigratedCall): ValidatedCall | Answered {
@@ -36,6 +37,13 @@ export function createValidate(validators: Validators, logger: Logger) {
       );
     }
     const brief = runnable.brief(input);
-    return passOn.validated(call, input, brief === undefined ? undefined : showInvisible(brief));
+    return passOn.validated(call, input, brief === undefined ? undefined : shown(brief));
   };
+}
+
+// --- internal ---
+
+/** A brief as the user reads it: a line escaped whole; lines each escaped, and joined with line breaks. */
+function shown(brief: string | readonly string[]): string {
+  return typeof brief === "string" ? showInvisible(brief) : brief.map(showInvisible).join("\n");
 }
