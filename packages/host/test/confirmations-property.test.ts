@@ -19,11 +19,11 @@ const ROUND = {
 /** The three kinds of token: how one is minted for a call, and how it is checked. */
 const KINDS = {
   op: {
-    mint: (subject: ConfirmationSubject) => confirmations.issue(subject).operationId,
+    mint: async (subject: ConfirmationSubject) => (await confirmations.issue(subject)).operationId,
     check: (token: string, subject: ConfirmationSubject) => confirmations.redeem(token, subject),
   },
   ask: {
-    mint: (subject: ConfirmationSubject) => confirmations.ask(subject).state,
+    mint: async (subject: ConfirmationSubject) => (await confirmations.ask(subject)).state,
     check: (token: string, subject: ConfirmationSubject) => confirmations.answer(token, subject),
   },
   in: {
@@ -93,7 +93,7 @@ describe("confirmation tokens under attack", () => {
         fc.array(changeArb, { minLength: 1, maxLength: 3 }),
         async (kind, subject, changes) => {
           const { mint, check } = KINDS[kind];
-          const token = mint(subject);
+          const token = await mint(subject);
           let forged = token;
           for (const change of changes) forged = changed(forged, change);
           if (forged === token) return;
@@ -118,7 +118,7 @@ describe("confirmation tokens under attack", () => {
         fc.option(subjectArb, { nil: undefined }),
         async (mintedAs, checkedAs, subject, another) => {
           const other = another ?? subject; // now and then the very same call, checked as another kind
-          const token = KINDS[mintedAs].mint(subject);
+          const token = await KINDS[mintedAs].mint(subject);
           // The same call is the same tool, caller and arguments, whatever their keys' order (canonical JSON).
           const sameCall = canonicalJson(subject) === canonicalJson(other);
           if (mintedAs === checkedAs && sameCall) return;

@@ -8,6 +8,7 @@ import { textOf } from "../src/mcp/server.js";
 import { createAudit } from "../src/pipeline/audit.js";
 import { createRedactor, REDACTED } from "../src/pipeline/redact.js";
 import { buildRegistry } from "../src/registry/build-registry.js";
+import { createMemoryStore } from "../src/state/memory-store.js";
 import { ECHO, manifestOf, NEEDS_TOKEN, pipelineOf, silentLogger } from "./helpers.js";
 
 const CANARY = "canary-7f3a9e1c-secret-token";
@@ -419,14 +420,16 @@ describe("the confirmation secret", () => {
     await expect(failure).rejects.toThrow(why);
   });
 
-  it("signs with a long enough secret, so a second host sharing it verifies the first one's questions", async () => {
+  it("signs with a long enough secret, so a second host sharing it (and the state store) verifies the first one's questions", async () => {
     process.env.SKILLPORT_TEST_CONFIRM_SECRET = "x".repeat(32);
     const manifest = manifestOf({
       confirmation: { secret: { env: "SKILLPORT_TEST_CONFIRM_SECRET" } },
       skills: [{ path: ECHO, allow: ["wipe"] }],
     });
-    const first = await createHost({ manifest, logger: silentLogger() });
-    const second = await createHost({ manifest, logger: silentLogger() });
+    // As replicas share Redis: a store of its own would not vouch for what the other issued.
+    const store = createMemoryStore();
+    const first = await createHost({ manifest, logger: silentLogger(), state: store });
+    const second = await createHost({ manifest, logger: silentLogger(), state: store });
     const asked = await first.pipeline.call("echo.wipe", { target: "shared" }, { confirmation: { elicit: true } });
     const state = asked.elicit?.state;
     const answered = await second.pipeline.call(

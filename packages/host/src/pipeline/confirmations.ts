@@ -5,9 +5,10 @@ import type { StateStore } from "../state/store.js";
 import { StoreUnavailableError } from "../state/store.js";
 
 /**
- * What checking a confirmation token found. `forgotten`: the token was issued before the store that records used
- * tokens began remembering (it restarted without its data), so it may have been used. `unavailable`: the token
- * holds, but that store cannot be reached, so it was not taken (and the call must not run).
+ * What checking a confirmation token found. `forgotten`: the token was issued in another generation of the store that
+ * records used tokens (before it lost its data, or, for the memory store, before this process started), so it may
+ * have been used. `unavailable`: the token holds, but that store cannot be reached, so it was not taken (and the
+ * call must not run).
  */
 export type Redemption =
   | "ok"
@@ -34,10 +35,11 @@ export interface ConfirmationsOptions {
   /** @default Date.now */
   now?: () => number;
   /**
-   * Records used tokens: a token counts once on every replica sharing it (the host passes its state store).
+   * Records used tokens: a token counts once on every replica sharing it (the host passes its state store). Each
+   * token carries the store's generation at its issue, and is taken only in that generation.
    * @default a store in this process
    */
-  store?: Pick<StateStore, "claimOnce">;
+  store?: Pick<StateStore, "generation" | "claimOnce">;
 }
 
 /** What a confirmation token is bound to: the tool, its exact arguments, and who asked. */
@@ -57,7 +59,10 @@ export interface ConfirmationSubject {
  * arguments, another caller, an expired or a reused token are refused. Tokens are HMAC-SHA256 signed with a secret
  * of at least 32 bytes, so no store is needed to verify them; "once" is a set-if-absent of the token's nonce in
  * `store`, kept a little past the token's expiry, so every replica sharing the store (and the secret) takes a token
- * once in all. When the store cannot be reached, a token that holds answers `unavailable` and is not taken.
+ * once in all. A token carries (signed) the store's generation when it was issued, and one from another generation
+ * (issued before the store lost its data) is `forgotten`, never taken: no clock decides it. When the store cannot be
+ * reached, no token is issued (minting rejects with {@link StoreUnavailableError}: its generation cannot be known),
+ * and a token that holds answers `unavailable` and is not taken.
  */
 export function createConfirmations(options: ConfirmationsOptions = {}) {
   const secret = options.secret ?? randomBytes(MIN_CONFIRMATION_SECRET_BYTES).toString("hex");
@@ -70,12 +75,13 @@ export function createConfirmations(options: ConfirmationsOptions = {}) {
 
   const sign = (payload: string) => createHmac("sha256", secret).update(payload).digest("base64url");
 
-  const mint = (kind: Kind, subject: ConfirmationSubject, round?: InputRound) => {
-    const issued = now();
-    const expires = issued + ttlMs;
+  const mint = async (kind: Kind, subject: ConfirmationSubject, round?: InputRound) => {
+    // Read before the token exists: while the store cannot be reached this rejects, and nothing is issued.
+    const generation = await store.generation();
+    const expires = now() + ttlMs;
     const claims: Claims = {
       k: kind,
-      i: issued,
+      g: generation,
       t: subject.tool,
       h: hashArguments(subject.args),
       c: callerTag(subject.caller),
@@ -109,10 +115,11 @@ export function createConfirmations(options: ConfirmationsOptions = {}) {
     if (typeof claims.e !== "number" || claims.e < at) return "expired";
     if (claims.c !== callerTag(subject.caller)) return "other-caller";
     if (claims.t !== subject.tool || claims.h !== hashArguments(subject.args)) return "mismatch";
+    // A token without a generation (issued before tokens carried one) cannot be vouched for.
+    if (typeof claims.g !== "string") return "forgotten";
     try {
       // Kept past the expiry by a margin, so a replica whose clock runs behind still finds it used.
-      const issued = typeof claims.i === "number" ? claims.i : claims.e - ttlMs;
-      const claim = await store.claimOnce(`confirm:${claims.n}`, claims.e - at + CLOCK_SKEW_MARGIN_MS, issued);
+      const claim = await store.claimOnce(`confirm:${claims.n}`, claims.e - at + CLOCK_SKEW_MARGIN_MS, claims.g);
       if (claim === "first") onClaims?.(claims as Claims);
       return claim === "first" ? "ok" : claim === "used" ? "reused" : "forgotten";
     } catch (error) {
@@ -126,9 +133,10 @@ export function createConfirmations(options: ConfirmationsOptions = {}) {
      * The state of a round of questions a capability asked the client (`ctx.elicit`, `ctx.sample`,
      * `ctx.listRoots`): the answers it already had, the questions of this round, and whether a dangerous call was
      * confirmed. Bound to the call like the other tokens, signed, expiring, and counted once when it comes back.
+     * Rejects with {@link StoreUnavailableError} while the store cannot be reached.
      */
-    carry: (subject: ConfirmationSubject, round: InputRound): string => {
-      const { token } = mint("in", subject, round);
+    carry: async (subject: ConfirmationSubject, round: InputRound): Promise<string> => {
+      const { token } = await mint("in", subject, round);
       return `${INPUT_STATE_PREFIX}${token}`;
     },
     /** The round a state carries, when it is one this server minted for this call and not yet used. */
@@ -142,16 +150,22 @@ export function createConfirmations(options: ConfirmationsOptions = {}) {
       });
       return verdict === "ok" && round !== undefined ? { verdict, round } : { verdict };
     },
-    /** The state of a question to the user about this exact call; it comes back with the answer. */
-    ask: (subject: ConfirmationSubject): { state: string; expiresAt: Date } => {
-      const { token, expiresAt } = mint("ask", subject);
+    /**
+     * The state of a question to the user about this exact call; it comes back with the answer. Rejects with
+     * {@link StoreUnavailableError} while the store cannot be reached.
+     */
+    ask: async (subject: ConfirmationSubject): Promise<{ state: string; expiresAt: Date }> => {
+      const { token, expiresAt } = await mint("ask", subject);
       return { state: token, expiresAt };
     },
     /** Checks that an answer belongs to a question this server asked about this exact call, and uses it up. */
     answer: (state: string, subject: ConfirmationSubject): Promise<Redemption> => check("ask", state, subject),
-    /** A fresh operation id for this exact call (the opt-in fallback for clients that cannot ask their user). */
-    issue: (subject: ConfirmationSubject): { operationId: string; expiresAt: Date } => {
-      const { token, expiresAt } = mint("op", subject);
+    /**
+     * A fresh operation id for this exact call (the opt-in fallback for clients that cannot ask their user). Rejects
+     * with {@link StoreUnavailableError} while the store cannot be reached.
+     */
+    issue: async (subject: ConfirmationSubject): Promise<{ operationId: string; expiresAt: Date }> => {
+      const { token, expiresAt } = await mint("op", subject);
       return { operationId: token, expiresAt };
     },
     /** Checks an operation id against the call and, when it holds, uses it up. */
@@ -177,6 +191,19 @@ export interface InputRound {
   confirmed: boolean;
 }
 
+/**
+ * What `minting` (`issue`, `ask`, `carry`) resolves to, or undefined when it rejected because the state store cannot
+ * be reached: the caller answers UNAVAILABLE.
+ */
+export async function unlessUnavailable<T>(minting: Promise<T>): Promise<T | undefined> {
+  try {
+    return await minting;
+  } catch (error) {
+    if (error instanceof StoreUnavailableError) return undefined;
+    throw error;
+  }
+}
+
 /** How a round's state starts: it is told apart from a confirmation question's state before it is checked. */
 export const INPUT_STATE_PREFIX = "in.";
 
@@ -190,8 +217,8 @@ type Kind = "ask" | "op" | "in";
 interface Claims {
   /** Which kind of token: a question's state or an operation id. */
   k: Kind;
-  /** When it was issued (ms). */
-  i: number;
+  /** The store's generation when it was issued (see StateStore.generation). */
+  g: string;
   t: string;
   h: string;
   /** A hash of the caller, so the token does not show who it was issued to. */

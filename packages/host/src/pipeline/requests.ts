@@ -20,7 +20,7 @@ import type { BoundedRun, RunSubject } from "./bounded-run.js";
 import type { CallOptions } from "./call.js";
 import { refusalOf } from "./check-scopes.js";
 import type { Confirmations, InputRound } from "./confirmations.js";
-import { INPUT_STATE_PREFIX } from "./confirmations.js";
+import { INPUT_STATE_PREFIX, unlessUnavailable } from "./confirmations.js";
 import type { RenderedPrompt, ResourceBlock } from "./content-blocks.js";
 import { ContentError, renderedPrompt, resourceBlocks } from "./content-blocks.js";
 import { QueueFullError } from "./limiter.js";
@@ -169,7 +169,15 @@ export function createRequests(registry: Registry, deps: RequestsDeps): Requests
         if (subject === undefined) {
           return failed("INTERNAL", `${what} asked the client a question, which completions cannot`);
         }
-        const state = confirmations.carry({ ...subject, caller: options.caller?.id }, result.round.next(false));
+        const state = await unlessUnavailable(
+          confirmations.carry({ ...subject, caller: options.caller?.id }, result.round.next(false)),
+        );
+        if (state === undefined) {
+          return failed(
+            "UNAVAILABLE",
+            `${what} asked the client a question, whose state cannot be kept while the shared state store cannot be reached; retry shortly`,
+          );
+        }
         return { status: "input", requests: { ...result.round.questions }, state };
       }
       if (result.status === "failed") {

@@ -1,3 +1,4 @@
+import { randomBytes } from "node:crypto";
 import type { Claim, Rate, RateDecision, StateStore } from "./store.js";
 
 /** Options for {@link createMemoryStore}. */
@@ -15,14 +16,15 @@ export interface MemoryStoreOptions {
  *
  * @example
  * const store = createMemoryStore();
- * await store.claimOnce("once:abc", 60_000, Date.now()); // "first"
- * await store.claimOnce("once:abc", 60_000, Date.now()); // "used"
+ * const generation = await store.generation();
+ * await store.claimOnce("once:abc", 60_000, generation); // "first"
+ * await store.claimOnce("once:abc", 60_000, generation); // "used"
  */
 export function createMemoryStore(options: MemoryStoreOptions = {}): StateStore {
   const { maxKeys = 10_000, now = Date.now } = options;
-  // What this store remembers starts now: a token issued before (by an earlier run of this process, under a
-  // configured secret) may have been used then.
-  const epoch = now();
+  // What this store remembers starts with it: a token issued before (by an earlier run of this process, under a
+  // configured secret) carries another generation, and may have been used then.
+  const generation = randomBytes(16).toString("base64url");
   const buckets = new Map<string, TokenBuckets>(); // one set of buckets per rate
   const claimed = new Map<string, number>(); // key → expiry
   const replicas = new Map<string, number>(); // id → expiry
@@ -38,8 +40,9 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): StateStore 
       }
       return forRate.take(key);
     },
-    async claimOnce(key, ttlMs, issuedAt): Promise<Claim> {
-      if (issuedAt < epoch) return "forgotten";
+    generation: async () => generation,
+    async claimOnce(key, ttlMs, issuedIn): Promise<Claim> {
+      if (issuedIn !== generation) return "forgotten";
       const at = now();
       const expiry = claimed.get(key);
       if (expiry !== undefined && expiry > at) return "used";

@@ -1,3 +1,4 @@
+import { randomBytes } from "node:crypto";
 import type { Redis as RedisClient } from "ioredis";
 import { messageOf } from "../errors.js";
 import { retryAfter } from "./memory-store.js";
@@ -19,16 +20,20 @@ export interface RedisStoreOptions {
 /**
  * The store replicas share, in Redis (or Valkey) through ioredis. Rate limits run as one Lua script per request
  * (a token bucket on the server's clock, so replicas' clocks do not matter); one-time claims are `SET … NX PX` in a
- * script that also keeps the time this Redis's memory began (an `epoch` key written once), so a claim for something
- * issued before Redis lost its data is `forgotten`, not `first`; ready replicas are a sorted set by expiry. Run
- * Redis with `maxmemory-policy noeviction`: an evicted claim would be forgotten without a trace. The first command connects; after that a command never waits for
- * a connection: while Redis cannot be reached each one rejects at once with {@link StoreUnavailableError}, and
- * ioredis reconnects in the background (every 100 ms to 2 s), so the store recovers by itself when Redis returns.
- * ioredis is loaded only when this store is made.
+ * script that first checks the generation the claim was issued in against the `generation` key, a random id written
+ * once per dataset (set-if-absent, by the first replica to talk to this Redis since it began or lost its data), so a
+ * claim for something issued before Redis lost its data is `forgotten`, not `first`, whatever the replicas' clocks
+ * say; ready replicas are a sorted set by expiry. The generation is read from Redis for every token issued, never
+ * kept in the replica, so one read before Redis lost its data is never issued in or written back. Run Redis with
+ * `maxmemory-policy noeviction`: an evicted claim would be forgotten without a trace. The first command connects;
+ * after that a command never waits for a connection: while Redis cannot be reached each one rejects at once with
+ * {@link StoreUnavailableError}, and ioredis reconnects in the background (every 100 ms to 2 s), so the store
+ * recovers by itself when Redis returns. ioredis is loaded only when this store is made.
  *
  * @example
  * const store = await createRedisStore({ url: "redis://127.0.0.1:6379", prefix: "skillport:notes:" });
- * await store.claimOnce("once:abc", 60_000, issuedAt); // "first" on one replica, "used" on every other
+ * const generation = await store.generation(); // carried in what is issued now
+ * await store.claimOnce("once:abc", 60_000, generation); // "first" on one replica, "used" on every other
  */
 export async function createRedisStore(options: RedisStoreOptions): Promise<StateStore> {
   // ioredis is CommonJS: its module.exports (the default export) carries Redis when loaded natively and bundled alike.
@@ -50,7 +55,7 @@ export async function createRedisStore(options: RedisStoreOptions): Promise<Stat
       takeToken: { numberOfKeys: 1, lua: TAKE_TOKEN },
       heartbeat: { numberOfKeys: 2, lua: HEARTBEAT },
       claimOnce: { numberOfKeys: 2, lua: CLAIM_ONCE },
-      startEpoch: { numberOfKeys: 1, lua: START_EPOCH },
+      generation: { numberOfKeys: 1, lua: GENERATION },
     },
   }) as RedisWithScripts;
 
@@ -71,13 +76,10 @@ export async function createRedisStore(options: RedisStoreOptions): Promise<Stat
 
   /** Runs one command; any failure (no connection, a timeout, an error reply) means the store is unavailable. */
   async function command<T>(run: () => Promise<T>): Promise<T> {
-    connecting ??= client
-      .connect()
-      .then(() => client.startEpoch(EPOCH))
-      .then(
-        () => undefined,
-        () => undefined,
-      );
+    connecting ??= client.connect().then(
+      () => undefined,
+      () => undefined,
+    );
     if (client.status === "connecting" || client.status === "wait") await connecting;
     try {
       const result = await run();
@@ -100,12 +102,18 @@ export async function createRedisStore(options: RedisStoreOptions): Promise<Stat
         ? { ok: true }
         : { ok: false, retryAfterSec: retryAfter(Number(tokens), rate.requestsPerMinute / 60_000) };
     },
-    async claimOnce(key, ttlMs, issuedAt) {
+    async generation() {
+      // Read from Redis each time, never kept here: a copy could outlive the data it names, and what is issued
+      // while Redis cannot be reached must not be issued at all.
+      return await command(() => client.generation(GENERATION_KEY, newGeneration()));
+    },
+    async claimOnce(key, ttlMs, issuedIn) {
       const ttl = Math.max(1, Math.ceil(ttlMs));
-      return await command(() => client.claimOnce(`once:${key}`, EPOCH, ttl, Math.floor(issuedAt)));
+      return await command(() => client.claimOnce(`once:${key}`, GENERATION_KEY, ttl, issuedIn, newGeneration()));
     },
     async heartbeat(id, ttlMs) {
-      return (await command(() => client.heartbeat("replicas", EPOCH, id, Math.max(1, Math.ceil(ttlMs))))).sort();
+      const ttl = Math.max(1, Math.ceil(ttlMs));
+      return (await command(() => client.heartbeat("replicas", GENERATION_KEY, id, ttl, newGeneration()))).sort();
     },
     async leave(id) {
       await command(() => client.zrem("replicas", id));
@@ -122,13 +130,18 @@ export async function createRedisStore(options: RedisStoreOptions): Promise<Stat
 
 interface RedisWithScripts extends RedisClient {
   takeToken(key: string, requestsPerMinute: number, burst: number): Promise<[number, string]>;
-  heartbeat(key: string, epoch: string, id: string, ttlMs: number): Promise<string[]>;
-  claimOnce(key: string, epoch: string, ttlMs: number, issuedAt: number): Promise<Claim>;
-  startEpoch(epoch: string): Promise<unknown>;
+  heartbeat(key: string, generation: string, id: string, ttlMs: number, fresh: string): Promise<string[]>;
+  claimOnce(key: string, generation: string, ttlMs: number, issuedIn: string, fresh: string): Promise<Claim>;
+  generation(key: string, fresh: string): Promise<string>;
 }
 
-/** The key holding when this Redis's memory began (ms, Redis's clock); never expires, written once. */
-const EPOCH = "epoch";
+/** The key holding this dataset's generation: a random id, written once (set-if-absent), never expiring. */
+const GENERATION_KEY = "generation";
+
+/** A generation for a dataset that has none yet: random, so no earlier dataset's can come back. */
+function newGeneration(): string {
+  return randomBytes(16).toString("base64url");
+}
 
 /** The time on Redis's clock, in ms, as Lua code. */
 const NOW = `
@@ -137,22 +150,22 @@ local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
 `;
 
 /**
- * Starts the epoch when missing: on the first connection, so that what this replica issues from then on is
- * remembered (a fresh Redis and one that lost its data look the same).
+ * The generation of the data this Redis holds (KEYS[1]), written first as ARGV[1] when missing: a fresh Redis and
+ * one that lost its data look the same, and either begins a new generation.
  */
-const START_EPOCH = `${NOW}
-redis.call('SET', KEYS[1], now, 'NX')
-return 1
+const GENERATION = `
+redis.call('SET', KEYS[1], ARGV[1], 'NX')
+return redis.call('GET', KEYS[1])
 `;
 
 /**
- * Set-if-absent of KEYS[1] for ARGV[1] ms, unless what it names was issued (ARGV[2], ms) before KEYS[2], the
- * epoch, which is written now if missing: a Redis that lost its data (restarted without persistence) starts a new
- * epoch, and whatever was issued before it may have been used then.
+ * Set-if-absent of KEYS[1] for ARGV[1] ms, unless what it names was issued in a generation (ARGV[2]) other than
+ * KEYS[2]'s, the data's generation (written now as ARGV[3] if missing): a Redis that lost its data (restarted
+ * without persistence, flushed) begins a new generation, and whatever was issued before it may have been used then.
  */
-const CLAIM_ONCE = `${NOW}
-redis.call('SET', KEYS[2], now, 'NX')
-if tonumber(ARGV[2]) < tonumber(redis.call('GET', KEYS[2])) then return 'forgotten' end
+const CLAIM_ONCE = `
+redis.call('SET', KEYS[2], ARGV[3], 'NX')
+if redis.call('GET', KEYS[2]) ~= ARGV[2] then return 'forgotten' end
 if redis.call('SET', KEYS[1], '1', 'PX', ARGV[1], 'NX') then return 'first' end
 return 'used'
 `;
@@ -187,11 +200,12 @@ return { 0, tostring(tokens) }
 `;
 
 /**
- * Marks one replica ready until now + ttl, forgets the expired ones, and lists those left; starts the epoch (see
- * CLAIM_ONCE) when missing, so it begins when the first replica connects rather than at the first claim.
+ * Marks one replica ready until now + ttl, forgets the expired ones, and lists those left; writes the data's
+ * generation (KEYS[2], as ARGV[3]) when missing, so it begins when the first replica starts serving rather than at
+ * the first confirmation.
  */
 const HEARTBEAT = `${NOW}
-redis.call('SET', KEYS[2], now, 'NX')
+redis.call('SET', KEYS[2], ARGV[3], 'NX')
 local ttl = tonumber(ARGV[2])
 redis.call('ZADD', KEYS[1], now + ttl, ARGV[1])
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)

@@ -30,8 +30,8 @@ export interface StateReadiness {
  * The host's view of its store, with the failure behaviour written once:
  * - **rate limits** (`limiter`) count in the store, so a caller's budget is shared by every replica; while the
  *   store cannot be reached they count in this replica (a warning says so, once per outage);
- * - **one-time claims** (`claimOnce`) reject with {@link StoreUnavailableError} while the store cannot be reached,
- *   so a confirmation is never taken twice — its caller refuses the call;
+ * - **one-time claims** (`generation`, `claimOnce`) reject with {@link StoreUnavailableError} while the store cannot
+ *   be reached, so a confirmation is neither issued nor taken then — its caller refuses the call;
  * - **readiness** (`join`, `readiness`): a serving replica says it is ready every `heartbeatMs`, and /readyz reports
  *   the store and the replicas ready, from the last heartbeat (a probe never waits for the store).
  * Recovery needs no restart: the store reconnects by itself, and the next request uses it again.
@@ -40,8 +40,10 @@ export interface SharedState {
   readonly store: StateStore;
   /** A rate limiter over the store at this rate, falling back to this replica's own count while it is unreachable. */
   limiter(rate: Rate): { take(key: string): Promise<RateDecision> };
+  /** The store's generation now (see {@link StateStore.generation}); rejects while the store cannot be reached, so nothing is issued then. */
+  generation(): Promise<string>;
   /** Set-if-absent for `ttlMs`, on every replica at once (see {@link StateStore.claimOnce}); rejects while the store cannot be reached. */
-  claimOnce(key: string, ttlMs: number, issuedAt: number): Promise<Claim>;
+  claimOnce(key: string, ttlMs: number, generation: string): Promise<Claim>;
   /** Starts saying this replica is ready (HTTP serving). */
   join(): void;
   /** Stops saying so, and takes this replica off the list (shutdown). */
@@ -134,9 +136,16 @@ export function createSharedState(options: SharedStateOptions): SharedState {
         },
       };
     },
-    async claimOnce(key, ttlMs, issuedAt) {
+    async generation() {
       try {
-        return await store.claimOnce(key, ttlMs, issuedAt);
+        return await store.generation();
+      } finally {
+        observe();
+      }
+    },
+    async claimOnce(key, ttlMs, generation) {
+      try {
+        return await store.claimOnce(key, ttlMs, generation);
       } finally {
         observe();
       }

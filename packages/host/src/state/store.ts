@@ -15,8 +15,9 @@ export type RateDecision = { ok: true } | { ok: false; retryAfterSec: number };
 
 /**
  * What a set-if-absent found: `first` — recorded now, no replica had it; `used` — already recorded; `forgotten` —
- * the thing was issued before the store's memory began (Redis restarted without its data, or this process did), so
- * whether it was used cannot be known.
+ * the thing was issued in another generation of the store, before it lost what it remembered (Redis restarted
+ * without its data or was flushed; with the memory store, before this process started), so whether it was used
+ * cannot be known.
  */
 export type Claim = "first" | "used" | "forgotten";
 
@@ -34,11 +35,19 @@ export interface StateStore {
   /** One request from `key`'s token bucket. */
   take(key: string, rate: Rate): Promise<RateDecision>;
   /**
-   * Records `key` for `ttlMs` unless it is already recorded (set-if-absent), on every replica at once. `issuedAt`
-   * (epoch ms) is when the thing the key names was made: one made before the store's memory began is `forgotten`,
-   * never `first`, since a record of its use may have been lost with that memory.
+   * The store's generation: a random id written once for the data it holds (set-if-absent, when that memory begins)
+   * and never written again, so a store that lost its data answers another one. Compared as it is, never by time:
+   * replicas' clocks do not matter. Something issued carries the generation of its issue, and hands it back to
+   * {@link StateStore.claimOnce}. Rejects with {@link StoreUnavailableError} while the store cannot be reached.
    */
-  claimOnce(key: string, ttlMs: number, issuedAt: number): Promise<Claim>;
+  generation(): Promise<string>;
+  /**
+   * Records `key` for `ttlMs` unless it is already recorded (set-if-absent), on every replica at once. `generation`
+   * is the store's {@link StateStore.generation} when the thing the key names was issued: when it is not the store's
+   * generation now the claim is `forgotten`, never `first`, since a record of its use may have been lost with the
+   * data of that generation.
+   */
+  claimOnce(key: string, ttlMs: number, generation: string): Promise<Claim>;
   /** Says replica `id` is ready for `ttlMs` more, and answers every replica ready now (ids, sorted). */
   heartbeat(id: string, ttlMs: number): Promise<string[]>;
   /** Says replica `id` is no longer ready. */

@@ -1,5 +1,6 @@
-// The confirm stage over a state store at its boundary: one that cannot be reached, and one that lost its memory.
-// (Real Redis outages are replayed in replicas.test.ts; these pin the answers the stage gives.)
+// The confirm stage over a state store at its boundary: one that cannot be reached (when a token is checked, or
+// already when one would be issued), and one that lost its memory. (Real Redis outages are replayed in
+// replicas.test.ts; these pin the answers the stage gives.)
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { buildRegistry } from "../../src/registry/build-registry.js";
@@ -7,11 +8,18 @@ import type { Claim } from "../../src/state/store.js";
 import { StoreUnavailableError } from "../../src/state/store.js";
 import { ECHO, manifestOf, pipelineOf } from "../helpers.js";
 
-/** A store that answers `claim` (or rejects as unreachable), and counts what it was asked. */
-function storeAnswering(claim: Claim | "unreachable") {
+/**
+ * A store that answers `claim` (or rejects as unreachable), and counts what it was asked; its generation is read
+ * while it is `reachable` at issue.
+ */
+function storeAnswering(claim: Claim | "unreachable", reachable = { atIssue: true }) {
   const asked: string[] = [];
   return {
     asked,
+    generation: async () => {
+      if (!reachable.atIssue) throw new StoreUnavailableError("the state store (redis) cannot be reached");
+      return "generation-1";
+    },
     claimOnce: async (key: string): Promise<Claim> => {
       asked.push(key);
       if (claim === "unreachable") throw new StoreUnavailableError("the state store (redis) cannot be reached");
@@ -49,8 +57,25 @@ describe("confirmations over a state store", () => {
     const before = runs.wipe.length;
     const outcome = await pipeline.call("echo.wipe", { target: "disk", _confirm: id }, alice);
     expect(outcome.envelope).toMatchObject({ ok: false, error: { code: "PERMISSION_DENIED", field: "/_confirm" } });
-    expect(outcome.envelope.message).toContain("was issued before the shared state store last started");
+    expect(outcome.envelope.message).toContain("was issued before the shared state store lost its data");
     expect(runs.wipe.length).toBe(before);
+  });
+
+  it("issue no operation id and ask no question while the store cannot be reached: UNAVAILABLE, and nothing runs", async () => {
+    const store = storeAnswering("first", { atIssue: false });
+    const { pipeline, runs, alice, id } = await wipeWith(store);
+    const before = runs.wipe.length;
+    expect(id).toBe("");
+    const asked = await pipeline.call("echo.wipe", { target: "disk" }, alice);
+    expect(asked.envelope).toMatchObject({ ok: false, error: { code: "UNAVAILABLE", retryable: true } });
+    expect(asked.envelope.message).toBe(
+      "echo.wipe did not run: no confirmation can be issued while the shared state store cannot be reached; retry shortly",
+    );
+    const question = await pipeline.call("echo.wipe", { target: "disk" }, { confirmation: { elicit: true } });
+    expect(question.envelope).toMatchObject({ ok: false, error: { code: "UNAVAILABLE" } });
+    expect(question.elicit).toBeUndefined();
+    expect(runs.wipe.length).toBe(before);
+    expect(store.asked).toEqual([]);
   });
 
   it("ask the store only about a token that holds: a forged or changed one never reaches it", async () => {

@@ -290,7 +290,7 @@ describe.skipIf(SKIP_REDIS)("two replicas sharing one Redis", () => {
     // Redis came back without its data: ids issued before cannot be checked, so neither runs (again).
     const replayed = await wipe(a.alice, "disk-5", usedBeforeOutage);
     expect(replayed).toMatchObject({ ok: false, error: { code: "PERMISSION_DENIED" } });
-    expect(replayed.message).toContain("before the shared state store last started");
+    expect(replayed.message).toContain("before the shared state store lost its data");
     expect(await wipe(b.alice, "disk-4", beforeOutage)).toMatchObject({
       ok: false,
       error: { code: "PERMISSION_DENIED" },

@@ -1,3 +1,4 @@
+import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createMemoryStore } from "../../src/state/memory-store.js";
 import { createRedisStore } from "../../src/state/redis-store.js";
@@ -13,28 +14,30 @@ const RATE = { requestsPerMinute: 60, burst: 3 };
 function storeContract(name: string, make: () => Promise<StateStore>) {
   describe(`${name}: the store contract`, () => {
     let store: StateStore;
+    let generation: string;
     beforeAll(async () => {
       store = await make();
-      // A replica reaches its store when it starts serving (the first heartbeat); what it issues after is remembered.
-      await store.heartbeat("warm-up", 1);
+      // Nothing talked to this store before: its first generation is written now, and what is issued in it holds.
+      generation = await store.generation();
     });
     afterAll(() => store?.close());
 
     it("claims a key once: first, then used", async () => {
-      const now = Date.now();
-      expect(await store.claimOnce("k1", 60_000, now)).toBe("first");
-      expect(await store.claimOnce("k1", 60_000, now)).toBe("used");
-      expect(await store.claimOnce("k2", 60_000, now)).toBe("first");
+      expect(await store.claimOnce("k1", 60_000, generation)).toBe("first");
+      expect(await store.claimOnce("k1", 60_000, generation)).toBe("used");
+      expect(await store.claimOnce("k2", 60_000, generation)).toBe("first");
     });
 
-    it("forgets nothing issued after it began, and answers forgotten for what was issued before", async () => {
-      expect(await store.claimOnce("old", 60_000, 0)).toBe("forgotten");
+    it("keeps its generation while it keeps its data, and answers forgotten for what was issued in another", async () => {
+      expect(await store.generation()).toBe(generation);
+      expect(await store.claimOnce("old", 60_000, "an-earlier-generation")).toBe("forgotten");
+      // Refused, it was not recorded.
+      expect(await store.claimOnce("old", 60_000, generation)).toBe("first");
     });
 
     it("lets a claim go once its time is up", async () => {
-      const now = Date.now();
-      expect(await store.claimOnce("short", 20, now)).toBe("first");
-      await until(async () => (await store.claimOnce("short", 20, now)) === "first");
+      expect(await store.claimOnce("short", 20, generation)).toBe("first");
+      await until(async () => (await store.claimOnce("short", 20, generation)) === "first");
     });
 
     it("allows a burst, then answers when to retry, per key", async () => {
@@ -68,6 +71,17 @@ function storeContract(name: string, make: () => Promise<StateStore>) {
 
 storeContract("memory", async () => createMemoryStore());
 
+describe("the memory store", () => {
+  it("begins a generation of its own: what another (an earlier process) issued is forgotten", async () => {
+    const earlier = createMemoryStore();
+    const now = createMemoryStore();
+    const issued = await earlier.generation();
+    expect(await now.generation()).not.toBe(issued);
+    expect(await now.claimOnce("token", 60_000, issued)).toBe("forgotten");
+    expect(await now.claimOnce("token", 60_000, await now.generation())).toBe("first");
+  });
+});
+
 describe.skipIf(SKIP_REDIS)("the redis store", () => {
   let redis: RedisServer;
   beforeAll(async () => {
@@ -82,11 +96,13 @@ describe.skipIf(SKIP_REDIS)("the redis store", () => {
     const b = await createRedisStore({ url: redis.url, prefix: "shared:" });
     const other = await createRedisStore({ url: redis.url, prefix: "other:" });
     try {
-      await Promise.all([a, b, other].map((store) => store.heartbeat("warm-up", 1)));
-      const now = Date.now();
-      expect(await a.claimOnce("token", 60_000, now)).toBe("first");
-      expect(await b.claimOnce("token", 60_000, now)).toBe("used");
-      expect(await other.claimOnce("token", 60_000, now)).toBe("first");
+      // The first to talk to a prefix writes its generation; every other reads the same one.
+      const generation = await a.generation();
+      expect(await b.generation()).toBe(generation);
+      expect(await other.generation()).not.toBe(generation);
+      expect(await a.claimOnce("token", 60_000, generation)).toBe("first");
+      expect(await b.claimOnce("token", 60_000, generation)).toBe("used");
+      expect(await other.claimOnce("token", 60_000, await other.generation())).toBe("first");
       // One bucket of 3 across both clients.
       const rate = { requestsPerMinute: 60, burst: 3 };
       const taken = [
@@ -110,22 +126,43 @@ describe.skipIf(SKIP_REDIS)("the redis store", () => {
       onHealth: (h) => health.push(h.ok),
     });
     try {
-      await store.heartbeat("warm-up", 1);
-      const before = Date.now();
+      const before = await store.generation();
       expect(await store.claimOnce("used-before", 60_000, before)).toBe("first");
       await redis.stop();
-      await expect(store.claimOnce("during", 60_000, Date.now())).rejects.toBeInstanceOf(StoreUnavailableError);
+      // Nothing can be issued (its generation cannot be read) nor taken.
+      await expect(store.generation()).rejects.toBeInstanceOf(StoreUnavailableError);
+      await expect(store.claimOnce("during", 60_000, before)).rejects.toBeInstanceOf(StoreUnavailableError);
       await expect(store.take("c", RATE)).rejects.toBeInstanceOf(StoreUnavailableError);
       expect(store.health().ok).toBe(false);
       await redis.start();
       await until(() => store.health().ok, 20_000);
       expect(health).toEqual([true, false, true]);
-      // This Redis lost its data: a claim made before it restarted cannot be checked, so it is never "first".
+      // This Redis lost its data: it begins another generation (never the one this client read before), and a
+      // claim issued in the earlier one cannot be checked, so it is never "first".
+      const after = await store.generation();
+      expect(after).not.toBe(before);
       expect(await store.claimOnce("used-before", 60_000, before)).toBe("forgotten");
-      const after = Date.now() + 1;
       expect(await store.claimOnce("new", 60_000, after)).toBe("first");
       expect(await store.claimOnce("new", 60_000, after)).toBe("used");
     } finally {
+      await store.close();
+    }
+  });
+
+  it("notices data flushed under a live connection: what was issued before is forgotten, and a new generation begins", async () => {
+    const store = await createRedisStore({ url: redis.url, prefix: "flushed:" });
+    const admin = new Redis(redis.url, { lazyConnect: true });
+    try {
+      const before = await store.generation();
+      expect(await store.claimOnce("token", 60_000, before)).toBe("first");
+      await admin.connect();
+      await admin.flushall();
+      expect(await store.claimOnce("token", 60_000, before)).toBe("forgotten");
+      const after = await store.generation();
+      expect(after).not.toBe(before);
+      expect(await store.claimOnce("token", 60_000, after)).toBe("first");
+    } finally {
+      admin.disconnect();
       await store.close();
     }
   });

@@ -1,6 +1,7 @@
 import type { Answered, ConfirmationQuestion, ResumedCall } from "../call.js";
 import { answer } from "../call.js";
 import type { ConfirmationSubject, Confirmations } from "../confirmations.js";
+import { unlessUnavailable } from "../confirmations.js";
 import type { Outcome } from "../envelope.js";
 import { failureOutcome } from "../envelope.js";
 import { CONFIRM_ARGUMENT } from "./migrate.js";
@@ -74,7 +75,9 @@ export function createConfirm({ confirmations, fallback }: ConfirmOptions) {
       // must see what will run now.
     }
     if (how.elicit === true) {
-      const { state } = confirmations.ask(subject);
+      const asked = await unlessUnavailable(confirmations.ask(subject));
+      if (asked === undefined) return cannotAsk(call);
+      const { state } = asked;
       const asking = failureOutcome(call, "CONFIRMATION_REQUIRED", `Confirm: ${brief}`, { retryable: true });
       return { ...asking, elicit: { message: question.message, state } };
     }
@@ -86,7 +89,9 @@ export function createConfirm({ confirmations, fallback }: ConfirmOptions) {
         { retryable: false },
       );
     }
-    const { operationId, expiresAt } = confirmations.issue(subject);
+    const issued = await unlessUnavailable(confirmations.issue(subject));
+    if (issued === undefined) return cannotAsk(call);
+    const { operationId, expiresAt } = issued;
     return failureOutcome(
       call,
       "CONFIRMATION_REQUIRED",
@@ -116,7 +121,7 @@ export function createConfirm({ confirmations, fallback }: ConfirmOptions) {
       mismatch: "was issued for other arguments",
       "other-caller": "was issued to another caller",
       reused: "was already used",
-      forgotten: "was issued before the shared state store last started, so it cannot be checked",
+      forgotten: "was issued before the shared state store lost its data (or restarted), so it cannot be checked",
     }[verdict];
     return failureOutcome(
       call,
@@ -144,6 +149,19 @@ function storeUnavailable(call: ResumedCall): Outcome {
     call,
     "UNAVAILABLE",
     `${call.entry.fullName} did not run: the confirmation cannot be checked against the shared state store, which cannot be reached now; retry shortly`,
+    { retryable: true },
+  );
+}
+
+/**
+ * No confirmation can be issued now: what it would carry (the shared state store's generation) cannot be read, so
+ * the user is not asked a question whose answer could not be checked. Nothing ran.
+ */
+function cannotAsk(call: ResumedCall): Outcome {
+  return failureOutcome(
+    call,
+    "UNAVAILABLE",
+    `${call.entry.fullName} did not run: no confirmation can be issued while the shared state store cannot be reached; retry shortly`,
     { retryable: true },
   );
 }

@@ -5,9 +5,10 @@ import { createBoundedRun } from "../bounded-run.js";
 import type { Answered, ExecutedCall, ResumedCall } from "../call.js";
 import { answer, passOn } from "../call.js";
 import type { ConfirmationSubject, InputRound } from "../confirmations.js";
-import { createConfirmations } from "../confirmations.js";
+import { createConfirmations, unlessUnavailable } from "../confirmations.js";
 import type { Outcome } from "../envelope.js";
 import { failureOutcome, thrownOutcome } from "../envelope.js";
+import type { OpenRound } from "../input.js";
 import { QueueFullError } from "../limiter.js";
 import type { Redactor } from "../redact.js";
 
@@ -24,7 +25,7 @@ export interface ExecuteOptions {
    * Mints the state of a round of questions the capability asked the client.
    * @default per-process confirmations with a random secret
    */
-  carry?: (subject: ConfirmationSubject, round: InputRound) => string;
+  carry?: (subject: ConfirmationSubject, round: InputRound) => Promise<string>;
 }
 
 /**
@@ -50,22 +51,29 @@ export function createExecute(options: ExecuteOptions) {
     ).then((result) => settled(call, result));
   };
 
-  function settled(call: ResumedCall, result: RunResult): ExecutedCall | Answered {
-    const { entry, options } = call;
+  function settled(call: ResumedCall, result: RunResult): ExecutedCall | Answered | Promise<Answered> {
     if (result.status === "done") return passOn.executed(call, result.value);
-    if (result.status === "input") {
-      const subject = { tool: entry.fullName, args: call.args, caller: options.caller?.id };
-      // Reaching this stage, a dangerous call was confirmed: its next rounds are not asked about again.
-      const state = carry(subject, result.round.next(call.runnable.risk === "dangerous"));
-      const asking = failureOutcome(
-        call,
-        "UNAVAILABLE",
-        `${entry.fullName} needs an answer from the client first (${Object.keys(result.round.questions).join(", ")}); use a client that supports ${featuresOf(result.round.questions)}`,
-        { retryable: true },
-      );
-      return answer(call, "execute", { ...asking, input: { requests: { ...result.round.questions }, state } });
-    }
+    if (result.status === "input") return asking(call, result.round);
     return answer(call, "execute", failed(call, result.error, result.stop, result.timedOut));
+  }
+
+  /** The capability asked the client something: the questions, with the round's state to come back with. */
+  async function asking(call: ResumedCall, round: OpenRound): Promise<Answered> {
+    const { entry, options } = call;
+    const subject = { tool: entry.fullName, args: call.args, caller: options.caller?.id };
+    // Reaching this stage, a dangerous call was confirmed: its next rounds are not asked about again.
+    const state = await unlessUnavailable(carry(subject, round.next(call.runnable.risk === "dangerous")));
+    if (state === undefined) {
+      const message = `${entry.fullName} did not finish: it asks the client a question, whose state cannot be kept while the shared state store cannot be reached; retry shortly`;
+      return answer(call, "execute", failureOutcome(call, "UNAVAILABLE", message, { retryable: true }));
+    }
+    const outcome = failureOutcome(
+      call,
+      "UNAVAILABLE",
+      `${entry.fullName} needs an answer from the client first (${Object.keys(round.questions).join(", ")}); use a client that supports ${featuresOf(round.questions)}`,
+      { retryable: true },
+    );
+    return answer(call, "execute", { ...outcome, input: { requests: { ...round.questions }, state } });
   }
 
   function failed(call: ResumedCall, error: unknown, stop: { aborted: boolean }, timedOut: boolean): Outcome {

@@ -40,6 +40,6 @@ export const WHY: Record<Redemption, string> = {
   mismatch: "was minted for another call (other tool or arguments)",
   "other-caller": "was minted for another caller",
   reused: "was already used",
-  forgotten: "was minted before the shared state store last started, so it cannot be checked",
+  forgotten: "was minted before the shared state store lost its data (or restarted), so it cannot be checked",
   unavailable: "cannot be checked now (the shared state store cannot be reached)",
 };
