@@ -1,9 +1,7 @@
 // Cold start to the first tools/list answer over stdio, for generated compositions of 1, 10, 50 and 200 skills of
-// 10 tools each. Four ways to serve the same tools:
+// 10 tools each. Three ways to serve the same tools:
 //   eager  `skillport serve --stdio --no-lock`: imports every skill and registers it before it answers;
-//   lock   `skillport serve --stdio --frozen-lock` after `skillport lock`: answers tools/list from skills.lock.json
-//          (a first start: SKILLPORT_START_IMAGE=off);
-//   image  the same command with its start image (the answers of the start before, kept in a private cache folder);
+//   lock   `skillport serve --stdio --frozen-lock` after `skillport lock`: answers tools/list from skills.lock.json;
 //   raw    a hand-written server on the SDK's McpServer registering the same tools with the same zod schemas.
 // Each run spawns a fresh `node` and times, from just before spawn(), the initialize answer and the complete
 // tools/list answer, driven by a minimal JSON-RPC client over the child's pipes (see RESULTS.md for why not the SDK
@@ -40,11 +38,11 @@ const roundsOf = (n) => (n === Math.max(...SIZES) ? ROUNDS_LARGEST : ROUNDS);
 const STAGE_SAMPLES = 3;
 // `--keep` leaves the generated folder in place (and prints it), to profile one cell by hand.
 const KEEP = process.argv.includes("--keep");
-const MODES = ["raw", "eager", "lock", "image"];
-// The image's start and the answer replayed take tens of ms, against hundreds for the others, and their growth from 1
-// skill to 200 is a few ms on a machine whose noise is as much: each round takes them this many times.
+const MODES = ["raw", "eager", "lock"];
+// The answer replayed takes tens of ms, against hundreds for the servers, and its growth from 1 skill to 200 is a few
+// ms on a machine whose noise is as much: each round takes it this many times.
 const FAST_REPEAT = flag("--fast-repeat", 4);
-const FAST = new Set(["image", "replay"]);
+const FAST = new Set(["replay"]);
 // Node 22 (the npm package the conformance runner uses, when installed): Node 22.1+ has a compile cache, which the
 // command turns on (packages/cli/src/compile-cache.ts) and a hand-written server does not unless told to.
 const NODE_22 = path.join(ROOT, "packages/conformance/node_modules/node/bin/node");
@@ -324,7 +322,6 @@ function generate() {
         raw: [raw],
         eager: [CLI, "serve", "--stdio", "--no-lock", "--manifest", manifest],
         lock: [CLI, "serve", "--stdio", "--frozen-lock", "--manifest", manifest],
-        image: [CLI, "serve", "--stdio", "--frozen-lock", "--manifest", manifest],
       },
     };
   }
@@ -345,13 +342,6 @@ function generate() {
  */
 function coldStart(args, cwd, { node = process.execPath, env = ENV } = {}) {
   return coldStartWith(args, cwd, { node, env });
-}
-
-/** Each mode's environment: lock mode without a start image, image mode with one in a cache folder of the run's own. */
-function modeOptions(mode) {
-  if (mode === "lock") return { env: { ...ENV, SKILLPORT_START_IMAGE: "off" } };
-  if (mode === "image") return { env: { ...ENV, XDG_CACHE_HOME: path.join(dir, "image-cache") } };
-  return {};
 }
 
 function coldStartWith(args, cwd, { node, env }) {
@@ -485,7 +475,7 @@ const node22Args = (n, mode) => (mode.startsWith("raw") ? cases[n].args.raw : ca
  * (a first start ever, which also writes the cache).
  */
 function node22Options(mode) {
-  const env = { ...ENV, SKILLPORT_START_IMAGE: "off" };
+  const env = { ...ENV };
   if (mode === "rawCached") env.NODE_COMPILE_CACHE = path.join(dir, "node22-raw-cache");
   if (mode === "lock" || mode === "lockFirst") {
     env.HOME = path.join(dir, mode === "lock" ? "node22-home" : `node22-first-${firstStarts++}`);
@@ -498,17 +488,11 @@ try {
   for (const n of SIZES) {
     execFileSync(process.execPath, [CLI, "lock", "--manifest", cases[n].manifest], { stdio: "ignore" });
     // lock mode's own tools/list answer, for the replay (not timed)
-    writeFileSync(
-      cases[n].answer,
-      JSON.stringify({ tools: (await coldStart(cases[n].args.lock, dir, modeOptions("lock"))).tools }),
-    );
+    writeFileSync(cases[n].answer, JSON.stringify({ tools: (await coldStart(cases[n].args.lock, dir)).tools }));
   }
   // One warm-up start per server, not timed (the OS file cache, Node's own files).
   await coldStart([floor], dir);
-  for (const mode of MODES) await coldStart(cases[SIZES[0]].args[mode], dir, modeOptions(mode));
-  // Each size's image is written by a start before the rounds (the first start of a composition writes it, just
-  // after its tools/list answer): one the SDK client ends as clients do, not killed the moment the answer arrives.
-  for (const n of SIZES) await coldStartSdkClient(cases[n].args.image, dir, modeOptions("image").env);
+  for (const mode of MODES) await coldStart(cases[SIZES[0]].args[mode], dir);
   for (const n of SIZES) for (const mode of MODES) samples[`${n}:${mode}`] = [];
   for (let round = 0; round < ROUNDS; round++) {
     floorSamples.push((await coldStart([floor], dir)).listMs);
@@ -524,7 +508,7 @@ try {
           replaySamples[n].push((await coldStart([replay, cases[n].answer], dir)).listMs);
           continue;
         }
-        const { tools, ...times } = await coldStart(cases[n].args[mode], dir, modeOptions(mode));
+        const { tools, ...times } = await coldStart(cases[n].args[mode], dir);
         if (round === 0) checkTools(n, mode, tools);
         sizes[`${n}:${mode}`] = times.bytes;
         samples[`${n}:${mode}`].push(times);
@@ -538,7 +522,7 @@ try {
   // The cross-check through the SDK client: one run per cell, after the rounds.
   for (const n of SIZES) {
     for (const mode of MODES) {
-      const r = await coldStartSdkClient(cases[n].args[mode], dir, modeOptions(mode).env);
+      const r = await coldStartSdkClient(cases[n].args[mode], dir);
       if (r.tools.length !== n * TOOLS_PER_SKILL)
         throw new Error(`SDK client: ${mode} at ${n} lists ${r.tools.length}`);
       sdkClient[`${n}:${mode}`] = r.listMs;
@@ -603,7 +587,6 @@ const rows = SIZES.map((n) => {
     cpu,
     eagerRatio: s.eager.median / s.raw.median,
     lockRatio: s.lock.median / s.raw.median,
-    imageRatio: s.image.median / s.raw.median,
     cpuLockRatio: cpu.raw === undefined ? undefined : cpu.lock.median / cpu.raw.median,
   };
 });
@@ -612,15 +595,15 @@ const cell = (v) => `${ms(v.median)} (${ms(v.min)}–${ms(v.max)})`;
 const table = rows
   .map(
     (r) =>
-      `| ${r.n} | ${r.n * TOOLS_PER_SKILL} | ${r.rounds} | ${cell(r.s.raw)} | ${cell(r.s.eager)} | ${cell(r.s.lock)} | ${cell(r.s.image)} | ${cell(r.replay)} | ${x(r.eagerRatio)} | **${x(r.lockRatio)}** | **${x(r.imageRatio)}** |`,
+      `| ${r.n} | ${r.n * TOOLS_PER_SKILL} | ${r.rounds} | ${cell(r.s.raw)} | ${cell(r.s.eager)} | ${cell(r.s.lock)} | ${cell(r.replay)} | ${x(r.eagerRatio)} | **${x(r.lockRatio)}** |`,
   )
   .join("\n");
 const kib = (n) => `${(n / 1024).toFixed(0)} KiB`;
-const four = (f) => MODES.map(f).join(" / ");
+const each = (f) => MODES.map(f).join(" / ");
 const details = rows
   .map(
     (r) =>
-      `| ${r.n} | ${four((m) => ms(r.cpu[m]?.median))} | ${x(r.cpu.eager && r.cpu.eager.median / r.cpu.raw.median)} | **${x(r.cpuLockRatio)}** | ${four((m) => ms(r.init[m].median))} | ${four((m) => kib(sizes[`${r.n}:${m}`]))} | ${four((m) => ms(sdkClient[`${r.n}:${m}`]))} |`,
+      `| ${r.n} | ${each((m) => ms(r.cpu[m]?.median))} | ${x(r.cpu.eager && r.cpu.eager.median / r.cpu.raw.median)} | **${x(r.cpuLockRatio)}** | ${each((m) => ms(r.init[m].median))} | ${each((m) => kib(sizes[`${r.n}:${m}`]))} | ${each((m) => ms(sdkClient[`${r.n}:${m}`]))} |`,
   )
   .join("\n");
 
@@ -664,7 +647,6 @@ const first = rows[0];
 const last = rows.at(-1);
 const at50 = rows.find((r) => r.n === 50);
 const growth = last.s.lock.median / first.s.lock.median;
-const imageGrowth = last.s.image.median / first.s.image.median;
 const cpuGrowth = last.cpu.lock === undefined ? undefined : last.cpu.lock.median / first.cpu.lock.median;
 const rawGrowth = last.s.raw.median / first.s.raw.median;
 /** The issue's bar for flat: within 1.2× of the smallest composition's start. */
@@ -692,7 +674,7 @@ const roundsNote = `${
   ROUNDS_LARGEST === ROUNDS
     ? `${ROUNDS} cold starts`
     : `${ROUNDS} cold starts (${ROUNDS_LARGEST} at ${SIZES.at(-1)} skills, the longest cells, to keep the run near five minutes on two cores)`
-}; the image and the replayed answer, a few tens of ms each, ${FAST_REPEAT} times a round`;
+}; the replayed answer, a few tens of ms, ${FAST_REPEAT} times a round`;
 
 const report = `# Cold start to first tools/list (stdio)
 
@@ -709,11 +691,7 @@ servers rotated each round, after one discarded warm-up start of each server; th
 - **eager**: \`skillport serve --stdio --no-lock\` — imports every skill, calls each \`register()\` (zod → JSON
   Schema) and builds the tool table before it serves.
 - **lock**: \`skillport lock\` once (not timed), then \`skillport serve --stdio --frozen-lock\` — checks the lock
-  against the manifest and the installed versions and answers tools/list from it without importing any skill; a
-  first start (\`SKILLPORT_START_IMAGE=off\`).
-- **image**: the same command after a start of the same composition (not timed) wrote its start image in a cache
-  folder of the run's own: it answers initialize and tools/list from the image before the command's code loads, then
-  builds the host and checks its answers against what it sent before it reads anything else.
+  against the manifest and the installed versions and answers tools/list from it without importing any skill.
 - **raw SDK**: a generated single-file server, written the way one would by hand: \`new McpServer(…)\`,
   \`registerTool(name, { title, description, inputSchema: z.strictObject(…), annotations }, handler)\` for the same
   N×${TOOLS_PER_SKILL} tools with the same zod schemas (built at module level), served with \`serveStdio\` from
@@ -742,14 +720,14 @@ tools/list) takes ${ms(floorMs)} ms median: the floor under every cell.
 
 Wall time in ms from spawn to the complete tools/list answer, median (min–max):
 
-| skills | tools | starts | raw SDK | eager | lock | image | lock's answer replayed | eager ÷ raw | lock ÷ raw | image ÷ raw |
-| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |
+| skills | tools | starts | raw SDK | eager | lock | lock's answer replayed | eager ÷ raw | lock ÷ raw |
+| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |
 ${table}
 
 The server's CPU time to that answer, the initialize answer, the answer's size, and the SDK client's connect +
 listTools (medians; the SDK client one start each):
 
-| skills | CPU ms (raw / eager / lock / image) | CPU eager ÷ raw | CPU lock ÷ raw | initialize answered, ms (raw / eager / lock / image) | tools/list size (raw / eager / lock / image) | SDK client, ms (raw / eager / lock / image) |
+| skills | CPU ms (raw / eager / lock) | CPU eager ÷ raw | CPU lock ÷ raw | initialize answered, ms (raw / eager / lock) | tools/list size (raw / eager / lock) | SDK client, ms (raw / eager / lock) |
 | ---: | ---: | ---: | ---: | ---: | ---: | ---: |
 ${details}
 
@@ -782,15 +760,6 @@ SDK's is ${kib(sizes[`${last.n}:raw`])}), and more objects mean more garbage col
   client taking it in. Lock mode grows +${ms(last.s.lock.median - first.s.lock.median)} ms. Flat within ${FLAT}× allows
   +${ms(allowedGrowthMs)} ms over lock mode's ${ms(first.s.lock.median)} ms at ${first.n} skill; the bytes alone take
   ${((100 * replayGrowthMs) / allowedGrowthMs).toFixed(0)}% of that, before the lock is read or checked.
-- With the start image: ${ms(first.s.image.median)} ms at ${first.n} skill and ${ms(last.s.image.median)} ms at ${last.n} (**${imageGrowth.toFixed(2)}×**, +${ms(
-  last.s.image.median - first.s.image.median,
-)} ms; the replay alone +${ms(replayGrowthMs)} ms), ${x(first.imageRatio)} and ${x(last.imageRatio)} the raw SDK. Its
-  start no longer waits for the command's code, so what stays is Node's own start, the image's check (the manifest's
-  bytes hashed, the lock's and each package.json's stat) and the answer's bytes: ${
-    imageGrowth <= FLAT
-      ? `flat (within ${FLAT}×)`
-      : `within ${FLAT}× only in absolute terms: the bar is a ratio, and the base is now ${ms(first.s.image.median)} ms`
-  }.
 - No slower than the raw SDK at 50 skills? Lock ÷ raw at 50 is **${at50.lockRatio.toFixed(2)}×** wall${
   at50.cpuLockRatio === undefined ? "" : ` and ${at50.cpuLockRatio.toFixed(2)}× CPU`
 }: ${verdict50}. At ${first.n} skill, where a server's fixed start-up is what a client waits for, lock mode uses

@@ -13,22 +13,11 @@ const cached =
       )
     : Promise.resolve();
 
-// `serve --stdio` with a start image (src/start-image.ts) answers initialize and tools/list from it before the
-// command's code is loaded; the command reads what arrived meanwhile once its host is built.
-const early = cached.then(() =>
-  process.argv[2] === "serve"
-    ? import("../dist/early-stdio.js").then(
-        ({ beginEarlyStdio }) => beginEarlyStdio(process.argv.slice(3)),
-        () => undefined, // not built: the import below says so
-      )
-    : undefined,
-);
-
-early
-  .then((stdio) => (stdio?.ready ?? Promise.resolve()).then(() => import("../dist/cli.js")).then((cli) => [cli, stdio]))
+cached
+  .then(() => import("../dist/cli.js"))
   .then(
-    ([{ main }, stdio]) =>
-      main(process.argv, stdio).then(
+    ({ main }) =>
+      main(process.argv).then(
         (code) => {
           process.exitCode = code;
         },

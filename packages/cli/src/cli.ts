@@ -1,20 +1,18 @@
 import { DEFAULT_MANIFEST, HostError } from "@skillport/host";
 import type { ServeOptions } from "./commands/serve.js";
-import type { EarlyStdio } from "./early-stdio.js";
 import { quickServeOptions } from "./serve-args.js";
 
 /**
  * Runs the `skillport` command with process-style argv and resolves its exit code. Startup problems
- * (invalid manifest, unknown package, name conflict) print their message to stderr and exit 1. `early` is what
- * bin/skillport.js started for `serve --stdio` before loading this (beginEarlyStdio, for the same argv).
+ * (invalid manifest, unknown package, name conflict) print their message to stderr and exit 1.
  */
-export async function main(argv: readonly string[], early?: EarlyStdio): Promise<number> {
+export async function main(argv: readonly string[]): Promise<number> {
   // `serve` as MCP clients spawn it is read without loading commander (a few ms of every start); any other command
   // line, or one quickServeOptions does not read as commander would, goes through commander.
   const quick = argv[2] === "serve" ? quickServeOptions(argv.slice(3), DEFAULT_MANIFEST) : undefined;
   if (quick !== undefined) {
     try {
-      return await serveWith(quick, early);
+      return await serveWith(quick);
     } catch (error) {
       if (!(error instanceof HostError)) throw error;
       process.stderr.write(`${error.message}\n`);
@@ -38,6 +36,6 @@ export async function main(argv: readonly string[], early?: EarlyStdio): Promise
 
 // --- internal ---
 
-async function serveWith(options: ServeOptions, early?: EarlyStdio): Promise<number> {
-  return (await import("./commands/serve.js")).serve(options, early);
+async function serveWith(options: ServeOptions): Promise<number> {
+  return (await import("./commands/serve.js")).serve(options);
 }

@@ -53,15 +53,14 @@ export function flushCompileCache(): void {
 }
 
 /**
- * `<user cache>/skillport/<name>` (`node-compile-cache` unless named), made owner-only when missing; undefined when
- * it cannot be made or another user could write into it (see {@link enableCompileCache}): what the command keeps
- * there, compiled code or a start image (start-image.ts), it trusts.
+ * `<user cache>/skillport/node-compile-cache`, made owner-only when missing; undefined when it cannot be made or
+ * another user could write code into it (see {@link enableCompileCache}).
  */
-export function privateCacheFolder(context: CacheContext, name = "node-compile-cache"): string | undefined {
+export function privateCacheFolder(context: CacheContext): string | undefined {
   const base = userCacheFolder(context);
   if (base === undefined) return undefined;
   const parent = path.join(base, "skillport");
-  const folder = path.join(parent, name);
+  const folder = path.join(parent, "node-compile-cache");
   try {
     mkdirSync(folder, { recursive: true, mode: 0o700 });
     if (context.uid === undefined) return folder; // Windows: %LOCALAPPDATA% is the user's own
@@ -71,8 +70,9 @@ export function privateCacheFolder(context: CacheContext, name = "node-compile-c
   }
 }
 
-/** This process's {@link CacheContext}. */
-export function currentContext(): CacheContext {
+// --- internal ---
+
+function currentContext(): CacheContext {
   return {
     env: process.env,
     platform: process.platform,
@@ -80,8 +80,6 @@ export function currentContext(): CacheContext {
     uid: typeof process.getuid === "function" ? process.getuid() : undefined,
   };
 }
-
-// --- internal ---
 
 /** The user's cache folder as the platform's conventions name it (a relative `XDG_CACHE_HOME` is ignored, as XDG says). */
 function userCacheFolder({ env, platform, home }: CacheContext): string | undefined {

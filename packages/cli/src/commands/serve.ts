@@ -3,13 +3,9 @@ import path from "node:path";
 import type { Host } from "@skillport/host";
 import { createHost, installProcessGuards } from "@skillport/host";
 import type { HttpServing } from "@skillport/host/http";
-import { lockPathOf } from "@skillport/host/tooling";
 import { flushCompileCache } from "../compile-cache.js";
-import type { EarlyStdio } from "../early-stdio.js";
 import { formatTable } from "../format-table.js";
-import { imageServing } from "../image-serving.js";
 import { providerNamesNote } from "../provider-names.js";
-import { imageKeyOf, removeImage } from "../start-image.js";
 import { toolRows } from "../tool-rows.js";
 import { upstreamClient } from "../upstream-client.js";
 
@@ -31,9 +27,8 @@ export interface ServeOptions {
 /**
  * `skillport serve --stdio`: serves the manifest's tools to one MCP client over stdin/stdout.
  * `skillport serve --http`: serves them over Streamable HTTP until SIGTERM or SIGINT, then drains and exits 0.
- * `early` is what a start image answered over stdio before this ran (see early-stdio.ts).
  */
-export async function serve(options: ServeOptions, early?: EarlyStdio): Promise<number> {
+export async function serve(options: ServeOptions): Promise<number> {
   if (options.http && options.stdio) {
     process.stderr.write("[skillport] serve: choose one of --stdio or --http\n");
     return 2;
@@ -42,49 +37,12 @@ export async function serve(options: ServeOptions, early?: EarlyStdio): Promise<
   // Each transport loads only when chosen: stdio start-up never pays for the HTTP stack (jose, prom-client).
   const { claimStdout, serveHostStdio } = await import("@skillport/host/stdio");
   // stdout is the protocol from the first byte: what a skill prints, even while it is imported, goes to stderr.
-  const claimed = claimStdout();
-  // Without a current image, the key a new one would have, before the host reads the manifest and the lock: a lock
-  // written again while this start runs must not pair its key with answers made from the one before.
-  const startKey =
-    early !== undefined && early.slot.image === undefined
-      ? imageKeyOf(early.slot, lockPathOf(early.slot.manifest))
-      : undefined;
-  let host: Host;
-  try {
-    host = await createHost({ manifest: options.manifest, client: upstreamClient, lock: lockMode(options) });
-  } catch (error) {
-    // The image answered for a start that fails: the next start fails before it answers, as it did before.
-    if (early?.slot.image !== undefined) removeImage(early.slot);
-    throw error;
-  }
+  claimStdout();
+  const host = await createHost({ manifest: options.manifest, client: upstreamClient, lock: lockMode(options) });
   installProcessGuards(host.logger);
   if (options.banner) process.stderr.write(stdioBanner(host, options.manifest, toolRows(host)));
-  const logger = host.logger;
-  const image =
-    early === undefined
-      ? undefined
-      : imageServing(
-          early,
-          host,
-          claimed,
-          () => logger.debug({ file: early.slot.file }, "start image written"),
-          startKey,
-        );
-  const serving = serveHostStdio(host, image === undefined ? {} : { stdin: image.stdin, stdout: image.stdout });
-  let mismatch = false;
-  void image?.checked.then((ok) => {
-    if (ok || early === undefined) return;
-    mismatch = true;
-    removeImage(early.slot);
-    process.stderr.write(
-      `[skillport] the start image (${early.slot.file}) answered initialize or tools/list otherwise than this server does, so it is removed and the server stops before it reads anything else; start it again\n`,
-    );
-    void serving.close();
-  });
-  host.logger.info(
-    { manifest: host.manifest.file, tools: host.registry.tools.size, startImage: early?.slot.image !== undefined },
-    "serving over stdio",
-  );
+  const serving = serveHostStdio(host);
+  host.logger.info({ manifest: host.manifest.file, tools: host.registry.tools.size }, "serving over stdio");
   // After what has already arrived (a client's initialize) is answered: everything start-up compiled is loaded by now.
   setImmediate(flushCompileCache);
   // Served while stdin is open; when the client closes it, workers stop and the process exits 0. SIGTERM or SIGINT
@@ -100,7 +58,7 @@ export async function serve(options: ServeOptions, early?: EarlyStdio): Promise<
     process.off("SIGINT", stop);
   }
   await host.close();
-  return mismatch ? 1 : 0;
+  return 0;
 }
 
 // --- internal ---

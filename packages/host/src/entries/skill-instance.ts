@@ -30,8 +30,6 @@ export interface SkillInstance extends ToolOwner {
   readonly config: unknown;
   /** The module the skill was imported from (an isolate imports it again); undefined for an in-memory module. */
   readonly entryUrl: string | undefined;
-  /** The installed package's folder (its package.json); for a module given in memory, the folder it names, if any. */
-  readonly packageDir: string | undefined;
   /** This instance's credentials by name, read by the host at start-up. Never shared with another instance. */
   readonly credentials: Readonly<Record<string, string | undefined>>;
   /** Required credentials that were not found, each saying what to set. Non-empty → CREDENTIALS_MISSING. */

@@ -346,7 +346,7 @@ async function instanceOf(
   ajv: SchemaCompiler,
   locked: LockedInstance | undefined,
 ): Promise<SkillInstance> {
-  const { entry, where, packageName, version, entryUrl, packageDir } = resolution;
+  const { entry, where, packageName, version, entryUrl } = resolution;
   let live = resolution.live;
   if (live === undefined && locked === undefined) {
     try {
@@ -404,7 +404,6 @@ async function instanceOf(
     load: () => loader.load(),
     config,
     entryUrl,
-    packageDir,
     credentials,
     missingCredentials: missing,
     allow: new Set(entry.allow ?? []),
