@@ -287,7 +287,8 @@ describe("scope keys the host reserves", () => {
     };
     const problems = await problemsOf(
       { skills: [], servers: [{ mcp: "fs", command: "fs-server", scopes: { "resources:*": ["fs:read"] } }] },
-      { client: async () => ({ connect: () => handle }) },
+      // The server lists no pattern, so the engine is never asked; the scope check refuses the entry first.
+      { client: async () => ({ connect: () => handle, linearRegExp: () => ({ test: () => true }) }) },
     );
     expect(problems).toEqual([
       'servers[0].scopes: "resources:*" has nothing to scope: a server entry serves the server\'s tools only (its resources and prompts are not passed through), so its keys are tool names and "*"',
