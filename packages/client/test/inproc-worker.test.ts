@@ -109,16 +109,19 @@ describe("a Skillport host in this process and in a worker thread", () => {
   });
 
   it("without @skillport/host installed, inproc and worker answer HOST_MISSING saying how to install it", async () => {
-    // The client's built files alone, with the SDK client but no host, outside the repository.
+    // The client's built files alone, with its own dependencies (as an install gives them) but no host, outside the
+    // repository.
     const app = where.file("app");
     const pkg = path.join(app, "node_modules/@skillport/client");
     await mkdir(path.join(app, "node_modules/@modelcontextprotocol"), { recursive: true });
     await cp(new URL("../dist", import.meta.url), path.join(pkg, "dist"), { recursive: true });
     await cp(new URL("../package.json", import.meta.url), path.join(pkg, "package.json"));
-    await symlink(
-      path.join(REPO, "packages/client/node_modules/@modelcontextprotocol/client"),
-      path.join(app, "node_modules/@modelcontextprotocol/client"),
-    );
+    const { dependencies } = JSON.parse(await readFile(path.join(pkg, "package.json"), "utf8")) as {
+      dependencies: Record<string, string>;
+    };
+    for (const name of Object.keys(dependencies)) {
+      await symlink(path.join(REPO, "packages/client/node_modules", name), path.join(app, "node_modules", name));
+    }
     await writeFile(path.join(app, "package.json"), JSON.stringify({ type: "module" }));
     await writeFile(
       path.join(app, "main.js"),
