@@ -159,7 +159,7 @@ const KINDS: Kind[] = [
   },
   {
     kind: "tools/list: an upstream server's own descriptions",
-    where: "mcp/tool-call.ts toolsListOf(): once per list built",
+    where: "mcp/tools-core.ts listOf(): once per list built",
     run: (c) => c.listTools(),
     sent: (m) => m.result?.tools?.some((t: { name: string }) => t.name === "echo.progress") === true,
   },

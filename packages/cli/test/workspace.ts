@@ -166,16 +166,6 @@ export function serveHttp(args: string[], cwd: string, env: Record<string, strin
   return { child, url, stderr: () => stderr, exit };
 }
 
-/** The "http request" log lines a served process wrote so far (one per request answered), in the log's order. */
-export function requestLog(served: ServedHttp): { fastPath?: boolean }[] {
-  return served
-    .stderr()
-    .split("\n")
-    .filter((line) => line.startsWith('{"level"'))
-    .map((line) => JSON.parse(line) as { msg?: string; fastPath?: boolean })
-    .filter((entry) => entry.msg === "http request");
-}
-
 // biome-ignore lint/suspicious/noExplicitAny: JSON-RPC messages of any method
 export type Message = any;
 

@@ -4,7 +4,7 @@ import path from "node:path";
 import pino from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createHost } from "../src/host.js";
-import { textOf } from "../src/mcp/server.js";
+import { textOf } from "../src/mcp/tools-core.js";
 import { createAudit } from "../src/pipeline/audit.js";
 import { createRedactor, REDACTED } from "../src/pipeline/redact.js";
 import { buildRegistry } from "../src/registry/build-registry.js";

@@ -2,7 +2,7 @@ import { defineSkill, defineTool } from "@skillport/core";
 import pino from "pino";
 import { beforeAll, describe, expect, it } from "vitest";
 import { createAjv } from "../src/ajv.js";
-import { textOf } from "../src/mcp/server.js";
+import { textOf } from "../src/mcp/tools-core.js";
 import { CallStop } from "../src/pipeline/call-stop.js";
 import type { Pipeline } from "../src/pipeline/pipeline.js";
 import { createValidators } from "../src/pipeline/validators.js";

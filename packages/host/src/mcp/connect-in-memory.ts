@@ -1,14 +1,17 @@
 import type { JSONRPCMessage, Transport } from "@modelcontextprotocol/server";
 import { InMemoryTransport } from "@modelcontextprotocol/server";
 import type { Host } from "../host.js";
-import { createFastTools } from "./fast-tools.js";
+import type { ConnectionTools } from "./connection-tools.js";
+import { connectTools } from "./connection-tools.js";
 import { createServerFactory } from "./server.js";
+import type { ToolsCoreOptions } from "./tools-core.js";
+import { createToolsCore } from "./tools-core.js";
 
 /**
  * Serves a host in this process over a linked pair of in-memory transports and returns the client's half, for
- * tests: `await client.connect(await connectInMemory(host))`. The server side is the same low-level server stdio
- * serves (2025-11-25 era), with the same fast path for tools/call and tools/list in front of it. Closing the
- * client's transport closes both halves.
+ * tests: `await client.connect(await connectInMemory(host))`. The server side is served as stdio serves it
+ * (2025-11-25 era): the same tools core in front of the same low-level server. Closing the client's transport
+ * closes both halves.
  *
  * @example
  * const client = new Client({ name: "test", version: "0.0.0" });
@@ -16,19 +19,32 @@ import { createServerFactory } from "./server.js";
  */
 export async function connectInMemory(host: Host): Promise<Transport> {
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-  const server = createServerFactory(host)();
-  await server.connect(serverSide);
-  const fast = createFastTools(host, { server: () => server, send: (message) => serverSide.send(message) });
-  // The SDK's server has set the transport's handlers; the fast path goes in front of them.
-  const toServer = serverSide.onmessage;
-  const closed = serverSide.onclose;
-  serverSide.onmessage = (message, extra) => {
-    if (fast.offer(message, (handed) => toServer?.(handed as JSONRPCMessage, extra))) return;
-    toServer?.(message, extra);
+  await serveTransport(host, serverSide);
+  return clientSide;
+}
+
+/**
+ * Serves a host over one transport the SDK's server connects to, with the tools core in front of it (what
+ * {@link connectInMemory} does with its server's half); answers the core's branch on that connection.
+ */
+export async function serveTransport(
+  host: Host,
+  transport: Transport,
+  options: ToolsCoreOptions = {},
+): Promise<ConnectionTools> {
+  const core = createToolsCore(host, options);
+  const server = createServerFactory(host, { core })();
+  await server.connect(transport);
+  const tools = connectTools(core, { server: () => server, send: (message) => transport.send(message) });
+  // The SDK's server has set the transport's handlers; the tools core goes in front of them.
+  const toServer = transport.onmessage;
+  const closed = transport.onclose;
+  transport.onmessage = (message: JSONRPCMessage, extra) => {
+    if (!tools.offer(message)) toServer?.(message, extra);
   };
-  serverSide.onclose = () => {
-    fast.close();
+  transport.onclose = () => {
+    tools.close();
     closed?.();
   };
-  return clientSide;
+  return tools;
 }

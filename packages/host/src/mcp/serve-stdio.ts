@@ -6,9 +6,10 @@ import type { ClaimedStdout } from "../transports/stdio/claim-stdout.js";
 import { claimStdout } from "../transports/stdio/claim-stdout.js";
 import type { OversizeLine } from "../transports/stdio/line-reader.js";
 import { createLineReader } from "../transports/stdio/line-reader.js";
-import type { FastTools } from "./fast-tools.js";
-import { createFastTools } from "./fast-tools.js";
+import type { ConnectionTools } from "./connection-tools.js";
+import { connectTools } from "./connection-tools.js";
 import { createServerFactory } from "./server.js";
+import { createToolsCore } from "./tools-core.js";
 
 /** Options for {@link serveHostStdio}. */
 export interface StdioServeOptions {
@@ -50,10 +51,12 @@ export function serveHostStdio(host: Host, options: StdioServeOptions = {}): Std
   const closed = new Promise<void>((resolve) => {
     ended = resolve;
   });
-  // tools/call and tools/list take the fast path beside the server the connection is pinned to (see createFastTools).
-  const factory = createServerFactory(host);
+  // One tools core answers tools/call and tools/list: in front of the server the connection is pinned to for a
+  // plain request (see connectTools), and as that server's own handlers for the rest.
+  const core = createToolsCore(host);
+  const factory = createServerFactory(host, { core });
   let pinned: Server | undefined;
-  const fast: FastTools = createFastTools(host, {
+  const tools: ConnectionTools = connectTools(core, {
     server: () => pinned,
     send: (message, json) => (json === undefined ? wire.send(message) : wire.writeLine(json)),
   });
@@ -61,10 +64,10 @@ export function serveHostStdio(host: Host, options: StdioServeOptions = {}): Std
     stdin: options.stdin ?? process.stdin,
     stdout,
     maxMessageBytes: options.maxMessageBytes ?? host.manifest.stdio.maxMessageBytes,
-    fast,
+    tools,
     onClosed: () => {
-      fast.close();
-      host.logger.debug({ fastPath: fast.counts }, "stdio connection closed");
+      tools.close();
+      host.logger.debug({ fastPath: tools.counts }, "stdio connection closed");
       ended();
     },
   });
@@ -99,7 +102,7 @@ interface LineTransportOptions {
   stdout: ClaimedStdout;
   maxMessageBytes: number;
   /** Offered every message first; what it takes never reaches the SDK. */
-  fast?: FastTools;
+  tools?: ConnectionTools;
   onClosed(): void;
 }
 
@@ -115,7 +118,7 @@ interface LineTransport extends Transport {
  * without a word, it bounds each message, answers what it cannot serve, and keeps reading.
  */
 function createLineTransport(options: LineTransportOptions): LineTransport {
-  const { stdin, stdout, maxMessageBytes, fast, onClosed } = options;
+  const { stdin, stdout, maxMessageBytes, tools, onClosed } = options;
   let started = false;
   let isClosed = false;
 
@@ -155,10 +158,7 @@ function createLineTransport(options: LineTransportOptions): LineTransport {
       transport.onerror?.(new Error(`refused a JSON-RPC batch of ${value.length} messages`));
       return;
     }
-    if (fast?.offer(value, deliver) === true) return;
-    deliver(value);
-  };
-  const deliver = (value: unknown) => {
+    if (tools?.offer(value) === true) return;
     let message: JSONRPCMessage;
     try {
       message = parseJSONRPCMessage(value);

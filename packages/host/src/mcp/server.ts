@@ -1,14 +1,7 @@
-import type {
-  ClientCapabilities,
-  InputRequests,
-  McpRequestContext,
-  ServerContext,
-  StandardSchemaV1,
-} from "@modelcontextprotocol/server";
+import type { InputRequests, McpRequestContext, ServerContext, StandardSchemaV1 } from "@modelcontextprotocol/server";
 import {
   CLIENT_CAPABILITIES_META_KEY,
   inputRequired,
-  inputResponse,
   PROTOCOL_VERSION_META_KEY,
   ProtocolError,
   ProtocolErrorCode,
@@ -16,9 +9,7 @@ import {
   Server,
 } from "@modelcontextprotocol/server";
 import type { PromptListing, ResourceTemplateListing } from "../entries/resource-entry.js";
-import type { InputFeature } from "../entries/tool-entry.js";
 import type { Host } from "../host.js";
-import type { CallConfirmation, CallOptions, StageName } from "../pipeline/call.js";
 import type { Caller } from "../pipeline/check-scopes.js";
 import { refusalOf } from "../pipeline/check-scopes.js";
 import type { RequestOutcome } from "../pipeline/requests.js";
@@ -31,14 +22,21 @@ import {
   SKILLS_LIST_METHOD,
   SKILLS_PAGE_SIZE,
 } from "./skills.js";
-import { CONFIRM_KEY, LOG_LEVELS, runToolCall, takeAdopted, toolAnswerOf, toolsListOf } from "./tool-call.js";
+import type { CallObserver, ToolConnection, ToolsAnswer, ToolsCore } from "./tools-core.js";
+import { createToolsCore, optionsOf, supportsOf } from "./tools-core.js";
 
 /** Options for {@link createServerFactory}. */
 export interface ServerFactoryOptions {
   /** Who is calling, from the request context (HTTP); undefined for local transports, whose calls are not checked. */
   callerOf?: (ctx: McpRequestContext | undefined) => Caller | undefined;
-  /** Told when each tools/call starts and ends, e.g. for metrics. */
+  /** Told when each tools/call starts and ends, e.g. for metrics (when no `core` is given). */
   observer?: CallObserver;
+  /**
+   * The tools core the servers' tools handlers answer with: a transport that answers plain requests with the same
+   * core in front of the servers passes it here.
+   * @default createToolsCore(host, { observer })
+   */
+  core?: ToolsCore;
   /**
    * Whether servers stay connected to one client (stdio, in memory), so that a change of the upstream servers'
    * tools can be announced to it (`notifications/tools/list_changed`). Stateless HTTP has no stream to announce on:
@@ -46,15 +44,6 @@ export interface ServerFactoryOptions {
    * @default true
    */
   announceListChanged?: boolean;
-}
-
-/**
- * Watches tool calls: `outcome` is "ok", the envelope's error code, or UNKNOWN_TOOL; `stage` is the pipeline stage
- * that answered (an UNAVAILABLE from `ensure-loaded` is a skill that could not load).
- */
-export interface CallObserver {
-  started(): void;
-  finished(tool: string, skill: string | undefined, outcome: string, seconds: number, stage: StageName | "error"): void;
 }
 
 /**
@@ -74,7 +63,9 @@ export function createServerFactory(
   const catalog = createSkillsCatalog(registry.skillDocs, host.logger);
   const info = { name: host.manifest.name, version: host.manifest.version };
   const instructions = instructionsOf(host);
-  const { callerOf, observer } = options;
+  const { callerOf } = options;
+  const core =
+    options.core ?? createToolsCore(host, options.observer === undefined ? {} : { observer: options.observer });
   // Upstream servers may change their tools at run time: then the list is built again and every connected client
   // is told (notifications/tools/list_changed). A host of skills alone never changes its list.
   const listChanged = registry.servers.length > 0 && options.announceListChanged !== false;
@@ -98,32 +89,13 @@ export function createServerFactory(
       open.add(server);
       server.onclose = () => open.delete(server);
     }
-    const base = (ctx: ServerContext): CallOptions => ({
-      signal: ctx.mcpReq.signal,
-      input: inputOf(server, ctx),
-      onLog: logTo(ctx),
-      ...(caller === undefined ? {} : { caller }),
-    });
+    const base = (ctx: ServerContext) => optionsOf(connectionOf(server, ctx, caller));
 
-    server.setRequestHandler("tools/list", () => toolsListOf(host));
+    server.setRequestHandler("tools/list", () => core.list());
     server.setRequestHandler("tools/call", async (request, ctx) => {
-      const { name } = request.params;
-      // A call the fast path ran and handed over (a round of questions to ask) is answered, not run again; the log
-      // lines it wrote go first, as they would have while it ran.
-      const adopted = takeAdopted(server, ctx.mcpReq.id, name);
-      for (const line of adopted?.logged ?? []) {
-        await ctx.mcpReq.log(LOG_LEVELS[line.level], line.data, "skillport").catch(() => undefined);
-      }
-      const outcome =
-        adopted?.outcome ??
-        (await runToolCall(
-          host,
-          observer,
-          { name, args: request.params.arguments ?? {}, progressToken: request.params._meta?.progressToken },
-          { ...base(ctx), confirmation: confirmationOf(server, ctx) },
-          (notification) => ctx.mcpReq.notify(notification),
-        ));
-      return toolAnswerOf(server, outcome);
+      const { name, arguments: args, _meta } = request.params;
+      const call = { name, args: args ?? {}, progressToken: _meta?.progressToken };
+      return sdkAnswerOf(await core.call(call, connectionOf(server, ctx, caller)));
     });
 
     server.setRequestHandler("resources/list", async (_request, ctx) => {
@@ -212,8 +184,6 @@ export function createServerFactory(
     return server;
   };
 }
-
-export { textOf } from "./tool-call.js";
 
 // --- internal ---
 
@@ -311,58 +281,30 @@ function instructionsOf(host: Host): string {
 }
 
 /**
- * What the client can answer (2026 era: per request; 2025 era: at initialize) and its answers to the previous
- * round with the state they came back with.
+ * A request's connection as the SDK's handlers see it: what the client can answer (2026 era: its request's envelope;
+ * 2025 era: what it declared at initialize), its answers to the previous round with the state they came back with,
+ * the request's signal, and its notifications and log lines sent as the SDK sends them for this request (a log line
+ * at the level the client set in the 2025 era; in the 2026 era only to a request that asked, at its level).
  */
-function inputOf(server: Server, ctx: ServerContext): NonNullable<CallOptions["input"]> {
-  const capabilities = capabilitiesOf(server, ctx);
-  const supports: Record<InputFeature, boolean> = {
-    elicitation: Boolean(capabilities?.elicitation),
-    sampling: Boolean(capabilities?.sampling),
-    roots: Boolean(capabilities?.roots),
-  };
-  const state = ctx.mcpReq.requestState();
-  return {
-    supports,
-    ...(ctx.mcpReq.inputResponses === undefined ? {} : { responses: ctx.mcpReq.inputResponses }),
-    ...(typeof state === "string" ? { state } : {}),
-  };
-}
-
-function capabilitiesOf(server: Server, ctx: ServerContext): ClientCapabilities | undefined {
+function connectionOf(server: Server, ctx: ServerContext, caller: Caller | undefined): ToolConnection {
   const envelope = ctx.mcpReq.envelope as Record<string, unknown> | undefined;
-  const perRequest = envelope?.[CLIENT_CAPABILITIES_META_KEY] as ClientCapabilities | undefined;
-  return perRequest ?? server.getClientCapabilities();
-}
-
-/**
- * A capability's log lines as MCP logging notifications, at the level the client set (2025 era: logging/setLevel;
- * 2026 era: only when the request asked, with its log level), named after what ran.
- */
-function logTo(ctx: ServerContext): CallOptions["onLog"] {
-  return (level, message, data) => {
-    ctx.mcpReq
-      .log(LOG_LEVELS[level], data === undefined ? message : { message, ...data }, "skillport")
-      .catch(() => undefined); // a client gone away must not fail the call
-  };
-}
-
-/**
- * Whether the client can ask its user (2026 era: per request; 2025 era: at initialize) and, on a retry, the answer
- * with the state it came back with. An answer without this server's state (sent unasked on a first request) is
- * passed on as such, and the pipeline asks the user instead of taking it.
- */
-function confirmationOf(server: Server, ctx: ServerContext): CallConfirmation {
-  const elicit = Boolean(capabilitiesOf(server, ctx)?.elicitation);
-  const view = inputResponse(ctx.mcpReq.inputResponses, CONFIRM_KEY);
-  if (view.kind !== "elicit") return { elicit };
+  const perRequest = envelope?.[CLIENT_CAPABILITIES_META_KEY] as Parameters<typeof supportsOf>[0];
   const state = ctx.mcpReq.requestState();
-  const accepted = view.action === "accept" && view.content?.confirm === true;
   return {
-    elicit,
-    answer: {
-      action: accepted ? "accept" : view.action === "accept" ? "decline" : view.action,
-      state: typeof state === "string" ? state : undefined,
+    supports: supportsOf(perRequest ?? server.getClientCapabilities()),
+    caller,
+    signal: ctx.mcpReq.signal,
+    responses: ctx.mcpReq.inputResponses,
+    state: typeof state === "string" ? state : undefined,
+    notify: (notification) => ctx.mcpReq.notify(notification),
+    log: ({ level, data, logger }) => {
+      ctx.mcpReq.log(level, data, logger).catch(() => undefined); // a client gone away must not fail the call
     },
   };
+}
+
+/** The tools core's answer as the SDK's tools/call handler gives it: the result, the questions, or a thrown error. */
+function sdkAnswerOf(answer: ToolsAnswer) {
+  if ("error" in answer) throw new ProtocolError(answer.error.code, answer.error.message);
+  return "result" in answer ? answer.result : answer.question;
 }

@@ -20,7 +20,7 @@ export const REDACTED = "[REDACTED]";
  * - logging notifications (ctx.log): pipeline/bounded-run.ts `skillLogger`;
  * - resource contents, the resources a template lists, prompt messages, completions, and their errors:
  *   pipeline/requests.ts `through`;
- * - tools/list (an upstream server's own descriptions): mcp/tool-call.ts `toolsListOf`, once per list built;
+ * - tools/list (an upstream server's own descriptions): mcp/tools-core.ts `listOf`, once per list built;
  * - protocol errors that name what the client sent: an unknown tool (pipeline.ts `call`), a resource not found
  *   (mcp/server.ts);
  * - over stdio, whatever a skill writes to stdout (mcp/serve-stdio.ts), and every log and audit line (log.ts,

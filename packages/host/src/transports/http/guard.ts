@@ -1,5 +1,3 @@
-import type { SkillLogger } from "@skillport/core";
-import type { CallOutcome } from "../../pipeline/call.js";
 import type { Caller } from "../../pipeline/check-scopes.js";
 
 /**
@@ -17,16 +15,27 @@ export interface EdgeContext {
   authenticatedBy?: "token" | "jwt" | "none";
   /** Set by the body guard: the body, read within `http.maxBodyBytes`. */
   body?: RequestBody;
-  /** Set by the HTTP fast path: a call it ran and hands to the SDK to answer (a round of questions, content blocks). */
-  handedOver?: {
-    id: string | number;
-    name: string;
-    outcome: CallOutcome;
-    /** What the call logged while it ran, for the SDK to send before its answer. */
-    logged: readonly { level: keyof SkillLogger; data: unknown }[];
-  };
-  /** Set by the HTTP fast path when it answered the request itself (the request's log line says so). */
-  fastPath?: boolean;
+  /** Set by the server: aborted when the client goes away before its answer is sent. */
+  signal?: AbortSignal;
+  /**
+   * Set by the server: the request as a web Request, with the body the body guard read, made when first asked for
+   * (the MCP SDK serves web Requests); undefined for a target no route serves.
+   */
+  webRequest?: () => Request | undefined;
+  /** Set by the endpoint when the tools core answered the request itself (the request's log line says so). */
+  toolsCore?: boolean;
+}
+
+/**
+ * An answer already serialised, which an endpoint may give instead of a Response: the node:http server writes it in
+ * one go, the web handler wraps it in a Response.
+ */
+export interface SerializedAnswer {
+  status: number;
+  headers: Record<string, string>;
+  body: string;
+  /** An event stream (sent chunked, without a length), not one JSON document. */
+  stream?: boolean;
 }
 
 /** A request body as the body guard read it. */
@@ -38,7 +47,7 @@ export interface RequestBody {
 
 /**
  * A request to the MCP endpoint as the guards read it: a web `Request` is one, and so is a Node request seen
- * through `nodeEdgeRequest` (the HTTP fast path), so both are checked by the same guards.
+ * through `nodeEdgeRequest` (read without building a web Request), so both are checked by the same guards.
  */
 export interface EdgeRequest {
   readonly method: string;
@@ -61,22 +70,16 @@ export type Guard = (
 ) => Response | undefined | Promise<Response | undefined>;
 
 /** What answers a request that every guard passed on. */
-export type Endpoint = (request: Request, context: EdgeContext) => Promise<Response>;
+export type Endpoint = (request: EdgeRequest, context: EdgeContext) => Promise<Response | SerializedAnswer>;
 
 /**
- * Runs guards top to bottom, like Hono's `compose`: the first that answers with a Response answers the request
- * and the ones after it never run; when every guard passes, `endpoint` answers.
+ * Runs guards top to bottom, like Hono's `compose`: the first that answers with a Response answers the request and
+ * the ones after it never run; undefined when every guard passed the request on (then the endpoint answers).
  *
  * @example
- * const serve = compose([hostGuard(["localhost"]), methodGuard("/mcp")], mcpEndpoint);
- * const response = await serve(request, { remoteAddress: undefined });
+ * const check = checkAll([hostGuard(["localhost"]), methodGuard("/mcp")]);
+ * const response = (await check(request, { remoteAddress: undefined })) ?? (await endpoint(request, context));
  */
-export function compose(guards: readonly Guard[], endpoint: Endpoint): Endpoint {
-  const check = checkAll(guards);
-  return async (request, context) => (await check(request, context)) ?? endpoint(request, context);
-}
-
-/** Runs guards top to bottom: the first answer, or undefined when every guard passed the request on. */
 export function checkAll(
   guards: readonly Guard[],
 ): (request: EdgeRequest, context: EdgeContext) => Promise<Response | undefined> {

@@ -1,7 +1,7 @@
 import type { Logger } from "../../log.js";
 import type { Authenticator } from "./auth.js";
 import type { ResolvedHttpConfig } from "./config.js";
-import type { EdgeContext, EdgeRequest, Endpoint, Guard } from "./guard.js";
+import type { EdgeContext, EdgeRequest, Endpoint, Guard, SerializedAnswer } from "./guard.js";
 import { checkAll } from "./guard.js";
 import { authGuard } from "./guards/auth.js";
 import { batchGuard } from "./guards/batch.js";
@@ -9,13 +9,13 @@ import { bodyGuard } from "./guards/body.js";
 import { drainingGuard } from "./guards/draining.js";
 import { hostGuard } from "./guards/host.js";
 import { methodGuard } from "./guards/method.js";
-import { originGuard, withCors } from "./guards/origin.js";
+import { corsHeadersOf, originGuard, withCors } from "./guards/origin.js";
 import type { ParamHeader } from "./guards/param-headers.js";
 import { paramHeaderGuard } from "./guards/param-headers.js";
 import { preflightGuard } from "./guards/preflight.js";
 import { rateLimitGuard } from "./guards/rate-limit.js";
 import type { RateLimiter } from "./rate-limit.js";
-import { rpcError } from "./responses.js";
+import { responseOf, rpcError } from "./responses.js";
 import type { RoutesOptions } from "./routes.js";
 import { createRoutes } from "./routes.js";
 
@@ -36,7 +36,7 @@ export interface HttpHandlerOptions extends Pick<RoutesOptions, "metrics" | "rea
   state: Readonly<ServeState>;
   /** The server's name and every scope a tool requires, for the protected-resource metadata. */
   metadata: { name: string; scopes: readonly string[] };
-  /** What answers a request to the MCP endpoint once every guard let it through: the MCP SDK. */
+  /** What answers a request to the MCP endpoint once every guard let it through: the tools core, then the MCP SDK. */
   endpoint: Endpoint;
   /** The arguments each tool mirrors into `Mcp-Param-*` headers (SEP-2243), by full tool name. @default none */
   paramHeaders?: (tool: string) => readonly ParamHeader[] | undefined;
@@ -45,31 +45,25 @@ export interface HttpHandlerOptions extends Pick<RoutesOptions, "metrics" | "rea
 /** A web handler: one Request in, one Response out. `context` carries what the socket knows (the peer's address). */
 export type HttpHandler = (request: Request, context?: EdgeContext) => Promise<Response>;
 
-/** The HTTP edge: a web handler, and the steps of its MCP endpoint for a server that reads Node requests. */
+/** The HTTP edge: a web handler, and its MCP endpoint for a server that reads Node requests itself. */
 export interface HttpEdge {
   /** The edge as a web handler (see {@link createHttpEdge}). */
   handle: HttpHandler;
   /**
-   * Answers a request to the MCP endpoint as `handle` does: every guard, top to bottom, then `endpoint` (which may
-   * answer with something other than a Response, e.g. a fast path's JSON); a failure answers 500 (499 when
-   * `aborted()` says the client left). A Response carries the CORS headers of an allowed origin.
+   * Answers a request to the MCP endpoint as `handle` does, for a request read any way (a Node request through
+   * `nodeEdgeRequest`, whose context says how to make its web Request): every guard, top to bottom, then the
+   * endpoint, which may answer with a {@link SerializedAnswer}; a failure answers 500 (499 when the context's signal
+   * says the client left). Every answer carries the CORS headers of an allowed origin.
    */
-  answer<T>(
-    request: EdgeRequest,
-    context: EdgeContext,
-    aborted: () => boolean,
-    endpoint: (context: EdgeContext) => Promise<Response | T>,
-  ): Promise<Response | T>;
-  /** The endpoint behind the guards, for a request they all passed (its context filled in by them). */
-  endpoint: Endpoint;
+  serve(request: EdgeRequest, context: EdgeContext): Promise<Response | SerializedAnswer>;
 }
 
 /**
  * The HTTP edge. A request to the MCP endpoint passes the guards below, top to bottom, and the first that answers
  * stops it; the endpoint answers what all of them let through. Once the origin guard has allowed a browser page,
  * every answer carries its CORS headers. Any other path goes to the server's own routes (/healthz, /readyz,
- * /metrics, the protected-resource metadata), which no guard checks. `handle` takes web Requests; `answer` runs
- * the same guards on a Node request read through `nodeEdgeRequest` (the HTTP fast path of `mcp/serve-http.ts`).
+ * /metrics, the protected-resource metadata), which no guard checks. `handle` takes web Requests; `serve` runs the
+ * same guards and endpoint on a Node request read through `nodeEdgeRequest` (`mcp/serve-http.ts`).
  *
  * @example
  * const { handle } = createHttpEdge({ config, authenticator, limiter, logger, state, metrics, readiness, metadata, endpoint });
@@ -105,31 +99,29 @@ export function createHttpEdge(options: HttpHandlerOptions): HttpEdge {
               : { resource: state.resource, issuer: config.auth?.jwt?.issuer, ...options.metadata },
   });
 
-  const answer: HttpEdge["answer"] = async (request, context, aborted, endpoint) => {
-    let response: Awaited<ReturnType<typeof endpoint>>;
+  const serve: HttpEdge["serve"] = async (request, context) => {
+    let answer: Response | SerializedAnswer;
     try {
-      response = (await check(request, context)) ?? (await endpoint(context));
+      answer = (await check(request, context)) ?? (await options.endpoint(request, context));
     } catch (error) {
       // The client left: there is no one to answer, and nothing went wrong here.
-      if (aborted()) return new Response(null, { status: CLIENT_CLOSED_REQUEST });
+      if (context.signal?.aborted === true) return new Response(null, { status: CLIENT_CLOSED_REQUEST });
       logger.error({ err: error }, "mcp request failed");
-      response = rpcError(500, "internal server error");
+      answer = rpcError(500, "internal server error");
     }
-    return context.origin === undefined || !(response instanceof Response)
-      ? response
-      : withCors(response, context.origin);
+    if (context.origin === undefined) return answer;
+    if (answer instanceof Response) return withCors(answer, context.origin);
+    return { ...answer, headers: { ...corsHeadersOf(context.origin), ...answer.headers } };
   };
   const handle: HttpHandler = async (request, context = { remoteAddress: undefined }) => {
     const path = new URL(request.url).pathname;
     if (path !== config.path) return routes(request, path);
-    return answer(
-      request,
-      context,
-      () => request.signal.aborted,
-      (checked) => options.endpoint(request, checked),
-    );
+    context.signal ??= request.signal;
+    context.webRequest ??= () => request;
+    const answer = await serve(request, context);
+    return answer instanceof Response ? answer : responseOf(answer);
   };
-  return { handle, answer, endpoint: options.endpoint };
+  return { handle, serve };
 }
 
 // --- internal ---

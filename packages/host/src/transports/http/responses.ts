@@ -1,3 +1,5 @@
+import type { SerializedAnswer } from "./guard.js";
+
 /** JSON-RPC's "invalid request" code. */
 export const JSON_RPC_INVALID_REQUEST = -32600;
 
@@ -20,6 +22,11 @@ export function rpcError(
   code = JSON_RPC_SERVER_ERROR,
 ): Response {
   return json(status, { jsonrpc: "2.0", id: null, error: { code, message } }, headers);
+}
+
+/** A serialised answer as a web Response. */
+export function responseOf(answer: SerializedAnswer): Response {
+  return new Response(answer.body, { status: answer.status, headers: answer.headers });
 }
 
 // --- internal ---

@@ -1,12 +1,7 @@
-// What the fast paths' tests share (stdio and HTTP): the unread `_meta` key that routes a request to the SDK, an
-// answer without what differs per call, and generated tools/call requests for the property tests (any name, any
-// arguments, any `_meta`, any valid id, written as a client's text, an own `__proto__` key included), with what the
-// fast paths' contract calls plain restated from its documentation (host mcp/fast-tools.ts), not its code.
+// Generated tools/call requests for the tools core's parity tests (any name, any arguments, any `_meta`, any valid
+// id, written as a client's text, an own `__proto__` key included), with what the core's contract calls plain
+// restated from its documentation (src/mcp/plain-request.ts), not its code.
 import fc from "fast-check";
-import type { Message } from "./workspace.js";
-
-/** A `_meta` key no one reads: a fast path hands a request carrying it to the SDK, unread. */
-export const SDK_PATH_META = { "example.com/route": "sdk" };
 
 /** The echo fixture's tools that answer at once without asking the client anything, and one that does not exist. */
 const NAMES = [
@@ -66,7 +61,7 @@ export type GeneratedRequest = typeof requestArb extends fc.Arbitrary<infer T> ?
 export const isObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === "object" && value !== null && !Array.isArray(value);
 
-/** What the fast path's contract calls plain (mcp/fast-tools.ts), restated from its documentation, not its code. */
+/** What the core's contract calls plain (mcp/plain-request.ts), restated from its documentation, not its code. */
 export function isPlain(request: GeneratedRequest): boolean {
   const args = argumentsOf(request);
   // An own "__proto__" key: written in by the test, or generated (fast-check's keys include it now and then).
@@ -100,13 +95,4 @@ export function textOf(id: unknown, request: GeneratedRequest, extraMeta?: objec
   const meta = extraMeta === undefined ? request.meta : { ...request.meta, ...extraMeta };
   if (meta !== undefined) parts.push(`"_meta":${JSON.stringify(meta)}`);
   return `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"method":"tools/call","params":{${parts.join(",")}}}`;
-}
-
-/** An answer without what differs per call: its id, trace ids and durations. */
-export function comparable(message: Message): Message {
-  const normalised = JSON.stringify(message)
-    .replace(/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g, "<trace>")
-    .replace(/"durationMs":[0-9.e-]+/g, '"durationMs":0');
-  const { id: _id, ...rest } = JSON.parse(normalised);
-  return rest;
 }

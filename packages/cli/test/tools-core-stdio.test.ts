@@ -1,20 +1,30 @@
-// The lean dispatcher for tools/call and tools/list (host mcp/fast-tools.ts), against a real `skillport serve
-// --stdio` process driven line by line. A request the fast path takes and the same request with one more `_meta`
-// key (which the fast path leaves to the SDK's server, unread) must be answered alike; the server's debug line at
-// close counts what each path answered, so the test knows which one did.
-import { readFile } from "node:fs/promises";
+// The tools core (host src/mcp/tools-core.ts) over stdio, against a real `skillport serve --stdio` process driven
+// line by line: what only the line transport shows. A request the core answers itself and the same request with one
+// more `_meta` key (which it leaves to the SDK's server, unread) must be answered alike; the server's debug line at
+// close counts what the core answered, so the test knows which one did. (Every kind of call, progress and cancels
+// are tested in memory, in the host's test/mcp.)
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { comparable, SDK_PATH_META } from "./generated-calls.js";
 import type { Message, RawServer, Workspace } from "./workspace.js";
 import { initialize, initialized, MODERN_META, makeWorkspace, REPO, serveRaw } from "./workspace.js";
 
 const ECHO = path.join(REPO, "packages/host/test/fixtures/skill-echo");
 
-interface FastCounts {
+interface CoreCounts {
   calls: number;
   lists: number;
-  handedOver: number;
+}
+
+/** A `_meta` key no one reads: the core leaves a request carrying it to the SDK's server, unread. */
+const SDK_PATH_META = { "example.com/route": "sdk" };
+
+/** An answer without what differs per call: its id, trace ids and durations. */
+function comparable(message: Message): Message {
+  const normalised = JSON.stringify(message)
+    .replace(/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g, "<trace>")
+    .replace(/"durationMs":[0-9.e-]+/g, '"durationMs":0');
+  const { id: _id, ...rest } = JSON.parse(normalised);
+  return rest;
 }
 
 let ws: Workspace;
@@ -51,11 +61,11 @@ async function open2025(): Promise<{
 }
 
 /** What the close line says each path answered. */
-async function countsAtClose(server: RawServer): Promise<FastCounts> {
+async function countsAtClose(server: RawServer): Promise<CoreCounts> {
   await server.close();
   for (const line of server.stderr().split("\n")) {
     if (!line.startsWith("{")) continue;
-    const entry = JSON.parse(line) as { msg?: string; fastPath?: FastCounts };
+    const entry = JSON.parse(line) as { msg?: string; fastPath?: CoreCounts };
     if (entry.msg === "stdio connection closed" && entry.fastPath !== undefined) return entry.fastPath;
   }
   throw new Error(`no close line; stderr:\n${server.stderr()}`);
@@ -78,8 +88,8 @@ const CALLS: [string, object][] = [
   ["a progress token that is an object", { name: "echo.plain", _meta: { progressToken: {} } }],
 ];
 
-describe("the fast path answers tools/call as the SDK's server does (2025 era, stdio)", () => {
-  it("gives the same answer on both paths, and takes the plain requests itself", async () => {
+describe("the tools core answers tools/call as the SDK's server does (2025 era, stdio)", () => {
+  it("gives the same answer on both paths, and answers the plain requests itself", async () => {
     const { server, request } = await open2025();
     try {
       let id = 1;
@@ -98,7 +108,7 @@ describe("the fast path answers tools/call as the SDK's server does (2025 era, s
       expect(list.result.tools.length).toBeGreaterThan(5);
     } finally {
       // 10 of the calls above are plain (the last four are malformed, and the SDK answers them), one list is.
-      expect(await countsAtClose(server)).toEqual({ calls: 10, lists: 1, handedOver: 0 });
+      expect(await countsAtClose(server)).toEqual({ calls: 10, lists: 1 });
     }
   });
 
@@ -141,101 +151,10 @@ describe("the fast path answers tools/call as the SDK's server does (2025 era, s
       expect(counts.calls).toBe(1); // only the last call was plain
     }
   });
-
-  it("sends every progress notification before the result, on both paths", async () => {
-    const { server, request } = await open2025();
-    try {
-      for (const [id, meta] of [
-        [1, { progressToken: "fast" }],
-        [2, { progressToken: "sdk", ...SDK_PATH_META }],
-      ] as const) {
-        const answer = await request(id, {
-          method: "tools/call",
-          params: { name: "echo.count", arguments: {}, _meta: meta },
-        });
-        expect(answer.result.structuredContent.data).toEqual({ counted: 10000 });
-        const lines = server.lines.map((line) => JSON.parse(line) as Message);
-        const resultAt = lines.findIndex((m) => m.id === id);
-        const progress = lines
-          .map((m, at) => ({ m, at }))
-          .filter(({ m }) => m.method === "notifications/progress" && m.params.progressToken === meta.progressToken);
-        expect(progress.length).toBeGreaterThan(0);
-        expect(progress.every(({ at }) => at < resultAt)).toBe(true);
-      }
-    } finally {
-      expect((await countsAtClose(server)).calls).toBe(1);
-    }
-  });
-
-  it("aborts a cancelled call and answers nothing for it, on both paths", async () => {
-    const { server, request } = await open2025();
-    const audit = path.join(ws.dir, "audit.log");
-    try {
-      for (const [id, meta] of [
-        ["slow-fast", { progressToken: "w1" }],
-        ["slow-sdk", { progressToken: "w2", ...SDK_PATH_META }],
-      ] as const) {
-        server.send({
-          jsonrpc: "2.0",
-          id,
-          method: "tools/call",
-          params: { name: "echo.wait", arguments: {}, _meta: meta },
-        });
-        // The tool reports progress once it runs: it is running now.
-        await server.next(
-          (m) => m.method === "notifications/progress" && m.params.progressToken === meta.progressToken,
-        );
-        server.send({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: id, reason: "user" } });
-        // The pipeline answered the call CANCELLED (its audit line says so) before the next round trip ends.
-        await until(
-          async () => (await readFile(audit, "utf8").catch(() => "")).includes('"outcome":"CANCELLED"') && true,
-        );
-        const after = await request(`after-${id}`, { method: "tools/call", params: { name: "echo.plain" } });
-        expect(after.result).toBeDefined();
-        expect(server.lines.some((line) => (JSON.parse(line) as Message).id === id)).toBe(false);
-      }
-    } finally {
-      expect((await countsAtClose(server)).calls).toBe(3);
-    }
-  });
-
-  it("cancels each of several calls in flight by its id, whichever order they end in", async () => {
-    const { server, request } = await open2025();
-    const audit = path.join(ws.dir, "audit.log");
-    const cancelledLines = async () =>
-      (await readFile(audit, "utf8").catch(() => "")).split('"outcome":"CANCELLED"').length - 1;
-    try {
-      const before = await cancelledLines();
-      const ids = ["w-a", "w-b", "w-c"];
-      for (const id of ids) {
-        server.send({
-          jsonrpc: "2.0",
-          id,
-          method: "tools/call",
-          params: { name: "echo.wait", arguments: {}, _meta: { progressToken: id } },
-        });
-        await server.next((m) => m.method === "notifications/progress" && m.params.progressToken === id);
-      }
-      // The middle one first, then the first, then the last: each cancel stops its own call and no other.
-      for (const [n, id] of ["w-b", "w-a", "w-c"].entries()) {
-        server.send({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: id, reason: "user" } });
-        await until(async () => (await cancelledLines()) === before + n + 1);
-        // A cancel of an id no longer in flight (or never sent) changes nothing.
-        server.send({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: id } });
-        server.send({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: "w-none" } });
-        const after = await request(`after-${id}`, { method: "tools/call", params: { name: "echo.plain" } });
-        expect(after.result).toBeDefined();
-        expect(await cancelledLines()).toBe(before + n + 1);
-      }
-      expect(server.lines.some((line) => ids.includes((JSON.parse(line) as Message).id as string))).toBe(false);
-    } finally {
-      expect((await countsAtClose(server)).calls).toBe(6);
-    }
-  });
 });
 
 describe("the 2026-07-28 era stays with the SDK's server", () => {
-  it("answers tools/call with the era's envelope, and the fast path takes none of it", async () => {
+  it("answers tools/call with the era's envelope, and the core's branch takes none of it", async () => {
     const server = serveRaw(manifest, ws.dir, { SKILLPORT_LOG_LEVEL: "debug" });
     try {
       server.send({
@@ -257,15 +176,7 @@ describe("the 2026-07-28 era stays with the SDK's server", () => {
       const bare = await server.next((m) => m.id === 2);
       expect(bare.error.code).toBe(-32602);
     } finally {
-      expect(await countsAtClose(server)).toEqual({ calls: 0, lists: 0, handedOver: 0 });
+      expect(await countsAtClose(server)).toEqual({ calls: 0, lists: 0 });
     }
   });
 });
-
-async function until(check: () => Promise<boolean>): Promise<void> {
-  for (let i = 0; i < 500; i++) {
-    if (await check()) return;
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-  throw new Error("never came true");
-}

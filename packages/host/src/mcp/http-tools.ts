@@ -1,0 +1,131 @@
+import type { JSONRPCMessage, LoggingMessageNotification } from "@modelcontextprotocol/server";
+import { classifyInboundRequest, isJsonContentType, SUPPORTED_PROTOCOL_VERSIONS } from "@modelcontextprotocol/server";
+import type { EdgeContext, EdgeRequest, SerializedAnswer } from "../transports/http/guard.js";
+import { listAnswerJson } from "./connection-tools.js";
+import { FIRST_MODERN_REVISION, plainToolsRequestOf } from "./plain-request.js";
+import type { ToolConnection, ToolsCore } from "./tools-core.js";
+import { answerMessageOf, asksNothing, supportsOf, thrownMessageOf } from "./tools-core.js";
+
+/**
+ * The tools core over HTTP, the fast case of the one dispatch: the answer to a request every guard passed, when it
+ * is a plain `tools/call` or `tools/list` (see plainToolsRequestOf) the SDK's stateless handler would answer with one
+ * message; undefined for anything else, which goes to the SDK unchanged (whose tools handlers call the same core).
+ * It answers, decided from the request before anything runs:
+ * - a 2025-era POST (what the SDK routes to its stateless serving: no 2026-07-28 envelope claim, no modern
+ *   protocol-version header, no `Mcp-Session-Id`, a protocol-version header absent or one the SDK supports): its
+ *   client declared no capabilities (there was no initialize), so a call is never a question. The answer is one JSON
+ *   message, or an event stream when the call logged (each log line before the result, as the SDK sends them);
+ * - a 2026-07-28-era tools/call whose standard headers name what its body does and whose envelope declares nothing
+ *   the client could be asked (the questions are the SDK's to ask); its result carries the era's `resultType` and
+ *   the server's identity, as the SDK stamps every result;
+ * with a JSON content type and an `Accept` of both `application/json` and `text/event-stream` that accepts JSON, and
+ * no progress token (the SDK streams progress while the call runs).
+ */
+export function httpToolsAnswer(
+  core: ToolsCore,
+  request: EdgeRequest,
+  context: EdgeContext,
+): Promise<SerializedAnswer> | undefined {
+  const body = context.body?.json?.value;
+  const era = body === undefined ? undefined : eraOf(request, body);
+  const plain = era === undefined ? undefined : plainToolsRequestOf(body, era);
+  if (plain === undefined) return undefined;
+  const modern = era === "modern";
+  if (plain.method === "tools/list") {
+    // The 2026-07-28 era's list answer carries its cache hints: the SDK's.
+    return modern ? undefined : Promise.resolve(json(listAnswerJson(core, plain.id)));
+  }
+  const { id, call } = plain;
+  if (call.progressToken !== undefined) return undefined;
+  if (modern && request.headers.get("mcp-name") !== call.name) return undefined;
+  const supports = plain.supports ?? supportsOf(undefined);
+  if (!asksNothing(supports)) return undefined;
+  const logged: LoggingMessageNotification["params"][] = [];
+  const connection: ToolConnection = {
+    supports,
+    caller: context.caller,
+    signal: context.signal,
+    // The 2026-07-28 era sends log lines only to a request that asked with a log level (a plain one never does).
+    log: modern ? undefined : (params) => void logged.push(params),
+  };
+  return core.call(call, connection).then(
+    (answer) => {
+      const message = answerMessageOf(id, answer);
+      if (modern && "result" in message) {
+        const identity = { name: core.host.manifest.name, version: core.host.manifest.version };
+        message.result = { ...message.result, resultType: "complete", _meta: { [SERVER_INFO]: identity } };
+      }
+      return answerOf(message, logged);
+    },
+    (error: unknown) => answerOf(thrownMessageOf(id, error), logged),
+  );
+}
+
+/** The media types of an `Accept` (or `Content-Type`) header, lower case, without parameters. */
+export function mediaTypesOf(header: string | null): string[] {
+  return (header ?? "").split(",").map((part) => (part.split(";")[0] ?? "").trim().toLowerCase());
+}
+
+/** Whether a client takes a JSON answer (`application/json`, `application/*` or `*\/*`). */
+export function acceptsJson(request: EdgeRequest): boolean {
+  const accepted = mediaTypesOf(request.headers.get("accept"));
+  return accepted.includes("application/json") || accepted.includes("application/*") || accepted.includes("*/*");
+}
+
+// --- internal ---
+
+const SERVER_INFO = "io.modelcontextprotocol/serverInfo";
+
+function json(body: string): SerializedAnswer {
+  return { status: 200, headers: { "content-type": "application/json" }, body };
+}
+
+/** The answer alone as JSON; after log lines, all of them as the SDK's event stream sends them (jsonrpc first). */
+function answerOf(message: JSONRPCMessage, logged: readonly LoggingMessageNotification["params"][]): SerializedAnswer {
+  if (logged.length === 0) return json(JSON.stringify(message));
+  const events = logged.map((params) => ({ jsonrpc: "2.0", method: "notifications/message", params }));
+  return {
+    status: 200,
+    headers: {
+      "content-type": "text/event-stream",
+      "cache-control": "no-cache, no-transform",
+      connection: "keep-alive",
+      "x-accel-buffering": "no",
+    },
+    stream: true,
+    body: [...events, message].map((event) => `event: message\ndata: ${JSON.stringify(event)}\n\n`).join(""),
+  };
+}
+
+/**
+ * The era in which the SDK's handler would serve this POST and answer it with one JSON message, when the core can
+ * answer it alike: undefined for anything else.
+ */
+function eraOf(request: EdgeRequest, body: unknown): "legacy" | "modern" | undefined {
+  const { headers } = request;
+  if (request.method !== "POST" || headers.get("mcp-session-id") !== null) return undefined;
+  if (!isJsonContentType(headers.get("content-type"))) return undefined;
+  const accept = headers.get("accept");
+  if (accept === null || !accept.includes("application/json") || !accept.includes("text/event-stream")) {
+    return undefined;
+  }
+  if (!acceptsJson(request)) return undefined;
+  const version = headers.get("mcp-protocol-version");
+  const method = headers.get("mcp-method");
+  const route = classifyInboundRequest({
+    httpMethod: "POST",
+    protocolVersionHeader: version ?? undefined,
+    mcpMethodHeader: method ?? undefined,
+    mcpNameHeader: headers.get("mcp-name") ?? undefined,
+    body,
+  });
+  if (route.kind === "legacy") {
+    const supported =
+      version === null || (SUPPORTED_PROTOCOL_VERSIONS.includes(version) && version < FIRST_MODERN_REVISION);
+    return supported ? "legacy" : undefined;
+  }
+  // The 2026-07-28 era: its standard headers present and naming what the body names (the SDK checks them too).
+  if (route.kind !== "modern" || route.classification.revision !== FIRST_MODERN_REVISION) return undefined;
+  if (version !== FIRST_MODERN_REVISION || method !== (body as { method?: unknown }).method) return undefined;
+  return "modern";
+}

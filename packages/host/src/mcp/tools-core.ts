@@ -1,0 +1,347 @@
+import type {
+  CallToolResult,
+  ClientCapabilities,
+  InputRequests,
+  InputRequiredResult,
+  InputResponses,
+  JSONRPCMessage,
+  ListToolsResult,
+  LoggingLevel,
+  LoggingMessageNotification,
+  ProgressNotification,
+  ProgressToken,
+  RequestId,
+} from "@modelcontextprotocol/server";
+import { inputRequired, inputResponse, ProtocolErrorCode } from "@modelcontextprotocol/server";
+import type { Envelope, SkillLogger } from "@skillport/core";
+import type { InputFeature, InputRequest } from "../entries/tool-entry.js";
+import type { Host } from "../host.js";
+import type { CallOptions, CallOutcome, StageName } from "../pipeline/call.js";
+import type { CallStop } from "../pipeline/call-stop.js";
+import type { Caller } from "../pipeline/check-scopes.js";
+import type { Registry } from "../registry/registry.js";
+
+/**
+ * Watches tool calls: `outcome` is "ok", the envelope's error code, or UNKNOWN_TOOL; `stage` is the pipeline stage
+ * that answered (an UNAVAILABLE from `ensure-loaded` is a skill that could not load).
+ */
+export interface CallObserver {
+  started(): void;
+  finished(tool: string, skill: string | undefined, outcome: string, seconds: number, stage: StageName | "error"): void;
+}
+
+/** One tools/call as every transport reads it from the request. */
+export interface ToolCallRequest {
+  name: string;
+  args: Record<string, unknown>;
+  /** The client asked for progress with this token (`params._meta.progressToken`). */
+  progressToken?: ProgressToken | undefined;
+}
+
+/** What the client can answer when asked (MCP elicitation, sampling, roots), read once from its capabilities. */
+export type ClientSupports = Readonly<Record<InputFeature, boolean>>;
+
+/**
+ * What the core needs of the connection a tools/call came on: what its client can answer, who is calling, how the
+ * call is stopped, the answers to the questions asked before, and where its notifications go. Each transport makes
+ * one (stdio and in memory: one per connection and call; HTTP: one per request; the SDK's handlers: one from their
+ * request context).
+ */
+export interface ToolConnection {
+  /** From {@link supportsOf}. */
+  readonly supports: ClientSupports;
+  /** Who is calling over HTTP; undefined for local transports, whose calls are not checked. */
+  readonly caller?: Caller | undefined;
+  /** Aborted when the client cancels or goes away. */
+  readonly signal?: AbortSignal | undefined;
+  /** The call's own stop, for a transport that cancels through it instead of a signal (see CallStop). */
+  readonly stop?: CallStop | undefined;
+  /** The client's answers to the previous round's questions, by key (`inputResponses`). */
+  readonly responses?: Readonly<Record<string, unknown>> | undefined;
+  /** The state this server minted for the previous round, as the client sent it back (`requestState`). */
+  readonly state?: string | undefined;
+  /** Sends a notification about the call (progress) before its answer; resolves once it is on its way. */
+  readonly notify?: ((notification: ProgressNotification) => Promise<void>) | undefined;
+  /** Sends one of the capability's log lines, as the transport's era and the client's level allow. */
+  readonly log?: ((params: LoggingMessageNotification["params"]) => void) | undefined;
+}
+
+/**
+ * A tools/call's answer, the same for every transport: the result, a JSON-RPC error (an unknown tool, round state
+ * this server cannot accept), or the questions to ask the client first (which the SDK asks: in the 2026-07-28 era
+ * in its answer, in the 2025 era with real requests to the client, then it calls again with the answers).
+ */
+export type ToolsAnswer =
+  | { readonly result: CallToolResult }
+  | { readonly error: { readonly code: number; readonly message: string } }
+  | { readonly question: InputRequiredResult };
+
+/**
+ * The one tools core: `tools/list` and `tools/call` for every transport (stdio, in memory, Streamable HTTP in both
+ * eras, the web handler, the SDK's own handlers). Each transport reads the request and describes its connection;
+ * the core runs the call through the pipeline and answers. What the client can answer, how a call's log lines and
+ * progress reach it, how a dangerous call is confirmed, and how an outcome becomes a result or an error are decided
+ * here, once.
+ */
+export interface ToolsCore {
+  readonly host: Host;
+  /** The tools/list result, built once per tool table (again after an upstream server's tools change), redacted. */
+  list(): ListToolsResult;
+  /** {@link list}'s result as JSON, serialised once per list, for a transport that writes text. */
+  listJson(): string;
+  /** Runs one tools/call through the pipeline and answers it. Rejects only with what the pipeline threw. */
+  call(request: ToolCallRequest, connection: ToolConnection): Promise<ToolsAnswer>;
+}
+
+/** Options for {@link createToolsCore}. */
+export interface ToolsCoreOptions {
+  /** Told when each tools/call starts and ends, e.g. for metrics. */
+  observer?: CallObserver;
+}
+
+/**
+ * The tools core over one host. Cheap to keep for the host's life; every connection and request shares it.
+ *
+ * @example
+ * const core = createToolsCore(host);
+ * const answer = await core.call({ name: "notes.search_notes", args: { keyword: "agent" } }, { supports: supportsOf(undefined) });
+ */
+export function createToolsCore(host: Host, options: ToolsCoreOptions = {}): ToolsCore {
+  const { observer } = options;
+  return {
+    host,
+    list: () => listOf(host).result,
+    listJson: () => {
+      const listed = listOf(host);
+      listed.json ??= JSON.stringify(listed.result);
+      return listed.json;
+    },
+    // Chained on the pipeline's promise rather than awaited in an async function: a call makes two promises fewer,
+    // which counts where Node runs a hook for every promise (an AsyncLocalStorage in use).
+    call(request, connection) {
+      const { name, progressToken } = request;
+      const startedAt = performance.now();
+      // Progress notifications still being sent, made on the first: most calls send none.
+      let notifying: Set<Promise<unknown>> | undefined;
+      const { notify } = connection;
+      const callOptions = optionsOf(connection);
+      if (progressToken !== undefined && notify !== undefined) {
+        callOptions.onProgress = (progress, total, message) => {
+          const params: ProgressNotification["params"] = { progressToken, progress };
+          if (total !== undefined) params.total = total;
+          if (message !== undefined) params.message = message;
+          // A client gone away must not fail the call.
+          const sent = notify({ method: "notifications/progress", params }).catch(() => undefined);
+          notifying ??= new Set();
+          notifying.add(sent);
+          void sent.finally(() => notifying?.delete(sent));
+        };
+      }
+      const answered = (outcome: CallOutcome): ToolsAnswer | Promise<ToolsAnswer> => {
+        const { tool } = outcome;
+        const seconds = (performance.now() - startedAt) / 1000;
+        // An unknown name is not a label: it would let any client grow the metrics without bound.
+        if (tool === undefined) observer?.finished("(unknown)", undefined, "UNKNOWN_TOOL", seconds, outcome.stage);
+        else {
+          const code = outcome.envelope.ok ? "ok" : outcome.envelope.error.code;
+          observer?.finished(name, tool.instance, code, seconds, outcome.stage);
+        }
+        const answer = answerOf(outcome, connection.supports);
+        // Every progress notification is on its way before the answer (the client ignores progress after it).
+        return notifying !== undefined && notifying.size > 0 ? Promise.all(notifying).then(() => answer) : answer;
+      };
+      const failed = (error: unknown): never => {
+        observer?.finished(name, undefined, "INTERNAL", (performance.now() - startedAt) / 1000, "error");
+        throw error;
+      };
+      try {
+        observer?.started();
+        return host.pipeline.call(name, request.args, callOptions).then(answered, failed);
+      } catch (error) {
+        return Promise.reject(error);
+      }
+    },
+  };
+}
+
+/**
+ * The pipeline's options for a request on this connection (a call, a resource read, a prompt's rendering): what the
+ * client can answer and its answers, how a dangerous call is confirmed, who is calling, what stops it, and where its
+ * log lines go.
+ */
+export function optionsOf(connection: ToolConnection): CallOptions {
+  // A literal, not a spread: V8 copies a spread slowly.
+  const options: CallOptions = {
+    input: { supports: connection.supports, responses: connection.responses, state: connection.state },
+    confirmation: confirmationOf(connection),
+  };
+  if (connection.signal !== undefined) options.signal = connection.signal;
+  if (connection.stop !== undefined) options.stop = connection.stop;
+  if (connection.caller !== undefined) options.caller = connection.caller;
+  const { log } = connection;
+  if (log !== undefined) {
+    options.onLog = (level, message, data) =>
+      log({ level: LOG_LEVELS[level], data: data === undefined ? message : { message, ...data }, logger: LOGGER });
+  }
+  return options;
+}
+
+/**
+ * A tools/call's answer to request `id` as a JSON-RPC message, for a transport that answers without the SDK's server:
+ * the result, or the error. A question cannot be asked there (such a transport serves only clients that can be asked
+ * nothing), so one is answered as an internal error.
+ */
+export function answerMessageOf(id: RequestId, answer: ToolsAnswer): JSONRPCMessage {
+  if ("result" in answer) return { result: answer.result, jsonrpc: "2.0", id } as JSONRPCMessage;
+  if ("error" in answer)
+    return { jsonrpc: "2.0", id, error: { code: answer.error.code, message: answer.error.message } };
+  return thrownMessageOf(id, new Error("a question for a client that can be asked nothing"));
+}
+
+/** What the pipeline threw, as the SDK's server answers a handler's throw: an internal error with its message. */
+export function thrownMessageOf(id: RequestId, error: unknown): JSONRPCMessage {
+  const message = error instanceof Error && error.message !== "" ? error.message : "Internal error";
+  return { jsonrpc: "2.0", id, error: { code: ProtocolErrorCode.InternalError, message } };
+}
+
+/** What the client can answer, from the capabilities it declared (at initialize, or in a request's envelope). */
+export function supportsOf(capabilities: ClientCapabilities | undefined): ClientSupports {
+  if (capabilities === undefined) return NOTHING;
+  const { elicitation, sampling, roots } = capabilities;
+  if (elicitation === undefined && sampling === undefined && roots === undefined) return NOTHING;
+  return { elicitation: elicitation !== undefined, sampling: sampling !== undefined, roots: roots !== undefined };
+}
+
+/** A client that can be asked nothing: its calls can only ever be answered, never turned into questions. */
+export function asksNothing(supports: ClientSupports): boolean {
+  return !supports.elicitation && !supports.sampling && !supports.roots;
+}
+
+/** The text rendering for clients that ignore structured output, from the envelope as it leaves (redacted). */
+export function textOf(envelope: Envelope): string {
+  if (envelope.ok) return `${envelope.message}\n${JSON.stringify(envelope.data)}`;
+  const at = envelope.error.field === undefined ? "" : ` (at ${envelope.error.field})`;
+  return `${envelope.error.code}${at}: ${envelope.message}`;
+}
+
+// --- internal ---
+
+/** The key of a dangerous call's confirmation question, in the answer the client sends back. */
+const CONFIRM_KEY = "skillport_confirm";
+
+/** A skill's log levels as MCP's logging levels: every log line a client is sent goes through this. */
+const LOG_LEVELS: Record<keyof SkillLogger, LoggingLevel> = {
+  debug: "debug",
+  info: "info",
+  warn: "warning",
+  error: "error",
+};
+
+/** The logger name every log line a client is sent carries. */
+const LOGGER = "skillport";
+
+const NOTHING: ClientSupports = Object.freeze({ elicitation: false, sampling: false, roots: false });
+
+const CONFIRM_SCHEMA = {
+  type: "object" as const,
+  properties: { confirm: { type: "boolean" as const, title: "Allow", description: "Run this operation" } },
+  required: ["confirm"],
+};
+
+/** The MCP feature each kind of question needs. */
+const FEATURE_OF: Record<InputRequest["method"], InputFeature> = {
+  "elicitation/create": "elicitation",
+  "sampling/createMessage": "sampling",
+  "roots/list": "roots",
+};
+
+/**
+ * How a dangerous call is confirmed on this connection: by asking the user when the client can (elicitation) and,
+ * on a retry, the answer with the state it came back with. An answer without this server's state (sent unasked on a
+ * first request) is passed on as such, and the pipeline asks instead of taking it.
+ */
+function confirmationOf(connection: ToolConnection): NonNullable<CallOptions["confirmation"]> {
+  const elicit = connection.supports.elicitation;
+  if (connection.responses === undefined) return elicit ? ELICIT : NO_ELICIT;
+  const view = inputResponse(connection.responses as InputResponses, CONFIRM_KEY);
+  if (view.kind !== "elicit") return elicit ? ELICIT : NO_ELICIT;
+  const accepted = view.action === "accept" && view.content?.confirm === true;
+  return {
+    elicit,
+    answer: {
+      action: accepted ? "accept" : view.action === "accept" ? "decline" : view.action,
+      state: connection.state,
+    },
+  };
+}
+
+const ELICIT = Object.freeze({ elicit: true });
+const NO_ELICIT = Object.freeze({ elicit: false });
+
+/**
+ * A call's outcome as tools/call answers it. A question the client cannot answer (it did not declare the feature)
+ * is not asked: the call answers its fallback envelope (UNAVAILABLE, naming the feature), as the client could not
+ * have answered it anyway.
+ */
+function answerOf(outcome: CallOutcome, supports: ClientSupports): ToolsAnswer {
+  const { tool } = outcome;
+  if (tool === undefined)
+    return { error: { code: ProtocolErrorCode.InvalidParams, message: outcome.envelope.message } };
+  if (outcome.rejected !== undefined) {
+    return { error: { code: ProtocolErrorCode.InvalidParams, message: outcome.rejected } };
+  }
+  if (outcome.elicit !== undefined) {
+    // The state names the question (tool, arguments, caller) and comes back with the answer: in the 2026 era
+    // through the client, in the 2025 era through the SDK, which keeps it in this process while it asks.
+    return {
+      question: inputRequired({
+        inputRequests: {
+          [CONFIRM_KEY]: inputRequired.elicit({ message: outcome.elicit.message, requestedSchema: CONFIRM_SCHEMA }),
+        },
+        requestState: outcome.elicit.state,
+      }),
+    };
+  }
+  const input = outcome.input;
+  if (input !== undefined && Object.values(input.requests).every((q) => supports[FEATURE_OF[q.method]])) {
+    return {
+      question: inputRequired({ inputRequests: input.requests as unknown as InputRequests, requestState: input.state }),
+    };
+  }
+  const result: CallToolResult = {
+    content: [{ type: "text", text: textOf(outcome.envelope) }],
+    structuredContent: outcome.envelope as unknown as Record<string, unknown>,
+  };
+  if (outcome.content !== undefined) result.content.push(...(outcome.content as CallToolResult["content"]));
+  if (outcome.isError) result.isError = true;
+  return { result };
+}
+
+/** The tools/list answer of a registry, and its JSON once asked for: built again after its tools change. */
+interface Listed {
+  result: ListToolsResult;
+  json: string | undefined;
+}
+
+const lists = new WeakMap<Registry, { listed: Listed | undefined }>();
+
+/**
+ * It passes the redactor as it is built: an upstream server's listing is its own text (a careless one describes a
+ * tool with the credential the host gave it).
+ */
+function listOf({ registry, redactor }: Pick<Host, "registry" | "redactor">): Listed {
+  let cached = lists.get(registry);
+  if (cached === undefined) {
+    const entry: { listed: Listed | undefined } = { listed: undefined };
+    registry.subscribe(() => {
+      entry.listed = undefined;
+    });
+    lists.set(registry, entry);
+    cached = entry;
+  }
+  cached.listed ??= {
+    result: { tools: registry.listings.map((l) => (redactor.active ? redactor.value({ ...l }) : { ...l })) },
+    json: undefined,
+  };
+  return cached.listed;
+}
