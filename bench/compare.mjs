@@ -44,14 +44,21 @@ const dir = realpathSync(mkdtempSync(path.join(os.tmpdir(), "skillport-compare-"
 // `--keep` leaves the generated folder in place (and prints it), to profile one server by hand.
 if (process.argv.includes("--keep")) process.stderr.write(`generated in ${dir}\n`);
 else process.on("exit", () => rmSync(dir, { recursive: true, force: true }));
-const skillport = (n) => {
+// `--baseline <checkout>`: another build of Skillport (a built checkout, e.g. the commit before a change) served as
+// well, over the same generated skill, and paired with tmcp like this build: old and new side by side in one run.
+const BASELINE = process.argv.includes("--baseline")
+  ? path.resolve(process.argv[process.argv.indexOf("--baseline") + 1])
+  : undefined;
+// Both builds write the manifest's audit.log; no two Skillport servers are ever measured at once.
+const skillport = (n, cli = CLI) => {
   const folder = path.join(dir, `skillport-${n}`);
   return {
     manifest: path.join(folder, "skills.manifest.json"),
     audit: path.join(folder, "audit.log"),
-    args: [CLI, "serve", "--stdio", "--frozen-lock", "--manifest", path.join(folder, "skills.manifest.json")],
+    args: [cli, "serve", "--stdio", "--frozen-lock", "--manifest", path.join(folder, "skills.manifest.json")],
   };
 };
+const baseline = (n) => skillport(n, path.join(BASELINE, "packages/cli/bin/skillport.js"));
 const fixture = (file, n) => ({ args: [path.join(FIXTURES, file), String(n)] });
 
 const SERVERS = [
@@ -68,6 +75,12 @@ const SERVERS = [
   { id: "fastmcp", label: "FastMCP 4.20", ...fixture("fastmcp-server.mjs", 1), tool: "bench.echo" },
   { id: "sp1", label: "**Skillport, 1 tool**", ...skillport(1), tool: "bench.echo" },
   { id: "sp500", label: "**Skillport, 500 tools**", ...skillport(500), tool: "bench.echo" },
+  ...(BASELINE === undefined
+    ? []
+    : [
+        { id: "sp1base", label: "Skillport, 1 tool (baseline build)", ...baseline(1), tool: "bench.echo" },
+        { id: "sp500base", label: "Skillport, 500 tools (baseline build)", ...baseline(500), tool: "bench.echo" },
+      ]),
 ].filter((s) => ONLY === undefined || ONLY.includes(s.id));
 const BIG_SERVERS = [
   { id: "raw", label: "raw SDK v2 McpServer", ...fixture("raw-sdk-server.mjs", BIG) },
@@ -277,6 +290,8 @@ const PAIRS = [
   ["tmcp", "sp1"],
   ["tmcp500", "sp500"],
   ["tmcpEnv", "sp1"],
+  ["tmcp", "sp1base"],
+  ["tmcp500", "sp500base"],
 ].filter((ids) => ids.every((id) => SERVERS.some((s) => s.id === id)));
 const pairKey = ([baseId, id]) => `${baseId}+${id}`;
 const pairSamples = new Map(PAIRS.map((pair) => [pairKey(pair), []]));
@@ -316,7 +331,7 @@ const rows = SERVERS.map((s) => ({
 }));
 const raw = rows.find((r) => r.id === "raw");
 // Each row is set against tmcp serving as many tools (the client's work per call grows with the tools it holds).
-const tmcpFor = (r) => rows.find((t) => t.id === (r.id === "sp500" ? "tmcp500" : "tmcp"));
+const tmcpFor = (r) => rows.find((t) => t.id === (r.id.startsWith("sp500") ? "tmcp500" : "tmcp"));
 const x = (value, base) => (base === undefined ? "–" : `${(value / base).toFixed(2)}×`);
 const ms = (value) => value.toFixed(3);
 const int = (value) => Math.round(value).toLocaleString("en-US");
@@ -378,6 +393,10 @@ const load = os
   .map((l) => l.toFixed(1))
   .join(", ");
 const seconds = Math.round((performance.now() - started) / 1000);
+const baselineNote =
+  BASELINE === undefined
+    ? ""
+    : `\n- **Skillport (baseline build)**: the same command from another built checkout (\`--baseline\`), at commit ${execFileSync("git", ["-C", BASELINE, "rev-parse", "--short", "HEAD"], { encoding: "utf8" }).trim()}, over the same skill:\n  the build before a change, measured in the same run.`;
 const text = `# Side by side over stdio: the floor, the raw SDK, tmcp, FastMCP, Skillport
 
 \`pnpm bench\` (bench/compare.mjs${QUICK ? " --quick" : ""}; \`pnpm bench:quick\` for a run under 3 minutes) — every server
@@ -401,7 +420,7 @@ The whole run took ${seconds} s.
   its \`data\` checked against the output schema, redaction, and the audit line, here to an \`audit.file\` (the run
   checks that every call's line is in it once the server has exited). The skill holds a token (a credential read from
   a file, as a skill that calls a service holds one), so the redactor knows a secret and looks for it in every answer
-  and audit line; without one it has nothing to look for (before 2026-12-02 the runs had none).
+  and audit line; without one it has nothing to look for (before 2026-12-02 the runs had none).${baselineNote}
 
 Machine: ${cpus[0]?.model ?? "unknown CPU"}, ${cpus.length} cores, ${(os.totalmem() / 2 ** 30).toFixed(1)} GiB,
 ${os.type()} ${os.release()}, Node ${process.version}. Date: ${new Date().toISOString().slice(0, 10)}.
