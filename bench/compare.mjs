@@ -44,12 +44,17 @@ const dir = realpathSync(mkdtempSync(path.join(os.tmpdir(), "skillport-compare-"
 // `--keep` leaves the generated folder in place (and prints it), to profile one server by hand.
 if (process.argv.includes("--keep")) process.stderr.write(`generated in ${dir}\n`);
 else process.on("exit", () => rmSync(dir, { recursive: true, force: true }));
-// `--baseline <checkout>`: another build of Skillport (a built checkout, e.g. the commit before a change) served as
-// well, over the same generated skill, and paired with tmcp like this build: old and new side by side in one run.
-const BASELINE = process.argv.includes("--baseline")
-  ? path.resolve(process.argv[process.argv.indexOf("--baseline") + 1])
-  : undefined;
-// Both builds write the manifest's audit.log; no two Skillport servers are ever measured at once.
+// `--baseline <checkout>[,<checkout>…]`: other builds of Skillport (built checkouts, e.g. the commit before a change)
+// served as well, over the same generated skill, and paired with tmcp like this build: old and new side by side in
+// one run.
+const BASELINES = process.argv.includes("--baseline")
+  ? process.argv[process.argv.indexOf("--baseline") + 1].split(",").map((checkout) => {
+      const root = path.resolve(checkout);
+      const commit = execFileSync("git", ["-C", root, "rev-parse", "--short", "HEAD"], { encoding: "utf8" }).trim();
+      return { root, commit };
+    })
+  : [];
+// Every build writes the manifest's audit.log; no two Skillport servers are ever measured at once.
 const skillport = (n, cli = CLI) => {
   const folder = path.join(dir, `skillport-${n}`);
   return {
@@ -58,7 +63,7 @@ const skillport = (n, cli = CLI) => {
     args: [cli, "serve", "--stdio", "--frozen-lock", "--manifest", path.join(folder, "skills.manifest.json")],
   };
 };
-const baseline = (n) => skillport(n, path.join(BASELINE, "packages/cli/bin/skillport.js"));
+const baseline = (n, { root }) => skillport(n, path.join(root, "packages/cli/bin/skillport.js"));
 const fixture = (file, n) => ({ args: [path.join(FIXTURES, file), String(n)] });
 
 const SERVERS = [
@@ -75,12 +80,20 @@ const SERVERS = [
   { id: "fastmcp", label: "FastMCP 4.20", ...fixture("fastmcp-server.mjs", 1), tool: "bench.echo" },
   { id: "sp1", label: "**Skillport, 1 tool**", ...skillport(1), tool: "bench.echo" },
   { id: "sp500", label: "**Skillport, 500 tools**", ...skillport(500), tool: "bench.echo" },
-  ...(BASELINE === undefined
-    ? []
-    : [
-        { id: "sp1base", label: "Skillport, 1 tool (baseline build)", ...baseline(1), tool: "bench.echo" },
-        { id: "sp500base", label: "Skillport, 500 tools (baseline build)", ...baseline(500), tool: "bench.echo" },
-      ]),
+  ...BASELINES.flatMap((build, i) => [
+    {
+      id: `sp1base${i}`,
+      label: `Skillport, 1 tool (build ${build.commit})`,
+      ...baseline(1, build),
+      tool: "bench.echo",
+    },
+    {
+      id: `sp500base${i}`,
+      label: `Skillport, 500 tools (build ${build.commit})`,
+      ...baseline(500, build),
+      tool: "bench.echo",
+    },
+  ]),
 ].filter((s) => ONLY === undefined || ONLY.includes(s.id));
 const BIG_SERVERS = [
   { id: "raw", label: "raw SDK v2 McpServer", ...fixture("raw-sdk-server.mjs", BIG) },
@@ -290,8 +303,10 @@ const PAIRS = [
   ["tmcp", "sp1"],
   ["tmcp500", "sp500"],
   ["tmcpEnv", "sp1"],
-  ["tmcp", "sp1base"],
-  ["tmcp500", "sp500base"],
+  ...BASELINES.flatMap((_build, i) => [
+    ["tmcp", `sp1base${i}`],
+    ["tmcp500", `sp500base${i}`],
+  ]),
 ].filter((ids) => ids.every((id) => SERVERS.some((s) => s.id === id)));
 const pairKey = ([baseId, id]) => `${baseId}+${id}`;
 const pairSamples = new Map(PAIRS.map((pair) => [pairKey(pair), []]));
@@ -393,10 +408,10 @@ const load = os
   .map((l) => l.toFixed(1))
   .join(", ");
 const seconds = Math.round((performance.now() - started) / 1000);
-const baselineNote =
-  BASELINE === undefined
-    ? ""
-    : `\n- **Skillport (baseline build)**: the same command from another built checkout (\`--baseline\`), at commit ${execFileSync("git", ["-C", BASELINE, "rev-parse", "--short", "HEAD"], { encoding: "utf8" }).trim()}, over the same skill:\n  the build before a change, measured in the same run.`;
+const baselineNote = BASELINES.map(
+  (build) =>
+    `\n- **Skillport (build ${build.commit})**: the same command from another built checkout (\`--baseline\`), over the same\n  skill: an earlier build, measured in the same run.`,
+).join("");
 const text = `# Side by side over stdio: the floor, the raw SDK, tmcp, FastMCP, Skillport
 
 \`pnpm bench\` (bench/compare.mjs${QUICK ? " --quick" : ""}; \`pnpm bench:quick\` for a run under 3 minutes) — every server
