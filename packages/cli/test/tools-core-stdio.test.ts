@@ -13,6 +13,7 @@ const ECHO = path.join(REPO, "packages/host/test/fixtures/skill-echo");
 interface CoreCounts {
   calls: number;
   lists: number;
+  passedOn: number;
 }
 
 /** A `_meta` key no one reads: the core leaves a request carrying it to the SDK's server, unread. */
@@ -108,7 +109,7 @@ describe("the tools core answers tools/call as the SDK's server does (2025 era, 
       expect(list.result.tools.length).toBeGreaterThan(5);
     } finally {
       // 10 of the calls above are plain (the last four are malformed, and the SDK answers them), one list is.
-      expect(await countsAtClose(server)).toEqual({ calls: 10, lists: 1 });
+      expect(await countsAtClose(server)).toEqual({ calls: 10, lists: 1, passedOn: 0 });
     }
   });
 
@@ -176,7 +177,7 @@ describe("the 2026-07-28 era stays with the SDK's server", () => {
       const bare = await server.next((m) => m.id === 2);
       expect(bare.error.code).toBe(-32602);
     } finally {
-      expect(await countsAtClose(server)).toEqual({ calls: 0, lists: 0 });
+      expect(await countsAtClose(server)).toEqual({ calls: 0, lists: 0, passedOn: 0 });
     }
   });
 });

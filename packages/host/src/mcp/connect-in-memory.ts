@@ -40,7 +40,7 @@ export async function serveTransport(
   const toServer = transport.onmessage;
   const closed = transport.onclose;
   transport.onmessage = (message: JSONRPCMessage, extra) => {
-    if (!tools.offer(message)) toServer?.(message, extra);
+    if (!tools.offer(message, (passed) => toServer?.(passed as JSONRPCMessage, extra))) toServer?.(message, extra);
   };
   transport.onclose = () => {
     tools.close();

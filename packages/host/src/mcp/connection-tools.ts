@@ -2,7 +2,7 @@ import type { JSONRPCMessage, RequestId, Server } from "@modelcontextprotocol/se
 import { CallStop } from "../pipeline/call-stop.js";
 import { cancelledRequestOf, FIRST_MODERN_REVISION, plainToolsRequestOf } from "./plain-request.js";
 import type { ClientSupports, ToolConnection, ToolsCore } from "./tools-core.js";
-import { answerMessageOf, asksNothing, supportsOf, thrownMessageOf } from "./tools-core.js";
+import { answerMessageOf, supportsOf, thrownMessageOf } from "./tools-core.js";
 
 /** Options for {@link connectTools}. */
 export interface ConnectionToolsOptions {
@@ -19,21 +19,23 @@ export interface ConnectionToolsOptions {
 export interface ConnectionTools {
   /**
    * Offers a parsed message. True: the core took it and answers it. False: hand it to the SDK's server as usual
-   * (a `notifications/cancelled` is noted here for the core's own calls and still goes to the SDK).
+   * (a `notifications/cancelled` is noted here for the core's own calls and still goes to the SDK). `deliver` hands
+   * a message the core took to the SDK's server later, when its answer is a question (see ToolsCore.passOn).
    */
-  offer(message: unknown): boolean;
+  offer(message: unknown, deliver: (message: unknown) => void): boolean;
   /** The connection closed: every call the core runs sees its stop abort, and none is answered. */
   close(): void;
-  /** How many calls and lists the core answered without the SDK's server. */
-  readonly counts: Readonly<{ calls: number; lists: number }>;
+  /** How many calls and lists the core ran without the SDK's server, and how many calls it passed on to it. */
+  readonly counts: Readonly<{ calls: number; lists: number; passedOn: number }>;
 }
 
 /**
  * The tools core in front of the SDK's server on one connection (stdio, in memory), the fast case of the one
  * dispatch: a plain `tools/call` or `tools/list` (see plainToolsRequestOf) on a connection whose server has
- * negotiated a 2025-era protocol is answered by the core directly, with one write; a call only when its client
- * declared nothing it could be asked (elicitation, sampling, roots), so its answer is never a question, which the
- * SDK asks. Everything else goes to the SDK's server unchanged, whose tools handlers call the same core.
+ * negotiated a 2025-era protocol is answered by the core directly, with one write. A call whose answer is a
+ * question (a dangerous tool's confirmation, a capability asking the client) is passed on to the SDK's server,
+ * which asks it (or refuses it for a client that did not declare it can answer). Everything else goes to the SDK's
+ * server unchanged, whose tools handlers call the same core.
  */
 export function connectTools(core: ToolsCore, options: ConnectionToolsOptions): ConnectionTools {
   const { send } = options;
@@ -42,7 +44,7 @@ export function connectTools(core: ToolsCore, options: ConnectionToolsOptions): 
   // a Map by id: a Map that lives as long as the connection and gains and loses an entry every call re-allocates its
   // table in the old generation (measured: about 150 bytes a call, left for a full collection); a cancel is rare.
   const inFlight: Running[] = [];
-  const counts = { calls: 0, lists: 0 };
+  const counts = { calls: 0, lists: 0, passedOn: 0 };
   // What every call on this connection's server shares, made once per server: what its client can answer, and how
   // a call's log lines reach it (at the level the client set with logging/setLevel).
   let shared: { server: Server; supports: ClientSupports; log: ToolConnection["log"] } | undefined;
@@ -64,7 +66,7 @@ export function connectTools(core: ToolsCore, options: ConnectionToolsOptions): 
 
   return {
     counts,
-    offer(message) {
+    offer(message, deliver) {
       const cancelled = cancelledRequestOf(message);
       if (cancelled !== undefined) {
         cancel(cancelled.requestId, cancelled.reason);
@@ -81,7 +83,6 @@ export function connectTools(core: ToolsCore, options: ConnectionToolsOptions): 
         return true;
       }
       const parts = sharedOf(server);
-      if (!asksNothing(parts.supports)) return false;
       counts.calls++;
       const { id, call } = plain;
       const running: Running = { id, stop: new CallStop(), cancelled: false };
@@ -99,7 +100,14 @@ export function connectTools(core: ToolsCore, options: ConnectionToolsOptions): 
       core.call(call, connection).then(
         (answer) => {
           forget(running);
-          if (!running.cancelled) reply(answerMessageOf(id, answer)); // cancelled or closed: the SDK answers nothing either
+          if (running.cancelled) return; // cancelled or closed: the SDK answers nothing either
+          if ("question" in answer) {
+            counts.passedOn++;
+            core.passOn(server, id, { answer });
+            deliver(message);
+            return;
+          }
+          reply(answerMessageOf(id, answer));
         },
         (error: unknown) => {
           forget(running);

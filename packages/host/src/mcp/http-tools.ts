@@ -1,10 +1,16 @@
-import type { JSONRPCMessage, LoggingMessageNotification } from "@modelcontextprotocol/server";
+import type { JSONRPCMessage, LoggingMessageNotification, RequestId } from "@modelcontextprotocol/server";
 import { classifyInboundRequest, isJsonContentType, SUPPORTED_PROTOCOL_VERSIONS } from "@modelcontextprotocol/server";
 import type { EdgeContext, EdgeRequest, SerializedAnswer } from "../transports/http/guard.js";
 import { listAnswerJson } from "./connection-tools.js";
 import { FIRST_MODERN_REVISION, plainToolsRequestOf } from "./plain-request.js";
-import type { ToolConnection, ToolsCore } from "./tools-core.js";
-import { answerMessageOf, asksNothing, supportsOf, thrownMessageOf } from "./tools-core.js";
+import type { PassedOn, ToolConnection, ToolsCore } from "./tools-core.js";
+import { answerMessageOf, supportsOf, thrownMessageOf } from "./tools-core.js";
+
+/** A call the core ran whose answer is a question: the SDK's to ask, with this noted for its request (ToolsCore.passOn). */
+export interface HttpPassOn {
+  id: RequestId;
+  passOn: PassedOn;
+}
 
 /**
  * The tools core over HTTP, the fast case of the one dispatch: the answer to a request every guard passed, when it
@@ -12,20 +18,20 @@ import { answerMessageOf, asksNothing, supportsOf, thrownMessageOf } from "./too
  * message; undefined for anything else, which goes to the SDK unchanged (whose tools handlers call the same core).
  * It answers, decided from the request before anything runs:
  * - a 2025-era POST (what the SDK routes to its stateless serving: no 2026-07-28 envelope claim, no modern
- *   protocol-version header, no `Mcp-Session-Id`, a protocol-version header absent or one the SDK supports): its
- *   client declared no capabilities (there was no initialize), so a call is never a question. The answer is one JSON
- *   message, or an event stream when the call logged (each log line before the result, as the SDK sends them);
- * - a 2026-07-28-era tools/call whose standard headers name what its body does and whose envelope declares nothing
- *   the client could be asked (the questions are the SDK's to ask); its result carries the era's `resultType` and
- *   the server's identity, as the SDK stamps every result;
+ *   protocol-version header, no `Mcp-Session-Id`, a protocol-version header absent or one the SDK supports): one
+ *   JSON message, or an event stream when the call logged (each log line before the result, as the SDK sends them);
+ * - a 2026-07-28-era tools/call whose standard headers name what its body does: its result carries the era's
+ *   `resultType` and the server's identity, as the SDK stamps every result;
  * with a JSON content type and an `Accept` of both `application/json` and `text/event-stream` that accepts JSON, and
- * no progress token (the SDK streams progress while the call runs).
+ * no progress token (the SDK streams progress while the call runs). A call whose answer is a question resolves to
+ * an {@link HttpPassOn}: the request then goes to the SDK, which asks it, or refuses it for a client that did not
+ * declare it can answer (a 2025-era request over HTTP never can).
  */
 export function httpToolsAnswer(
   core: ToolsCore,
   request: EdgeRequest,
   context: EdgeContext,
-): Promise<SerializedAnswer> | undefined {
+): Promise<SerializedAnswer | HttpPassOn> | undefined {
   const body = context.body?.json?.value;
   const era = body === undefined ? undefined : eraOf(request, body);
   const plain = era === undefined ? undefined : plainToolsRequestOf(body, era);
@@ -38,18 +44,18 @@ export function httpToolsAnswer(
   const { id, call } = plain;
   if (call.progressToken !== undefined) return undefined;
   if (modern && request.headers.get("mcp-name") !== call.name) return undefined;
-  const supports = plain.supports ?? supportsOf(undefined);
-  if (!asksNothing(supports)) return undefined;
   const logged: LoggingMessageNotification["params"][] = [];
   const connection: ToolConnection = {
-    supports,
+    // A 2025-era request over HTTP has no initialize: its client declared nothing.
+    supports: plain.supports ?? supportsOf(undefined),
     caller: context.caller,
     signal: context.signal,
     // The 2026-07-28 era sends log lines only to a request that asked with a log level (a plain one never does).
     log: modern ? undefined : (params) => void logged.push(params),
   };
   return core.call(call, connection).then(
-    (answer) => {
+    (answer): SerializedAnswer | HttpPassOn => {
+      if ("question" in answer) return { id, passOn: { answer, logged } };
       const message = answerMessageOf(id, answer);
       if (modern && "result" in message) {
         const identity = { name: core.host.manifest.name, version: core.host.manifest.version };

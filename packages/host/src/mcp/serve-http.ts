@@ -254,8 +254,8 @@ function mcpEndpoint(core: ToolsCore, mcp: McpHttpHandler, sessions: LegacySessi
     const { caller, body } = context;
     // Fail closed: serving without a caller or a checked body would mean a guard was left out.
     if (caller === undefined || body === undefined) throw new Error("the auth and body guards must run first");
-    const answered = httpToolsAnswer(core, request, context);
-    if (answered !== undefined) {
+    const answered = await httpToolsAnswer(core, request, context);
+    if (answered !== undefined && !("passOn" in answered)) {
       context.toolsCore = true;
       return answered;
     }
@@ -263,6 +263,8 @@ function mcpEndpoint(core: ToolsCore, mcp: McpHttpHandler, sessions: LegacySessi
     const web = context.webRequest?.();
     if (web === undefined) return json(404, { error: "not_found" });
     const checked = web.method === "POST" ? new Request(web, { body: body.bytes as Uint8Array<ArrayBuffer> }) : web;
+    // A call the core ran whose answer is a question: the SDK's server for this request asks it.
+    if (answered !== undefined) core.passOn(checked, answered.id, answered.passOn);
     // The SDK and the tools see who is calling, never the token: it stops here.
     const authInfo: AuthInfo = { token: "", clientId: caller.id, scopes: [...caller.scopes] };
     const served = sessions?.handle(checked, { id: caller.id, authInfo }, body.json?.value);

@@ -158,7 +158,10 @@ function createLineTransport(options: LineTransportOptions): LineTransport {
       transport.onerror?.(new Error(`refused a JSON-RPC batch of ${value.length} messages`));
       return;
     }
-    if (tools?.offer(value) === true) return;
+    if (tools?.offer(value, deliver) === true) return;
+    deliver(value);
+  };
+  const deliver = (value: unknown) => {
     let message: JSONRPCMessage;
     try {
       message = parseJSONRPCMessage(value);

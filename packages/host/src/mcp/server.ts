@@ -92,10 +92,19 @@ export function createServerFactory(
     const base = (ctx: ServerContext) => optionsOf(connectionOf(server, ctx, caller));
 
     server.setRequestHandler("tools/list", () => core.list());
+    // A call the core ran itself and passed on (a question to ask) is answered, not run again: its log lines go
+    // first, as they would have while it ran. It is noted under the request over HTTP, else under this server.
+    const passedKey = requestContext?.requestInfo ?? server;
     server.setRequestHandler("tools/call", async (request, ctx) => {
+      const connection = connectionOf(server, ctx, caller);
+      const passed = core.takePassedOn(passedKey, ctx.mcpReq.id);
+      if (passed !== undefined) {
+        for (const line of passed.logged ?? []) connection.log?.(line);
+        return passed.answer.question;
+      }
       const { name, arguments: args, _meta } = request.params;
       const call = { name, args: args ?? {}, progressToken: _meta?.progressToken };
-      return sdkAnswerOf(await core.call(call, connectionOf(server, ctx, caller)));
+      return sdkAnswerOf(await core.call(call, connection));
     });
 
     server.setRequestHandler("resources/list", async (_request, ctx) => {

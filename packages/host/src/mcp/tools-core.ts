@@ -14,7 +14,7 @@ import type {
 } from "@modelcontextprotocol/server";
 import { inputRequired, inputResponse, ProtocolErrorCode } from "@modelcontextprotocol/server";
 import type { Envelope, SkillLogger } from "@skillport/core";
-import type { InputFeature, InputRequest } from "../entries/tool-entry.js";
+import type { InputFeature } from "../entries/tool-entry.js";
 import type { Host } from "../host.js";
 import type { CallOptions, CallOutcome, StageName } from "../pipeline/call.js";
 import type { CallStop } from "../pipeline/call-stop.js";
@@ -68,8 +68,9 @@ export interface ToolConnection {
 
 /**
  * A tools/call's answer, the same for every transport: the result, a JSON-RPC error (an unknown tool, round state
- * this server cannot accept), or the questions to ask the client first (which the SDK asks: in the 2026-07-28 era
- * in its answer, in the 2025 era with real requests to the client, then it calls again with the answers).
+ * this server cannot accept), or the questions to ask the client first, which the SDK asks (in the 2026-07-28 era in
+ * its answer, in the 2025 era with real requests to the client, then it calls again with the answers) or refuses
+ * for a client that did not declare it can answer them.
  */
 export type ToolsAnswer =
   | { readonly result: CallToolResult }
@@ -91,6 +92,22 @@ export interface ToolsCore {
   listJson(): string;
   /** Runs one tools/call through the pipeline and answers it. Rejects only with what the pipeline threw. */
   call(request: ToolCallRequest, connection: ToolConnection): Promise<ToolsAnswer>;
+  /**
+   * The one hand-over to the SDK. A call the core ran itself (its fast case) whose answer is a question is the SDK's
+   * to ask, or to refuse for a client that did not declare it can answer: the transport passes the request on to
+   * the SDK's server, with its answer noted here under what the server's tools handler will see (the connection's
+   * server and the request's id; over HTTP the request as the SDK receives it), and with the log lines the client
+   * has not been sent yet. The handler takes it once ({@link takePassedOn}) instead of running the call again.
+   */
+  passOn(key: object, id: RequestId, passed: PassedOn): void;
+  /** The answer noted by {@link passOn} for this request, taken once; undefined for any other request. */
+  takePassedOn(key: object, id: RequestId): PassedOn | undefined;
+}
+
+/** A question the core has for a request it passed on to the SDK, and the log lines to send before it. */
+export interface PassedOn {
+  readonly answer: { readonly question: InputRequiredResult };
+  readonly logged?: readonly LoggingMessageNotification["params"][];
 }
 
 /** Options for {@link createToolsCore}. */
@@ -108,8 +125,24 @@ export interface ToolsCoreOptions {
  */
 export function createToolsCore(host: Host, options: ToolsCoreOptions = {}): ToolsCore {
   const { observer } = options;
+  // By the key the SDK's handler sees (a connection's server, an HTTP request), then by request id.
+  const passed = new WeakMap<object, Map<RequestId, PassedOn>>();
   return {
     host,
+    passOn(key, id, pass) {
+      let byId = passed.get(key);
+      if (byId === undefined) {
+        byId = new Map();
+        passed.set(key, byId);
+      }
+      byId.set(id, pass);
+    },
+    takePassedOn(key, id) {
+      const byId = passed.get(key);
+      const pass = byId?.get(id);
+      if (pass !== undefined) byId?.delete(id);
+      return pass;
+    },
     list: () => listOf(host).result,
     listJson: () => {
       const listed = listOf(host);
@@ -146,7 +179,7 @@ export function createToolsCore(host: Host, options: ToolsCoreOptions = {}): Too
           const code = outcome.envelope.ok ? "ok" : outcome.envelope.error.code;
           observer?.finished(name, tool.instance, code, seconds, outcome.stage);
         }
-        const answer = answerOf(outcome, connection.supports);
+        const answer = answerOf(outcome);
         // Every progress notification is on its way before the answer (the client ignores progress after it).
         return notifying !== undefined && notifying.size > 0 ? Promise.all(notifying).then(() => answer) : answer;
       };
@@ -212,11 +245,6 @@ export function supportsOf(capabilities: ClientCapabilities | undefined): Client
   return { elicitation: elicitation !== undefined, sampling: sampling !== undefined, roots: roots !== undefined };
 }
 
-/** A client that can be asked nothing: its calls can only ever be answered, never turned into questions. */
-export function asksNothing(supports: ClientSupports): boolean {
-  return !supports.elicitation && !supports.sampling && !supports.roots;
-}
-
 /** The text rendering for clients that ignore structured output, from the envelope as it leaves (redacted). */
 export function textOf(envelope: Envelope): string {
   if (envelope.ok) return `${envelope.message}\n${JSON.stringify(envelope.data)}`;
@@ -248,13 +276,6 @@ const CONFIRM_SCHEMA = {
   required: ["confirm"],
 };
 
-/** The MCP feature each kind of question needs. */
-const FEATURE_OF: Record<InputRequest["method"], InputFeature> = {
-  "elicitation/create": "elicitation",
-  "sampling/createMessage": "sampling",
-  "roots/list": "roots",
-};
-
 /**
  * How a dangerous call is confirmed on this connection: by asking the user when the client can (elicitation) and,
  * on a retry, the answer with the state it came back with. An answer without this server's state (sent unasked on a
@@ -278,12 +299,8 @@ function confirmationOf(connection: ToolConnection): NonNullable<CallOptions["co
 const ELICIT = Object.freeze({ elicit: true });
 const NO_ELICIT = Object.freeze({ elicit: false });
 
-/**
- * A call's outcome as tools/call answers it. A question the client cannot answer (it did not declare the feature)
- * is not asked: the call answers its fallback envelope (UNAVAILABLE, naming the feature), as the client could not
- * have answered it anyway.
- */
-function answerOf(outcome: CallOutcome, supports: ClientSupports): ToolsAnswer {
+/** A call's outcome as tools/call answers it. */
+function answerOf(outcome: CallOutcome): ToolsAnswer {
   const { tool } = outcome;
   if (tool === undefined)
     return { error: { code: ProtocolErrorCode.InvalidParams, message: outcome.envelope.message } };
@@ -302,11 +319,11 @@ function answerOf(outcome: CallOutcome, supports: ClientSupports): ToolsAnswer {
       }),
     };
   }
-  const input = outcome.input;
-  if (input !== undefined && Object.values(input.requests).every((q) => supports[FEATURE_OF[q.method]])) {
-    return {
-      question: inputRequired({ inputRequests: input.requests as unknown as InputRequests, requestState: input.state }),
-    };
+  if (outcome.input !== undefined) {
+    // The capability asked the client (ctx.elicit, ctx.sample, ctx.listRoots): the SDK asks, or refuses what the
+    // client did not declare it can answer (the 2026-07-28 era's -32021; the 2025 era's legacy shim, an error result).
+    const { requests, state } = outcome.input;
+    return { question: inputRequired({ inputRequests: requests as unknown as InputRequests, requestState: state }) };
   }
   const result: CallToolResult = {
     content: [{ type: "text", text: textOf(outcome.envelope) }],

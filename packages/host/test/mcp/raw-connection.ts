@@ -19,8 +19,8 @@ export interface RawConnection {
   next(match: (message: Message) => boolean): Promise<Message>;
   /** Sends a request and waits for its answer. */
   request(id: unknown, body: object | string): Promise<Message>;
-  /** How many calls and lists the core answered without the SDK's server. */
-  readonly counts: Readonly<{ calls: number; lists: number }>;
+  /** How many calls and lists the core ran without the SDK's server, and the calls it passed on to it. */
+  readonly counts: Readonly<{ calls: number; lists: number; passedOn: number }>;
   close(): Promise<void>;
 }
 

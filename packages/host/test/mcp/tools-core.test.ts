@@ -51,7 +51,7 @@ afterAll(async () => {
 });
 
 /** Calls of every kind of answer, and malformed ones the core leaves to the SDK (`plain: false`). */
-const CALLS: { what: string; params: Record<string, unknown>; plain: boolean }[] = [
+const CALLS: { what: string; params: Record<string, unknown>; plain: boolean; passedOn?: boolean }[] = [
   {
     what: "a success with structured content",
     params: { name: "echo.echo", arguments: { text: "hi", times: 2 } },
@@ -79,6 +79,7 @@ const CALLS: { what: string; params: Record<string, unknown>; plain: boolean }[]
     what: "a question the client cannot answer",
     params: { name: "library.ask_name", arguments: {} },
     plain: true,
+    passedOn: true,
   },
   { what: "arguments that are an array", params: { name: "echo.echo", arguments: ["hi"] }, plain: false },
   { what: "arguments that are a string", params: { name: "echo.echo", arguments: "hi" }, plain: false },
@@ -162,11 +163,15 @@ describe("the tools core on a 2025-era connection (as stdio serves it)", () => {
     expect(connection.counts.lists).toBe(1);
   });
 
-  it("answers a question the client cannot answer with the call's fallback, naming what the client lacks", async () => {
+  it("passes a question the client cannot answer on to the SDK, which refuses it; the call runs once", async () => {
+    const before = { ...connection.counts };
+    const ran = finished.length;
     const { answer } = await exchange(connection, "ask", { name: "library.ask_name", arguments: {} });
     expect(answer.result.isError).toBe(true);
-    expect(answer.result.structuredContent.error.code).toBe("UNAVAILABLE");
-    expect(answer.result.structuredContent.message).toContain("use a client that supports elicitation");
+    expect(answer.result.content[0].text).toContain("did not declare the required capability");
+    expect(connection.counts.calls - before.calls).toBe(1);
+    expect(connection.counts.passedOn - before.passedOn).toBe(1);
+    expect(finished.length - ran).toBe(1);
   });
 
   it("sends every progress notification before the result, on both paths", async () => {
@@ -244,7 +249,7 @@ describe("the tools core on a 2025-era connection (as stdio serves it)", () => {
 });
 
 describe("the tools core on a connection whose client can be asked (it declared elicitation)", () => {
-  it("leaves its calls to the SDK, which asks a dangerous call's question once; the call runs once, after the answer", async () => {
+  it("runs its calls; a dangerous call's question is passed on to the SDK, which asks it once; the call runs once, after the answer", async () => {
     const connection = await openRaw(host, { capabilities: { elicitation: { form: {} } } });
     try {
       const plain = await connection.request("a-1", { method: "tools/call", params: { name: "echo.plain" } });
@@ -259,7 +264,7 @@ describe("the tools core on a connection whose client can be asked (it declared 
       const wiped = await answered;
       expect(wiped.result.structuredContent.data.wiped).toBe("asked");
       expect(connection.received.filter((m) => m.method === "elicitation/create")).toHaveLength(1);
-      expect(connection.counts).toEqual({ calls: 0, lists: 0 });
+      expect(connection.counts).toEqual({ calls: 2, lists: 0, passedOn: 1 });
     } finally {
       await connection.close();
     }
@@ -356,10 +361,10 @@ describe("the tools core behind the web handler's guards (both eras)", () => {
   });
 
   it("answers every kind of call as the SDK does (stateless 2025 era), and the plain ones itself", async () => {
-    for (const { what, params, plain } of CALLS) {
+    for (const { what, params, plain, passedOn } of CALLS) {
       const [core, sdk] = await bothPaths(params);
       expect(comparableAnswer(core), what).toEqual(comparableAnswer(sdk));
-      expect(core.core, what).toBe(plain);
+      expect(core.core, what).toBe(plain && passedOn !== true);
     }
     // The log lines go before the result, in the SDK's event stream.
     const [logged] = await bothPaths({ name: "library.log_steps", arguments: {} });
@@ -370,17 +375,17 @@ describe("the tools core behind the web handler's guards (both eras)", () => {
   });
 
   it("answers every kind of call as the SDK does (2026-07-28 era), the era's envelope included", async () => {
-    for (const { what, params, plain } of CALLS) {
+    for (const { what, params, plain, passedOn } of CALLS) {
       const meta = { ...MODERN_META, ...((params._meta as object | undefined) ?? {}) };
       const [core, sdk] = await bothPaths({ ...params, _meta: meta }, modernHeaders(params.name));
       expect(comparableAnswer(core), what).toEqual(comparableAnswer(sdk));
-      expect(core.core, what).toBe(plain);
+      expect(core.core, what).toBe(plain && passedOn !== true);
       if (core.core)
         expect(JSON.parse(core.text).result?.resultType ?? JSON.parse(core.text).error, what).toBeDefined();
     }
   });
 
-  it("leaves to the SDK what only it serves: a client that can be asked, a progress token, the era's list", async () => {
+  it("leaves to the SDK what only it serves: a question to ask, a progress token, the era's list", async () => {
     const capable = { ...MODERN_META, "io.modelcontextprotocol/clientCapabilities": { elicitation: {} } };
     const asked = await post(
       {
