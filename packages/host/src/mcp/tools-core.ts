@@ -220,15 +220,12 @@ export function optionsOf(connection: ToolConnection): CallOptions {
 }
 
 /**
- * A tools/call's answer to request `id` as a JSON-RPC message, for a transport that answers without the SDK's server:
- * the result, or the error. A question cannot be asked there (such a transport serves only clients that can be asked
- * nothing), so one is answered as an internal error.
+ * A result or an error as the JSON-RPC message answering request `id`, for a transport that answers without the
+ * SDK's server (a question is the SDK's to ask: see {@link ToolsCore.passOn}).
  */
-export function answerMessageOf(id: RequestId, answer: ToolsAnswer): JSONRPCMessage {
+export function answerMessageOf(id: RequestId, answer: Exclude<ToolsAnswer, { question: unknown }>): JSONRPCMessage {
   if ("result" in answer) return { result: answer.result, jsonrpc: "2.0", id } as JSONRPCMessage;
-  if ("error" in answer)
-    return { jsonrpc: "2.0", id, error: { code: answer.error.code, message: answer.error.message } };
-  return thrownMessageOf(id, new Error("a question for a client that can be asked nothing"));
+  return { jsonrpc: "2.0", id, error: { code: answer.error.code, message: answer.error.message } };
 }
 
 /** What the pipeline threw, as the SDK's server answers a handler's throw: an internal error with its message. */

@@ -86,7 +86,7 @@ export function comparable(message: Message): Message {
 /** A `_meta` key no one reads: the tools core leaves a request carrying it to the SDK's server, unread. */
 export const SDK_PATH_META = { "example.com/route": "sdk" };
 
-/** The 2026-07-28 era's per-request envelope of a client that can be asked nothing. */
+/** The 2026-07-28 era's per-request envelope, of a client that declared no capabilities. */
 export const MODERN_META = {
   "io.modelcontextprotocol/protocolVersion": "2026-07-28",
   "io.modelcontextprotocol/clientInfo": { name: "raw", version: "0" },
