@@ -36,7 +36,7 @@ export default defineConfig({
       {
         text: "Guide",
         items: [
-          { text: "Overview", link: "/" },
+          { text: "Overview", link: "/docs/" },
           { text: "Getting started", link: "/docs/getting-started" },
           { text: "The CLI", link: "/docs/cli" },
           { text: "Writing skills", link: "/docs/writing-skills" },
