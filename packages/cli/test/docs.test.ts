@@ -1,21 +1,28 @@
 import { execFile } from "node:child_process";
-import { existsSync, readFileSync } from "node:fs";
-import { cp, mkdtemp, readFile, rm, symlink, writeFile } from "node:fs/promises";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { cp, mkdir, mkdtemp, readFile, rm, symlink, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ServedHttp } from "./workspace.js";
 import { connectStdio, REPO, runCli, serveHttp } from "./workspace.js";
 
-// The README's examples, run: every command its shell blocks show, against the default manifest in a scratch copy,
-// with the output compared by shape (columns, keys, codes; not traceIds, times, ports, versions or paths). A block
-// the test cannot run says so just above its fence: <!-- readme-test: not run (why) -->.
+// Every page of the docs site, run: the README, docs/**/*.md, SECURITY.md and bench/RESULTS.md. Every command their
+// shell blocks and transcripts (`$ command`, then its output) show runs against the default manifest in one scratch
+// copy, beside one served `skillport serve --http` (and one with a token), and its output is compared by shape:
+// columns, keys, codes and numbers; not trace ids, times, ports, versions or paths. Markers just above a fence:
+//   <!-- docs-test: not run (why) -->        the block is not run, for the reason given
+//   <!-- docs-test: file name.json -->        the block is written into the scratch copy under that name first
+//   <!-- docs-test: excerpt of some/file -->  the block's lines (`…` for lines left out) are in that scratch file
+// Every relative link and anchor is checked too, as GitHub and the site resolve them.
 
-const README = readFileSync(path.join(REPO, "README.md"), "utf8");
-const blocks = fencedBlocks(README);
+/** The site's pages (docs/.vitepress/config.mts serves these). */
+const PAGES = ["README.md", ...docsPages(), "SECURITY.md", "bench/RESULTS.md"];
+const TEXT = new Map(PAGES.map((page) => [page, readFileSync(path.join(REPO, page), "utf8")]));
+const blocks = PAGES.flatMap((page) => fencedBlocks(page, TEXT.get(page) as string));
 const commands = blocks.flatMap(commandsOf);
 
-/** Commands shown in blocks that are run, which this test does not run, and why. */
+/** Commands shown in blocks that are run, which this test leaves to others, and why. */
 const NOT_RUN: readonly [RegExp, string][] = [
   [/^corepack enable$/, "sets up pnpm, which runs this test"],
   [/^pnpm install$/, "installs the workspace this test runs in"],
@@ -25,15 +32,27 @@ const NOT_RUN: readonly [RegExp, string][] = [
     "builds and tests the scaffolded skill: the authoring flow's test",
   ],
   [/^pnpm changeset$/, "asks its questions on a terminal"],
-  [/^pnpm add @skillport\/client$/, "installs from the registry; the client's own tests use it from the workspace"],
+  [/^pnpm add /, "installs from the registry; the workspace's tests use its packages from the workspace"],
   [/^pnpm exec skillport call weather\./, "calls the scaffolded skill once enabled: the authoring flow's test"],
 ];
 
-/** What the README writes for the machine-specific parts of an output. */
+/** The blocks marked not run, page by page: kept short, each with its reason. */
+const MARKED_NOT_RUN = [
+  "docs/contributing.md: pnpm test runs the build and the lint, then every test, this one included; format rewrites the working tree",
+  "docs/contributing.md: runs tests that pnpm test runs",
+  "docs/contributing.md: a server for a browser; the build below builds the same pages, and pnpm test runs it",
+  "docs/contributing.md: versions, packs and publishes the packages",
+  "docs/deploying.md: needs Docker and a network to build the image",
+  "docs/deploying.md: needs a Kubernetes cluster",
+  "docs/deploying.md: needs Docker and a network to build the image",
+  "docs/performance.md: each takes minutes and rewrites bench/RESULTS.md; a test checks the chart is what bench/chart.mjs draws from it",
+];
+
+/** What the pages write for the machine-specific parts of an output. */
 const PLACEHOLDER_ROOT = "/path/to/skillport";
-const README_URL = "http://127.0.0.1:3333/mcp";
-const README_PUBLIC_URL = "https://skills.example.com/mcp";
-const TOKEN = "readme-token-0123456789abcdef";
+const DOCS_URL = "http://127.0.0.1:3333/mcp";
+const DOCS_PUBLIC_URL = "https://skills.example.com/mcp";
+const TOKEN = "docs-token-0123456789abcdef";
 
 let scratch: string;
 let plain: Served;
@@ -47,11 +66,14 @@ interface Served extends ServedHttp {
 beforeAll(async () => {
   scratch = await makeScratch();
   const authedManifest = JSON.parse(await readFile(path.join(scratch, "skills.manifest.json"), "utf8"));
-  authedManifest.http = { auth: { tokens: [{ name: "readme", token: { env: "README_TOKEN" } }] } };
+  authedManifest.http = { auth: { tokens: [{ name: "docs", token: { env: "DOCS_TOKEN" } }] } };
   await writeFile(path.join(scratch, "authed.manifest.json"), JSON.stringify(authedManifest, null, 2));
+  for (const block of blocks.filter((b) => b.file !== undefined)) {
+    await writeFile(path.join(scratch, block.file as string), `${block.text}\n`);
+  }
   [plain, authed] = await Promise.all([
     serve(["--banner"]),
-    serve(["--banner", "--manifest", "authed.manifest.json"], { README_TOKEN: TOKEN }),
+    serve(["--banner", "--manifest", "authed.manifest.json"], { DOCS_TOKEN: TOKEN }),
   ]);
 });
 
@@ -60,26 +82,26 @@ afterAll(async () => {
   if (scratch !== undefined) await rm(scratch, { recursive: true, force: true });
 });
 
-describe("the README's shell blocks", () => {
+describe("the pages' shell blocks", () => {
   it("are all run here, or marked not run, and the set left out stays small", () => {
     const marked = blocks.filter((b) => b.notRun !== undefined);
-    expect(marked.map((b) => b.notRun)).toEqual([
-      "needs Docker and a network to build the image",
-      "versions, packs and publishes the packages",
-    ]);
-    const unknown = commands.filter((c) => runnerOf(c) === undefined).map((c) => `README.md:${c.line}: ${c.text}`);
-    expect(unknown, "add a runner to readme.test.ts, or mark the block <!-- readme-test: not run (why) -->").toEqual(
-      [],
-    );
-    expect(commands.length).toBeGreaterThan(15);
+    expect(marked.map((b) => `${b.page}: ${b.notRun}`)).toEqual(MARKED_NOT_RUN);
+    const unknown = commands.filter((c) => runnerOf(c) === undefined).map((c) => `${c.page}:${c.line}: ${c.text}`);
+    expect(unknown, "add a runner to docs.test.ts, or mark the block <!-- docs-test: not run (why) -->").toEqual([]);
+    expect(commands.length).toBeGreaterThan(30);
   });
 
-  it.each(commands.filter((c) => runnerOf(c) !== undefined && !notRun(c)))("README.md:$line $text", async (command) => {
+  it.each(commands.filter((c) => runnerOf(c) !== undefined && !notRun(c)))("$page:$line $text", async (command) => {
     await runnerOf(command)?.(command);
+  });
+
+  it.each(blocks.filter((b) => b.excerptOf !== undefined))("$page:$line is an excerpt of $excerptOf", async (block) => {
+    const file = await readFile(path.join(scratch, block.excerptOf as string), "utf8");
+    matchText(block.text.split("\n"), file, { exact: true });
   });
 });
 
-describe("the README's other examples", () => {
+describe("the pages' other examples", () => {
   it("the 'listening' log line", async () => {
     const shown = inlineJson(/`(\{"level":30,…[^`]*"msg":"listening"\})`/);
     const line = logLines(plain.stderr()).find((l) => l.msg === "listening");
@@ -91,7 +113,7 @@ describe("the README's other examples", () => {
     const shown = inlineJson(/`200 (\{"status":"ready"[^`]*\})`/);
     const answer = await fetch(new URL("/readyz", plain.urlValue));
     expect(answer.status).toBe(200);
-    // "…" in the README stands for a replica id (host name, process id, random suffix): the same one twice here.
+    // "…" on the page stands for a replica id (host name, process id, random suffix): the same one twice here.
     const body = (await answer.json()) as { state: { replica: string; replicas: string[] } };
     expect(body.state.replicas).toEqual([body.state.replica]);
     expect({ ...body, state: { ...body.state, replica: "…", replicas: ["…"] } }).toEqual(shown);
@@ -100,7 +122,7 @@ describe("the README's other examples", () => {
   it("the audit line", async () => {
     const block = blocks.find((b) => b.lang === "json" && b.text.includes('"kind":"audit"'));
     const shown = JSON.parse(block?.text ?? "{}") as Record<string, unknown>;
-    // `skillport call` prints its audit line at the info level (the README says so beside the log levels).
+    // `skillport call` prints its audit line at the info level (The CLI's page says so beside the log levels).
     const run = await runCli(["call", "notes.search_notes", JSON.stringify({ keyword: "agent" })], scratch, {
       SKILLPORT_LOG_LEVEL: "info",
     });
@@ -114,7 +136,7 @@ describe("the README's other examples", () => {
   });
 
   it("the sentence on .ci/run names what the script runs", async () => {
-    const sentence = /`\.ci\/run` runs the README's test command[\s\S]*?line\./.exec(README)?.[0] ?? "";
+    const sentence = /`\.ci\/run` runs the README's test command[\s\S]*?line\./.exec(allText())?.[0] ?? "";
     const script = await readFile(path.join(REPO, ".ci/run"), "utf8");
     const named = [...sentence.matchAll(/`([^`]+)`/g)].map((m) => m[1] as string).filter((c) => c !== ".ci/run");
     expect(named).toEqual([
@@ -135,16 +157,62 @@ describe("the README's other examples", () => {
     }
   });
 
-  it("every client setup is the one pnpm start's banner prints, and the banner prints none the README lacks", () => {
+  it("every client setup is one pnpm start's banner prints, and the banner prints none the pages lack", () => {
     const shown = blocks.filter((b) => b.lang === "json").flatMap((b) => clientSetups(b.text));
     const printed = [...clientSetups(plain.banner), ...clientSetups(authed.banner)];
-    expect(shown.length).toBeGreaterThanOrEqual(4);
+    expect(shown.length).toBeGreaterThanOrEqual(6);
     for (const setup of shown) {
       const auth = JSON.stringify(setup.value).includes("Bearer");
       const same = printed.find((p) => p.kind === setup.kind && JSON.stringify(p.value).includes("Bearer") === auth);
-      expect(same?.value, `the README's ${setup.kind} setup`).toEqual(setup.value);
+      expect(same?.value, `the ${setup.kind} setup shown`).toEqual(setup.value);
     }
-    expect(new Set(shown.map((s) => s.kind))).toEqual(new Set(printed.map((p) => p.kind)));
+    const key = (s: { kind: string; value: unknown }) => `${s.kind}${JSON.stringify(s.value).includes("Bearer")}`;
+    expect(new Set(shown.map(key))).toEqual(new Set(printed.map(key)));
+  });
+});
+
+describe("the README", () => {
+  const readme = TEXT.get("README.md") as string;
+
+  it("is read in ten minutes: at most 250 lines", () => {
+    expect(readme.split("\n").length).toBeLessThanOrEqual(250);
+  });
+
+  it("opens with the two commands a newcomer needs: pnpm start, and the one CI runs", async () => {
+    const first = blocks.find((b) => b.page === "README.md");
+    expect(first?.line).toBeLessThanOrEqual(3);
+    const lines = (first?.text ?? "").split("\n").map((l) => withoutComment(l).trim());
+    expect(lines).toEqual([
+      "corepack enable && pnpm install && pnpm start",
+      "corepack enable && pnpm install && pnpm test",
+    ]);
+    const script = await readFile(path.join(REPO, ".ci/run"), "utf8");
+    const steps = script.split("\n").filter((l) => /^(corepack|pnpm) /.test(l));
+    expect(steps).toEqual(["corepack enable", "pnpm install --frozen-lockfile", "pnpm test"]);
+  });
+});
+
+describe("the pages' links", () => {
+  const links = PAGES.flatMap((page) => linksOf(page, TEXT.get(page) as string));
+
+  it("are many", () => {
+    expect(links.length).toBeGreaterThan(80);
+  });
+
+  it.each(links.filter((l) => !/^[a-z]+:/i.test(l.target)))("$page → $target", ({ page, target }) => {
+    const [file = "", anchor] = target.split("#");
+    const resolved = file === "" ? page : path.posix.normalize(path.posix.join(path.posix.dirname(page), file));
+    const image = /\.(svg|png)$/.test(resolved);
+    if (image) {
+      expect(resolved.startsWith("docs/"), "an image the site serves lives under docs/").toBe(true);
+      expect(existsSync(path.join(REPO, resolved)), `${resolved} exists`).toBe(true);
+      return;
+    }
+    expect(PAGES, `${target} is a page of the site (write other repository paths as code, not links)`).toContain(
+      resolved,
+    );
+    if (anchor !== undefined)
+      expect(anchorsOf(TEXT.get(resolved) as string), `#${anchor} in ${resolved}`).toContain(anchor);
   });
 });
 
@@ -162,18 +230,20 @@ function runnerOf(command: Command): Runner | undefined {
   if (text === "pnpm start") return pnpmStart;
   if (text.startsWith("pnpm exec skillport serve --stdio")) return serveStdio;
   if (text.startsWith("pnpm exec skillport serve --http")) return serveHttpCommand;
+  if (text.startsWith("pnpm exec skillport new ")) return skillportNew;
   if (text.startsWith("pnpm exec skillport ")) return skillport;
   if (text.startsWith("claude mcp add ")) return claudeMcpAdd;
   if (text.startsWith("curl ")) return curl;
   return undefined;
 }
 
-async function pnpmStart(): Promise<void> {
+async function pnpmStart(command: Command): Promise<void> {
   const pkg = JSON.parse(await readFile(path.join(REPO, "package.json"), "utf8")) as { scripts: { start: string } };
   expect(pkg.scripts.start).toMatch(/&& skillport serve --http --banner$/);
   // The same command, on a free port, in the scratch copy.
   expect(plain.banner).toMatch(/^Skillport is serving 10 tools from .* over Streamable HTTP\.$/m);
   expect(plain.banner).toContain(`MCP endpoint  ${plain.urlValue}`);
+  if (command.output.length > 0) matchText(command.output, asShown(plain.stderr(), plain));
 }
 
 async function serveStdio(command: Command): Promise<void> {
@@ -191,7 +261,7 @@ async function serveStdio(command: Command): Promise<void> {
 
 async function serveHttpCommand(command: Command): Promise<void> {
   const args = words(command.text).slice(5);
-  // On a free port (serveHttp passes --port 0 first; a port the README passes comes after it and wins).
+  // On a free port (serveHttp passes --port 0 first; a port the page passes comes after it and wins).
   const served = serveHttp(args, scratch);
   try {
     const url = await served.url;
@@ -209,47 +279,56 @@ async function skillport(command: Command): Promise<void> {
   const args = words(command.text).slice(3);
   const run = await runCli(args, scratch);
   const shown = command.output.join("\n");
-  const fails = /"ok": false/.test(shown) || /^✖/m.test(shown);
+  const fails = /"ok": false/.test(shown) || /^✖/m.test(shown) || /^\[skillport\] cannot /m.test(shown);
   expect(run.code, `${command.text}\n${run.stdout}\n${run.stderr}`).toBe(fails ? 1 : 0);
   if (command.output.length === 0) return;
-  const actual = run.stdout.split(scratch).join(PLACEHOLDER_ROOT).trim();
+  // What the terminal shows: the results on stdout, or, when there are none, the message on stderr.
+  const printed = run.stdout.trim() === "" ? run.stderr : run.stdout;
+  const actual = printed.split(scratch).join(PLACEHOLDER_ROOT).trim();
   if (shown.trimStart().startsWith("{")) matchShape(elidedJson(shown), JSON.parse(actual));
   else matchText(command.output, actual);
 }
 
+/** `skillport new` scaffolds once in the scratch copy; a page showing the same command again is the same step. */
+const scaffolded = new Set<string>();
+async function skillportNew(command: Command): Promise<void> {
+  if (scaffolded.has(command.text)) return;
+  await skillport(command);
+  scaffolded.add(command.text);
+}
+
 async function claudeMcpAdd(command: Command): Promise<void> {
   const served = command.text.includes("--header") ? authed : plain;
-  const line = command.text.replace(README_PUBLIC_URL, served.urlValue).replace(README_URL, served.urlValue);
+  const line = command.text.replace(DOCS_PUBLIC_URL, served.urlValue).replace(DOCS_URL, served.urlValue);
   expect(served.banner.split("\n").map((l) => l.trim())).toContain(line);
 }
 
 async function curl(command: Command): Promise<void> {
-  const [request, ...pipe] = command.text.split(" | ");
-  const line = (request ?? "").replace(README_URL, plain.urlValue);
-  // The command the banner prints, word for word.
-  expect(plain.banner.split("\n").map((l) => l.trim())).toContain(line);
+  const [request = "", ...pipe] = command.text.split(" | ");
+  const line = request.replace(DOCS_URL, plain.urlValue);
+  // The tools/list request is the one the banner prints, word for word.
+  if (request.includes('"method":"tools/list"')) {
+    expect(plain.banner.split("\n").map((l) => l.trim())).toContain(line);
+  }
   const jq = pipe.join(" | ");
   const hasJq = jq !== "" && (await sh("command -v jq")).code === 0;
   const run = await sh(hasJq ? `${line} | ${jq}` : line);
   expect(run.code, run.stderr).toBe(0);
-  const names = (await listNames()).join("\n");
-  if (hasJq) expect(run.stdout.trim()).toBe(names);
-  else
-    expect(
-      JSON.parse(run.stdout)
-        .result.tools.map((t: { name: string }) => t.name)
-        .join("\n"),
-    ).toBe(names);
+  // Without jq on the machine, its filter is read here: `jq -r <path>`, a path of keys and `[]`.
+  const output = hasJq || jq === "" ? run.stdout : jqPath(jq, JSON.parse(run.stdout));
+  if (command.output.length > 0) matchText(command.output, output.trim());
+  else if (request.includes('"method":"tools/list"')) expect(output.trim()).toBe((await listNames()).join("\n"));
+  else expect(() => JSON.parse(output)).not.toThrow();
 }
 
 // --- the scratch copy and its servers ---
 
 /**
  * The default manifest, its lock and the examples it serves, in a fresh folder, resolving packages from the
- * repository. The README shows the bundled composition: a `path` entry a user added (`skillport new`) is left out.
+ * repository. The pages show the bundled composition: a `path` entry a user added (`skillport new`) is left out.
  */
 async function makeScratch(): Promise<string> {
-  const dir = await mkdtemp(path.join(os.tmpdir(), "skillport-readme-"));
+  const dir = await mkdtemp(path.join(os.tmpdir(), "skillport-docs-"));
   await cp(path.join(REPO, "examples"), path.join(dir, "examples"), { recursive: true });
   await symlink(path.join(REPO, "node_modules"), path.join(dir, "node_modules"), "dir");
   const manifest = JSON.parse(await readFile(path.join(REPO, "skills.manifest.json"), "utf8")) as {
@@ -260,21 +339,40 @@ async function makeScratch(): Promise<string> {
   if (existsSync(path.join(REPO, "skills.lock.json"))) {
     await cp(path.join(REPO, "skills.lock.json"), path.join(dir, "skills.lock.json"));
   }
+  await mkdir(path.join(dir, "skills"));
   return dir;
 }
 
 async function serve(args: string[], env: Record<string, string> = {}): Promise<Served> {
   const served = serveHttp(args, scratch, env);
   const urlValue = await served.url;
-  const end = "with no server to keep running:";
-  const deadline = Date.now() + 30_000;
   // The banner is written right after the listening line; wait for its last setup.
-  while (!/with no server to keep running:[\s\S]*\n\}\n[\s\S]*\n\}\n/.test(served.stderr())) {
-    if (Date.now() > deadline) throw new Error(`no banner ending in "${end}":\n${served.stderr()}`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
+  await stderrUntil(served, /with no server to keep running:[\s\S]*\n\}\n[\s\S]*\n\}\n/);
   const banner = served.stderr().slice(served.stderr().indexOf("\nSkillport is serving") + 1);
   return Object.assign(served, { urlValue, banner: banner.split(scratch).join(PLACEHOLDER_ROOT) });
+}
+
+/** Resolves once the served process's stderr matches, as its output arrives; rejects if it exits first. */
+function stderrUntil(served: ServedHttp, pattern: RegExp): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const check = () => {
+      if (!pattern.test(served.stderr())) return;
+      served.child.stderr?.off("data", check);
+      resolve();
+    };
+    served.child.stderr?.on("data", check);
+    served.child.once("exit", (code) => reject(new Error(`serve exited with ${code}:\n${served.stderr()}`)));
+    check();
+  });
+}
+
+/** A served process's stderr as the pages show it: the scratch folder and the port as the docs write them. */
+function asShown(stderr: string, served: Served): string {
+  return stderr
+    .split(scratch)
+    .join(PLACEHOLDER_ROOT)
+    .split(new URL(served.urlValue).origin)
+    .join(new URL(DOCS_URL).origin);
 }
 
 async function listNames(): Promise<string[]> {
@@ -290,24 +388,58 @@ function sh(script: string): Promise<{ code: number; stdout: string; stderr: str
   });
 }
 
-// --- reading the README ---
+/** `jq -r .a.b` or `jq -r '.a[].b'`: the values at a path of keys and `[]`, one per line. */
+function jqPath(filter: string, value: unknown): string {
+  const expression = words(filter).at(-1) ?? ".";
+  expect(words(filter).slice(0, -1), "a jq filter this test can read without jq").toEqual(["jq", "-r"]);
+  let values: unknown[] = [value];
+  for (const step of expression.match(/\.[A-Za-z_][A-Za-z0-9_]*|\[\]/g) ?? []) {
+    values =
+      step === "[]"
+        ? values.flatMap((v) => (Array.isArray(v) ? v : []))
+        : values.map((v) => (v as Record<string, unknown>)?.[step.slice(1)]);
+  }
+  return `${values.map((v) => (typeof v === "string" ? v : JSON.stringify(v))).join("\n")}\n`;
+}
+
+// --- reading the pages ---
+
+/** docs/**\/*.md but the site's own folder, in the order the sidebar reads them (alphabetical is close enough). */
+function docsPages(): string[] {
+  const dir = path.join(REPO, "docs");
+  return (readdirSync(dir, { recursive: true }) as string[])
+    .map((file) => file.split(path.sep).join("/"))
+    .filter((file) => file.endsWith(".md") && !file.startsWith(".vitepress/"))
+    .sort()
+    .map((file) => `docs/${file}`);
+}
+
+function allText(): string {
+  return [...TEXT.values()].join("\n");
+}
 
 interface Block {
+  page: string;
   lang: string;
   line: number;
   text: string;
-  /** Why the block is not run, from `<!-- readme-test: not run (why) -->` just above it. */
+  /** Why the block is not run, from `<!-- docs-test: not run (why) -->` just above it. */
   notRun: string | undefined;
+  /** The scratch file the block is written to, from `<!-- docs-test: file name -->`. */
+  file: string | undefined;
+  /** The scratch file the block is an excerpt of, from `<!-- docs-test: excerpt of path -->`. */
+  excerptOf: string | undefined;
 }
 
 interface Command {
+  page: string;
   line: number;
   text: string;
   /** The output a transcript block shows after `$ command`, line by line. */
   output: string[];
 }
 
-function fencedBlocks(markdown: string): Block[] {
+function fencedBlocks(page: string, markdown: string): Block[] {
   const lines = markdown.split("\n");
   const found: Block[] = [];
   for (let i = 0; i < lines.length; i++) {
@@ -320,8 +452,16 @@ function fencedBlocks(markdown: string): Block[] {
       body.push((lines[j] as string).slice(indent));
     let above = i - 1;
     while (above >= 0 && (lines[above] as string).trim() === "") above--;
-    const marker = /^<!-- readme-test: not run \((.+)\) -->$/.exec((lines[above] ?? "").trim());
-    found.push({ lang: open[2] ?? "", line: i + 1, text: body.join("\n"), notRun: marker?.[1] });
+    const marker = /^<!-- docs-test: (.+) -->$/.exec((lines[above] ?? "").trim())?.[1] ?? "";
+    found.push({
+      page,
+      lang: open[2] ?? "",
+      line: i + 1,
+      text: body.join("\n"),
+      notRun: /^not run \((.+)\)$/.exec(marker)?.[1],
+      file: /^file (\S+)$/.exec(marker)?.[1],
+      excerptOf: /^excerpt of (\S+)$/.exec(marker)?.[1],
+    });
     i = j;
   }
   return found;
@@ -346,7 +486,7 @@ function commandsOf(block: Block): Command[] {
     while (transcript && i + 1 < lines.length && !(lines[i + 1] as string).startsWith("$ "))
       output.push(lines[++i] as string);
     while (output.length > 0 && (output.at(-1) as string).trim() === "") output.pop();
-    for (const part of text.split(" && ")) found.push({ line, text: part.trim(), output });
+    for (const part of text.split(" && ")) found.push({ page: block.page, line, text: part.trim(), output });
   }
   return found;
 }
@@ -385,14 +525,36 @@ function words(text: string): string[] {
 }
 
 function inlineJson(pattern: RegExp): unknown {
-  const match = pattern.exec(README);
-  expect(match, `the README shows ${pattern}`).not.toBeNull();
+  const match = pattern.exec(allText());
+  expect(match, `a page shows ${pattern}`).not.toBeNull();
   return elidedJson(match?.[1] ?? "{}");
+}
+
+/** The Markdown links of a page (outside code), with where they point. */
+function linksOf(page: string, markdown: string): { page: string; target: string }[] {
+  const prose = markdown.replace(/^\s*```[\s\S]*?^\s*```\s*$/gm, "").replace(/`[^`\n]*`/g, "");
+  return [...prose.matchAll(/!?\[[^\]]*\]\(([^)\s]+)\)/g)].map((m) => ({ page, target: m[1] as string }));
+}
+
+/** The anchors GitHub gives a page's headings (the site is configured alike): `#a-heading`, `#a-heading-1`, … */
+function anchorsOf(markdown: string): string[] {
+  const prose = markdown.replace(/^\s*```[\s\S]*?^\s*```\s*$/gm, "");
+  const seen = new Map<string, number>();
+  return [...prose.matchAll(/^#{1,6} (.+)$/gm)].map((m) => {
+    const slug = (m[1] as string)
+      .trim()
+      .toLowerCase()
+      .replace(/[^\p{L}\p{M}\p{N}\p{Pc} -]/gu, "")
+      .replace(/ /g, "-");
+    const count = seen.get(slug) ?? 0;
+    seen.set(slug, count + 1);
+    return count === 0 ? slug : `${slug}-${count}`;
+  });
 }
 
 // --- comparing shapes ---
 
-/** JSON as the README writes it, with `…` for what it leaves out: `[ … ]` and `{ … }` match anything. */
+/** JSON as a page writes it, with `…` for what it leaves out: `[ … ]` and `{ … }` match anything. */
 function elidedJson(text: string): unknown {
   const json = text
     .replace(/\{\s*…\s*\}|\[\s*…\s*\]/g, '"…"')
@@ -402,7 +564,7 @@ function elidedJson(text: string): unknown {
   return JSON.parse(json);
 }
 
-/** `shown` as the README has it matches `actual`: every key it shows, `"…"` for anything, `…` in a string for any text. */
+/** `shown` as the page has it matches `actual`: every key it shows, `"…"` for anything, `…` in a string for any text. */
 function matchShape(shown: unknown, actual: unknown, at = ""): void {
   if (shown === "…") return;
   if (typeof shown === "string" && shown.includes("…")) {
@@ -436,15 +598,12 @@ function matchShape(shown: unknown, actual: unknown, at = ""): void {
 
 /**
  * A text transcript against the real output: lines in order, `…` alone for lines left out, `…` in a line for any
- * text; runs of spaces and dashes (column widths), versions and numbers of three or more digits (sizes) are shape.
+ * text. Runs of spaces and dashes (column widths) and versions are shape; every other character, numbers included,
+ * must be as shown. `exact` compares the lines as they are.
  */
-function matchText(shown: string[], actual: string): void {
+function matchText(shown: string[], actual: string, { exact = false } = {}): void {
   const normal = (line: string) =>
-    maskVersions(line)
-      .replace(/\d{3,}/g, "#")
-      .replace(/-{2,}/g, "--")
-      .replace(/\s+/g, " ")
-      .trim();
+    exact ? line : maskVersions(line).replace(/-{2,}/g, "--").replace(/\s+/g, " ").trim();
   const literal = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
   const pattern = shown
     .map((line) =>
@@ -452,7 +611,8 @@ function matchText(shown: string[], actual: string): void {
     )
     .join("");
   const text = `${actual.split("\n").map(normal).join("\n")}\n`;
-  expect(text, "the output, as the README shows it").toMatch(new RegExp(`^${pattern}$`));
+  const anywhere = exact ? "(?:[^\\n]*\\n)*?" : "";
+  expect(text, "the output, as the page shows it").toMatch(new RegExp(`^${anywhere}${pattern}${anywhere}$`));
 }
 
 function maskVersions(text: string): string {
@@ -466,7 +626,7 @@ function logLines(stderr: string): Record<string, unknown>[] {
     .map((line) => JSON.parse(line) as Record<string, unknown>);
 }
 
-/** The client setups in a text (README block or banner): each JSON object with one `skillport` server, by kind. */
+/** The client setups in a text (a page's block or a banner): each JSON object with one `skillport` server, by kind. */
 function clientSetups(text: string): { kind: string; value: unknown }[] {
   const found: { kind: string; value: unknown }[] = [];
   for (const match of text.matchAll(/^\{\n[\s\S]*?\n\}$/gm)) {
