@@ -13,8 +13,8 @@ import { createBoundedRun } from "./pipeline/bounded-run.js";
 import { createConfirmations, MIN_CONFIRMATION_SECRET_BYTES } from "./pipeline/confirmations.js";
 import type { Pipeline } from "./pipeline/pipeline.js";
 import { createPipeline } from "./pipeline/pipeline.js";
-import type { Redactor } from "./pipeline/redact.js";
-import { createRedactor } from "./pipeline/redact.js";
+import type { Redactor } from "./redaction/redactor.js";
+import { createRedactor } from "./redaction/redactor.js";
 import type { Requests } from "./pipeline/requests.js";
 import { createRequests } from "./pipeline/requests.js";
 import { createValidators } from "./pipeline/validators.js";
@@ -244,7 +244,7 @@ function startupError(file: string, failures: readonly HostError[]): HostError {
   );
 }
 
-/** Below this length the redactor matches a secret only whole and plain (see pipeline/redact.ts). */
+/** Below this length the redactor matches a secret only whole and plain (see redaction/secret-forms.ts). */
 const SHORT_SECRET = 8;
 
 /** The manifest's confirmation secret, if it names one; a missing or short one stops the host. */

@@ -43,8 +43,8 @@ export type { CallConfirmation, CallOptions, CallOutcome, ConfirmationQuestion, 
 export { CallStop } from "./pipeline/call-stop.js";
 export type { Caller } from "./pipeline/check-scopes.js";
 export type { Pipeline } from "./pipeline/pipeline.js";
-export type { Redactor } from "./pipeline/redact.js";
-export { createRedactor, REDACTED } from "./pipeline/redact.js";
+export type { Redactor } from "./redaction/redactor.js";
+export { createRedactor, REDACTED } from "./redaction/redactor.js";
 export { CONFIRM_ARGUMENT } from "./pipeline/stages/migrate.js";
 export { installProcessGuards } from "./process-guards.js";
 export type { BuildRegistryOptions, SkillModule } from "./registry/build-registry.js";

@@ -9,7 +9,7 @@ import type { AuditRecord } from "../src/pipeline/audit.js";
 import type { ConfirmationsOptions } from "../src/pipeline/confirmations.js";
 import { createConfirmations } from "../src/pipeline/confirmations.js";
 import { createPipeline } from "../src/pipeline/pipeline.js";
-import { createRedactor } from "../src/pipeline/redact.js";
+import { createRedactor } from "../src/redaction/redactor.js";
 import type { Registry } from "../src/registry/registry.js";
 
 export const FIXTURES = fileURLToPath(new URL("./fixtures/", import.meta.url));

@@ -6,7 +6,7 @@ import type { ToolEntry } from "../src/entries/tool-entry.js";
 import type { Answered, Call, LoadedCall, MigratedCall, ValidatedCall } from "../src/pipeline/call.js";
 import { isAnswered } from "../src/pipeline/call.js";
 import { createConfirmations } from "../src/pipeline/confirmations.js";
-import { createRedactor } from "../src/pipeline/redact.js";
+import { createRedactor } from "../src/redaction/redactor.js";
 import { authorize } from "../src/pipeline/stages/authorize.js";
 import { createConfirm } from "../src/pipeline/stages/confirm.js";
 import { createEnsureLoaded } from "../src/pipeline/stages/ensure-loaded.js";

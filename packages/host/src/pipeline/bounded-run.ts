@@ -8,7 +8,7 @@ import type { InputRound } from "./confirmations.js";
 import type { OpenRound } from "./input.js";
 import { InputNeeded, openRound } from "./input.js";
 import { Limiter } from "./limiter.js";
-import type { Redactor } from "./redact.js";
+import type { Redactor } from "../redaction/redactor.js";
 import type { SendProgress } from "./throttle-progress.js";
 import { throttleProgress } from "./throttle-progress.js";
 

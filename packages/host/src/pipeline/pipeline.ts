@@ -8,7 +8,7 @@ import { createBoundedRun } from "./bounded-run.js";
 import type { Answered, Call, CallOptions, CallOutcome, LoadedCall, ResumedCall } from "./call.js";
 import { auditFacts, isAnswered } from "./call.js";
 import type { Confirmations } from "./confirmations.js";
-import type { Redactor } from "./redact.js";
+import type { Redactor } from "../redaction/redactor.js";
 import { authorize } from "./stages/authorize.js";
 import { createConfirm } from "./stages/confirm.js";
 import { createEnsureLoaded } from "./stages/ensure-loaded.js";

@@ -24,7 +24,7 @@ import { INPUT_STATE_PREFIX, unlessUnavailable } from "./confirmations.js";
 import type { RenderedPrompt, ResourceBlock } from "./content-blocks.js";
 import { ContentError, renderedPrompt, resourceBlocks } from "./content-blocks.js";
 import { QueueFullError } from "./limiter.js";
-import type { Redactor } from "./redact.js";
+import type { Redactor } from "../redaction/redactor.js";
 import { WHY } from "./stages/resume.js";
 import type { Validators } from "./validators.js";
 

@@ -10,7 +10,7 @@ import type { Outcome } from "../envelope.js";
 import { failureOutcome, thrownOutcome } from "../envelope.js";
 import type { OpenRound } from "../input.js";
 import { QueueFullError } from "../limiter.js";
-import type { Redactor } from "../redact.js";
+import type { Redactor } from "../../redaction/redactor.js";
 
 /** What running calls needs. */
 export interface ExecuteOptions {
