@@ -43,10 +43,10 @@ export type { CallConfirmation, CallOptions, CallOutcome, ConfirmationQuestion, 
 export { CallStop } from "./pipeline/call-stop.js";
 export type { Caller } from "./pipeline/check-scopes.js";
 export type { Pipeline } from "./pipeline/pipeline.js";
-export type { Redactor } from "./redaction/redactor.js";
-export { createRedactor, REDACTED } from "./redaction/redactor.js";
 export { CONFIRM_ARGUMENT } from "./pipeline/stages/migrate.js";
 export { installProcessGuards } from "./process-guards.js";
+export type { Redactor } from "./redaction/redactor.js";
+export { createRedactor, REDACTED } from "./redaction/redactor.js";
 export type { BuildRegistryOptions, SkillModule } from "./registry/build-registry.js";
 export { buildRegistry } from "./registry/build-registry.js";
 export type { Registry, SkillInstance, ToolEntry, ToolListing } from "./registry/registry.js";

@@ -14,6 +14,7 @@ import type {
 import type { InputRequest, RunCall } from "../entries/tool-entry.js";
 import { messageOf } from "../errors.js";
 import type { Logger } from "../log.js";
+import type { Redactor } from "../redaction/redactor.js";
 import type { Registry } from "../registry/registry.js";
 import type { Audit } from "./audit.js";
 import type { BoundedRun, RunSubject } from "./bounded-run.js";
@@ -24,7 +25,6 @@ import { INPUT_STATE_PREFIX, unlessUnavailable } from "./confirmations.js";
 import type { RenderedPrompt, ResourceBlock } from "./content-blocks.js";
 import { ContentError, renderedPrompt, resourceBlocks } from "./content-blocks.js";
 import { QueueFullError } from "./limiter.js";
-import type { Redactor } from "../redaction/redactor.js";
 import { WHY } from "./stages/resume.js";
 import type { Validators } from "./validators.js";
 
