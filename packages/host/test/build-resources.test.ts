@@ -3,7 +3,7 @@ import os from "node:os";
 import path from "node:path";
 import { Client } from "@modelcontextprotocol/client";
 import { describe, expect, it } from "vitest";
-import { HostError } from "../src/errors.js";
+import { HostError } from "../src/errors/host-error.js";
 import { createHost } from "../src/host.js";
 import { connectInMemory } from "../src/mcp/connect-in-memory.js";
 import { buildRegistry } from "../src/registry/build-registry.js";

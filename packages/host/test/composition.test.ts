@@ -1,10 +1,10 @@
 import { describe, expect, it } from "vitest";
-import { HostError } from "../src/errors.js";
+import { surfaceOf } from "../src/entries/surface.js";
+import { HostError } from "../src/errors/host-error.js";
 import { createHost } from "../src/host.js";
 import { buildRegistry } from "../src/registry/build-registry.js";
 import type { LockFile } from "../src/registry/lock.js";
 import { hashOf, lockOf, lockProblems, stringifyLock } from "../src/registry/lock.js";
-import { surfaceOf } from "../src/registry/surface.js";
 import { BROKEN_IMPORT, ECHO, manifestOf, NOTEBOOK, pipelineOf, silentLogger } from "./helpers.js";
 
 const notes = (extra: Record<string, unknown> = {}) => ({ path: NOTEBOOK, config: { vault: "./vault" }, ...extra });

@@ -3,7 +3,7 @@ import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { onTestFinished } from "vitest";
-import { createLogger, redactingLogger } from "../src/log.js";
+import { createLogger, redactingLogger } from "../src/logging/logger.js";
 import { parseManifest } from "../src/manifest/load-manifest.js";
 import type { AuditRecord } from "../src/pipeline/audit.js";
 import type { ConfirmationsOptions } from "../src/pipeline/confirmations.js";

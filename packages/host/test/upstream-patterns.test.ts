@@ -3,12 +3,12 @@
 // with the client's contract: throws for what it cannot run, a RangeError for a text too long, and no toString of
 // its own, which the host's ajv setup must not need).
 import { describe, expect, it } from "vitest";
-import type { PatternEngine } from "../src/ajv.js";
-import { lazyAjv } from "../src/ajv.js";
 import type { Runnable } from "../src/entries/tool-entry.js";
 import { createValidators } from "../src/pipeline/validators.js";
+import type { PatternEngine } from "../src/schema/ajv.js";
+import { lazyAjv } from "../src/schema/ajv.js";
+import { schemaPatterns } from "../src/schema/schema-patterns.js";
 import { lintUpstreamPatterns } from "../src/spec-lint/lint-upstream.js";
-import { schemaPatterns } from "../src/spec-lint/schema-patterns.js";
 
 const engine: PatternEngine = (pattern) => {
   if (pattern.includes("(?=")) throw new Error(`the pattern ${JSON.stringify(pattern)} cannot be run: lookahead`);

@@ -1,7 +1,7 @@
 import type { JsonSchema, Risk, SkillContext, SkillLogger, ToolAnnotations } from "@skillport/core";
-import type { SchemaCompiler } from "../ajv.js";
-import type { Caller } from "../pipeline/check-scopes.js";
-import type { UriMount } from "./resource-entry.js";
+import type { SchemaCompiler } from "../schema/ajv.js";
+import type { Caller } from "./check-scopes.js";
+import type { UriMount } from "./uri-template.js";
 
 /** A tool as tools/list shows it. */
 export interface ToolListing {

@@ -1,14 +1,14 @@
 import type { ErrorCode, Risk } from "@skillport/core";
 import { ERROR_CODES, result, SkillError } from "@skillport/core";
-import { messageOf } from "../errors.js";
+import { messageOf } from "../errors/host-error.js";
 import { SERVER_DEFAULTS } from "../manifest/defaults.js";
-import { createArgumentBrief } from "../pipeline/argument-brief.js";
-import { schemaPatterns } from "../spec-lint/schema-patterns.js";
-import type { UriMount } from "./resource-entry.js";
+import { schemaPatterns } from "../schema/schema-patterns.js";
+import { createArgumentBrief } from "./argument-brief.js";
 import type { RunCall, Runnable, ToolEntry, ToolListing } from "./tool-entry.js";
-import { fingerprint } from "./upstream-pin.js";
-import type { UpstreamError, UpstreamResult, UpstreamServer, UpstreamTool } from "./upstream-server.js";
-import { upstreamRisk } from "./upstream-server.js";
+import type { UpstreamError, UpstreamResult, UpstreamTool } from "./upstream-client.js";
+import { fingerprint, upstreamRisk } from "./upstream-pin.js";
+import type { UpstreamServer } from "./upstream-server.js";
+import type { UriMount } from "./uri-template.js";
 
 /** An upstream server's URIs (in resource links and embedded resources) are its own: passed on as they are. */
 const AS_IS: UriMount = { served: (uri) => uri };

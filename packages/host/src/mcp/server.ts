@@ -15,12 +15,12 @@ import {
   ResourceNotFoundError,
   Server,
 } from "@modelcontextprotocol/server";
+import type { Caller } from "../entries/check-scopes.js";
+import { refusalOf } from "../entries/check-scopes.js";
 import type { PromptListing, ResourceTemplateListing } from "../entries/resource-entry.js";
 import type { InputFeature } from "../entries/tool-entry.js";
 import type { Host } from "../host.js";
 import type { CallConfirmation, CallOptions, StageName } from "../pipeline/call.js";
-import type { Caller } from "../pipeline/check-scopes.js";
-import { refusalOf } from "../pipeline/check-scopes.js";
 import type { RequestOutcome } from "../pipeline/requests.js";
 import type { SkillsCatalog } from "./skills.js";
 import {

@@ -1,8 +1,8 @@
 import type { SkillLogger } from "@skillport/core";
-import { lazyAjv } from "../ajv.js";
 import type { RunCall, ToolOwner } from "../entries/tool-entry.js";
-import type { Logger } from "../log.js";
+import type { Logger } from "../logging/logger.js";
 import type { Redactor } from "../redaction/redactor.js";
+import { lazyAjv } from "../schema/ajv.js";
 import type { CallOptions } from "./call.js";
 import { CallStop } from "./call-stop.js";
 import type { InputRound } from "./confirmations.js";

@@ -1,4 +1,4 @@
-import type { UriMount } from "../entries/resource-entry.js";
+import type { UriMount } from "../entries/uri-template.js";
 
 /** One part of a resource as MCP sends it: text, or bytes as base64. */
 export type ResourceBlock =

@@ -1,8 +1,8 @@
 import { randomUUID } from "node:crypto";
-import { lazyAjv } from "../ajv.js";
-import type { Logger } from "../log.js";
+import type { Logger } from "../logging/logger.js";
 import type { Redactor } from "../redaction/redactor.js";
 import type { Registry } from "../registry/registry.js";
+import { lazyAjv } from "../schema/ajv.js";
 import type { Audit } from "./audit.js";
 import type { BoundedRun } from "./bounded-run.js";
 import { createBoundedRun } from "./bounded-run.js";

@@ -29,8 +29,8 @@ export const REDACTED = "[REDACTED]";
  * - tools/list (an upstream server's own descriptions): mcp/tool-call.ts `toolsListOf`, once per list built;
  * - protocol errors that name what the client sent: an unknown tool (pipeline.ts `call`), a resource not found
  *   (mcp/server.ts);
- * - over stdio, whatever a skill writes to stdout (mcp/serve-stdio.ts), and every log and audit line (log.ts,
- *   audit.ts).
+ * - over stdio, whatever a skill writes to stdout (mcp/serve-stdio.ts), and every log and audit line
+ *   (logging/logger.ts, pipeline/audit.ts).
  * Not passed, as they hold no value read at run time: notifications/tools/list_changed (no params); initialize
  * (the manifest's name and version, instance ids), the resource, template and prompt lists and the Skills
  * extension's SKILL.md files (the skill packages' own text); HTTP response headers (fixed text, the configured

@@ -1,6 +1,6 @@
 import type { JsonSchema } from "@skillport/core";
-import type { UpstreamTool } from "../entries/upstream-server.js";
-import { upstreamRisk } from "../entries/upstream-server.js";
+import type { UpstreamTool } from "../entries/upstream-client.js";
+import { upstreamRisk } from "../entries/upstream-pin.js";
 
 /** How much a change to a tool's surface can hurt its callers. */
 export type ChangeLevel = "breaking" | "minor" | "patch";

@@ -1,13 +1,13 @@
 import { createHash } from "node:crypto";
 import { readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { canonicalJson, sortKeys } from "../canonical-json.js";
-import type { UpstreamTool } from "../entries/upstream-server.js";
-import { HostError, messageOf } from "../errors.js";
-import { formatJson } from "../format-json.js";
+import type { SkillSurface } from "../entries/surface.js";
+import type { UpstreamTool } from "../entries/upstream-client.js";
+import { HostError, messageOf } from "../errors/host-error.js";
+import { canonicalJson, sortKeys } from "../json/canonical-json.js";
+import { formatJson } from "../json/format-json.js";
 import type { LoadedManifest, ServerEntry } from "../manifest/manifest.js";
 import type { Registry } from "./registry.js";
-import type { SkillSurface } from "./surface.js";
 
 /**
  * A manifest's lock: what `skillport lock` resolved, so a host can start without importing any skill. Each manifest

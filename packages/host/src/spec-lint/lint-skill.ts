@@ -1,10 +1,10 @@
 import type { JsonSchema, RegisteredSkill, RegisteredTool } from "@skillport/core";
 import { RISKS } from "@skillport/core";
-import type { SchemaCheck } from "../compile-schema.js";
-import { compileSchema } from "../compile-schema.js";
-import { messageOf } from "../errors.js";
-import { escapePointer, resolveRef } from "../json-pointer.js";
-import { requireFromHost } from "../package-files.js";
+import { messageOf } from "../errors/host-error.js";
+import { escapePointer, resolveRef } from "../json/json-pointer.js";
+import { requireFromHost } from "../package/package-files.js";
+import type { SchemaCheck } from "../schema/compile-schema.js";
+import { compileSchema } from "../schema/compile-schema.js";
 
 /** The rules of the spec lint, shared by `skillport check` and `testSkill()`; each says what it asks. */
 export const LINT_RULES = {

@@ -1,7 +1,7 @@
-import type { PatternEngine } from "../ajv.js";
-import { messageOf } from "../errors.js";
+import { messageOf } from "../errors/host-error.js";
+import type { PatternEngine } from "../schema/ajv.js";
+import { schemaPatterns } from "../schema/schema-patterns.js";
 import { checkPattern } from "./lint-skill.js";
-import { schemaPatterns } from "./schema-patterns.js";
 
 /** One pattern of an upstream tool's schemas worth a person's attention. */
 export interface UpstreamPatternFinding {

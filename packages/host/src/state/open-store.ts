@@ -1,9 +1,9 @@
-import { HostError } from "../errors.js";
-import type { Logger } from "../log.js";
+import { HostError } from "../errors/host-error.js";
+import type { Logger } from "../logging/logger.js";
 import { STATE_DEFAULTS } from "../manifest/defaults.js";
 import type { LoadedManifest } from "../manifest/manifest.js";
+import { readSecret } from "../manifest/read-secret.js";
 import type { Redactor } from "../redaction/redactor.js";
-import { readSecret } from "../registry/read-secret.js";
 import { createMemoryStore } from "./memory-store.js";
 import { createRedisStore } from "./redis-store.js";
 import type { StateStore, StoreHealth } from "./store.js";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { HostError } from "../../src/errors.js";
+import { HostError } from "../../src/errors/host-error.js";
 import { createRedactor, REDACTED } from "../../src/redaction/redactor.js";
 import { openStore } from "../../src/state/open-store.js";
 import { manifestOf, silentLogger } from "../helpers.js";

@@ -1,5 +1,5 @@
 import type { InputRequest } from "../../entries/tool-entry.js";
-import type { Logger } from "../../log.js";
+import type { Logger } from "../../logging/logger.js";
 import type { Redactor } from "../../redaction/redactor.js";
 import type { BoundedRun, RunResult } from "../bounded-run.js";
 import { createBoundedRun } from "../bounded-run.js";

@@ -1,6 +1,6 @@
 import type { SkillLogger } from "@skillport/core";
+import type { Caller } from "../../entries/check-scopes.js";
 import type { CallOutcome } from "../../pipeline/call.js";
-import type { Caller } from "../../pipeline/check-scopes.js";
 
 /**
  * What the guards of one request to the MCP endpoint learn, for the guards and the endpoint after them. The

@@ -1,6 +1,6 @@
 import type { Logger, LoggerOptions as PinoOptions } from "pino";
 import pino from "pino";
-import type { Redactor } from "./redaction/redactor.js";
+import type { Redactor } from "../redaction/redactor.js";
 
 export type { Logger };
 

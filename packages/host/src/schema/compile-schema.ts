@@ -1,6 +1,6 @@
 import type { JsonSchema } from "@skillport/core";
 import { createAjv } from "./ajv.js";
-import { describeAjvErrors } from "./manifest/format-ajv-errors.js";
+import { describeAjvErrors } from "./format-ajv-errors.js";
 
 /** What {@link compileSchema}'s check says about one value. */
 export interface SchemaCheck {

@@ -1,5 +1,5 @@
 import { format } from "node:util";
-import type { Logger } from "./log.js";
+import type { Logger } from "./logger.js";
 
 /**
  * Keeps a serving process up when a capability leaves a stray rejected promise or throws from a timer: the

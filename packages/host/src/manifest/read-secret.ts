@@ -1,6 +1,6 @@
 import { readFile } from "node:fs/promises";
 import path from "node:path";
-import type { SecretSource } from "../manifest/manifest.js";
+import type { SecretSource } from "./manifest.js";
 
 /** A secret as the host found it, and where it was looked for (for messages; never the value). */
 export interface SecretReading {

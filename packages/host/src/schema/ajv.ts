@@ -1,7 +1,7 @@
 import type { ValidateFunction } from "ajv";
 import type { Ajv2020 } from "ajv/dist/2020.js";
 import type addFormatsPlugin from "ajv-formats";
-import { fromSources, requireFromHost } from "./package-files.js";
+import { fromSources, requireFromHost } from "../package/package-files.js";
 
 /** Options for {@link createAjv}. */
 export interface AjvOptions {

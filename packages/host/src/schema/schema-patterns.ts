@@ -1,4 +1,4 @@
-import { escapePointer } from "../json-pointer.js";
+import { escapePointer } from "../json/json-pointer.js";
 
 /** A regular expression a schema holds, and the JSON pointer of where it is written. */
 export interface SchemaPattern {

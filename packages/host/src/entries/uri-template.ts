@@ -1,4 +1,11 @@
-import type { UriMount } from "../entries/resource-entry.js";
+/**
+ * How a source's own URIs become the URIs clients see, and back: each skill instance serves its URIs under its
+ * mcp id (`github://user/starred` → `github://gh/user/starred`), or as they are when mounted without a prefix.
+ */
+export interface UriMount {
+  /** The URI a client sees for one in the source's own scheme; other URIs are returned unchanged. */
+  served(uri: string): string;
+}
 
 /** A compiled URI template: `{name}` is one path segment, `{+name}` any text up to a query or fragment. */
 export interface UriTemplate {
