@@ -1,12 +1,10 @@
 // Any new export added here becomes public API. Use named exports, not wildcards.
-// This entry imports no MCP SDK: transports live behind subpaths (@skillport/host/stdio, @skillport/host/http).
-// What the CLI and the testing kit need beyond embedding a host (lock, lint, classification) is in
-// @skillport/host/tooling.
+// The root entry is for embedding a host: build it from a manifest, call its tools, share its state across replicas.
+// It imports no MCP SDK: transports live behind subpaths (@skillport/host/stdio, @skillport/host/http). A skill as
+// the host publishes, records and checks it (its surface, the lock, the schema checks) is @skillport/host/surface;
+// the pieces the test kit builds its mock context from are @skillport/host/testing.
 
 export type { Caller } from "./entries/check-scopes.js";
-export type { CredentialAccess, CredentialAccessOptions, FetchLike } from "./entries/credential-fetch.js";
-export { credentialAccess } from "./entries/credential-fetch.js";
-export type { LegacyShape, RunCall, Runnable, ToolOwner } from "./entries/tool-entry.js";
 export type {
   UpstreamClient,
   UpstreamConnect,
@@ -24,7 +22,8 @@ export { createHost } from "./host.js";
 export type { Logger, LoggerOptions } from "./logging/logger.js";
 export { createLogger } from "./logging/logger.js";
 export { installProcessGuards } from "./logging/process-guards.js";
-export { DEFAULT_MANIFEST, HTTP_DEFAULTS, loadManifest, parseManifest } from "./manifest/load-manifest.js";
+export { DEFAULT_MANIFEST, HTTP_DEFAULTS } from "./manifest/defaults.js";
+export { loadManifest, parseManifest } from "./manifest/load-manifest.js";
 export type {
   ConfirmationFallback,
   HttpSettings,
@@ -42,11 +41,9 @@ export type {
 } from "./manifest/manifest.js";
 export type { AuditRecord } from "./pipeline/audit.js";
 export type { CallConfirmation, CallOptions, CallOutcome, ConfirmationQuestion, StageName } from "./pipeline/call.js";
-export { CallStop } from "./pipeline/call-stop.js";
 export type { Pipeline } from "./pipeline/pipeline.js";
-export { CONFIRM_ARGUMENT } from "./pipeline/stages/migrate.js";
 export type { Redactor } from "./redaction/redactor.js";
-export { createRedactor, REDACTED } from "./redaction/redactor.js";
+export { REDACTED } from "./redaction/redactor.js";
 export type { BuildRegistryOptions } from "./registry/build-registry.js";
 export { buildRegistry } from "./registry/build-registry.js";
 export type { Registry, SkillInstance, ToolEntry, ToolListing } from "./registry/registry.js";

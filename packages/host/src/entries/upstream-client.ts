@@ -1,3 +1,4 @@
+import type { McpTool, McpToolResult } from "@skillport/core";
 import type { PatternEngine } from "../schema/ajv.js";
 
 // An upstream MCP server (the manifest's `servers`) is reached through @skillport/client. The host does not depend
@@ -5,15 +6,8 @@ import type { PatternEngine } from "../schema/ajv.js";
 // creates the host passes `connect` (the CLI passes @skillport/client/node's), and the host names here only the part
 // of the client's contract it uses. A client handle fits these types as it is.
 
-/** A tool as an upstream server lists it (the client's `ToolSpec`). */
-export interface UpstreamTool {
-  name: string;
-  title?: string;
-  description?: string;
-  inputSchema: Record<string, unknown>;
-  outputSchema?: Record<string, unknown>;
-  annotations?: Record<string, unknown>;
-}
+/** A tool as an upstream server lists it (MCP's tool listing, the client's `ToolSpec`). */
+export type UpstreamTool = McpTool;
 
 /** A failure the client reports as a value (the client's `ClientError`). */
 export interface UpstreamError {
@@ -23,12 +17,8 @@ export interface UpstreamError {
   status?: number;
 }
 
-/** What an upstream tool answered (the client's `ToolResult`). */
-export interface UpstreamResult {
-  content: unknown[];
-  structuredContent?: unknown;
-  isError?: boolean;
-}
+/** What an upstream tool answered (MCP's tool result, the client's `ToolResult`). */
+export type UpstreamResult = McpToolResult;
 
 /** The part of a `@skillport/client` handle the host uses. */
 export interface UpstreamHandle {

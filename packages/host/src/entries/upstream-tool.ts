@@ -2,7 +2,7 @@ import type { ErrorCode, Risk } from "@skillport/core";
 import { ERROR_CODES, result, SkillError } from "@skillport/core";
 import { messageOf } from "../errors/host-error.js";
 import { SERVER_DEFAULTS } from "../manifest/defaults.js";
-import { schemaPatterns } from "../schema/schema-patterns.js";
+import { upstreamPatterns } from "../schema/schema-patterns.js";
 import { createArgumentBrief } from "./argument-brief.js";
 import type { RunCall, Runnable, ToolEntry, ToolListing } from "./tool-entry.js";
 import type { UpstreamError, UpstreamResult, UpstreamTool } from "./upstream-client.js";
@@ -73,11 +73,7 @@ export function upstreamToolEntry(server: UpstreamServer, init: UpstreamToolInit
  * the pattern, rather than having it run by a backtracking RegExp.
  */
 function refuseNonLinear(server: UpstreamServer, tool: UpstreamTool): void {
-  const patterns = [
-    ...schemaPatterns(tool.inputSchema, "/inputSchema"),
-    ...schemaPatterns(tool.outputSchema, "/outputSchema"),
-  ];
-  for (const { pattern, pointer } of patterns) {
+  for (const { pattern, pointer } of upstreamPatterns(tool)) {
     try {
       server.linearRegExp(pattern, "u");
     } catch (error) {

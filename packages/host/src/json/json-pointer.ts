@@ -1,9 +1,4 @@
-import type { JsonSchema } from "@skillport/core";
-
-/** One path segment as a JSON Pointer writes it (RFC 6901): `~` as `~0`, `/` as `~1`. */
-export function escapePointer(segment: string): string {
-  return segment.replaceAll("~", "~0").replaceAll("/", "~1");
-}
+import { escapePointer } from "@skillport/core";
 
 /**
  * The JSON Pointer of the first value nested deeper than `limit` (objects and arrays count), or undefined when
@@ -22,27 +17,4 @@ export function deeperThan(root: unknown, limit: number): string | undefined {
     }
   }
   return undefined;
-}
-
-/**
- * The schema a local `$ref` (`#/$defs/name`, percent-encoded as a URI fragment) points at inside `root`, or
- * undefined when it points nowhere: a name the schema does not have as its own (`#/__proto__` is not the
- * prototype), or a fragment that is not valid percent-encoding.
- */
-export function resolveRef(root: JsonSchema, ref: string): JsonSchema | undefined {
-  if (!ref.startsWith("#")) return undefined;
-  let node: unknown = root;
-  for (const raw of ref.slice(1).split("/").slice(1)) {
-    let key: string;
-    try {
-      key = decodeURIComponent(raw).replaceAll("~1", "/").replaceAll("~0", "~");
-    } catch {
-      return undefined; // malformed percent-encoding (URIError)
-    }
-    node =
-      typeof node === "object" && node !== null && Object.hasOwn(node, key)
-        ? (node as Record<string, unknown>)[key]
-        : undefined;
-  }
-  return typeof node === "object" && node !== null ? (node as JsonSchema) : undefined;
 }

@@ -15,8 +15,6 @@ import type {
   SkillEntry,
 } from "./manifest.js";
 
-export { DEFAULT_MANIFEST, HTTP_DEFAULTS };
-
 /**
  * Reads a manifest file and checks it against manifest.schema.json. Every problem is reported at once, each
  * naming its place (`skills[1].mcp`) and the fix.

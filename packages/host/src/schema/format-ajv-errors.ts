@@ -1,5 +1,5 @@
+import { escapePointer } from "@skillport/core";
 import type { ErrorObject } from "ajv";
-import { escapePointer } from "../json/json-pointer.js";
 
 /**
  * Turns ajv errors into one line each: where (as `skills[1].mcp`, or a JSON pointer for tool arguments), what is

@@ -1,4 +1,4 @@
-import { escapePointer } from "../json/json-pointer.js";
+import { escapePointer } from "@skillport/core";
 
 /** A regular expression a schema holds, and the JSON pointer of where it is written. */
 export interface SchemaPattern {
@@ -43,3 +43,16 @@ export function schemaPatterns(schema: unknown, base = ""): SchemaPattern[] {
 
 /** Keywords whose values are data rather than schemas. */
 const VALUE_KEYWORDS = new Set(["const", "enum", "default", "examples", "example"]);
+
+/**
+ * Every pattern of an upstream tool's input and output schemas, each with its JSON pointer into the tool as listed
+ * (`/inputSchema/…`, `/outputSchema/…`): the patterns the host compiles with the client's linear engine (RE2), and
+ * refuses the tool for when one cannot be (`skillport check` and `skillport lock` report the same ones).
+ *
+ * @example
+ * upstreamPatterns({ inputSchema: { properties: { q: { type: "string", pattern: "^a" } } } });
+ * // [{ pattern: "^a", pointer: "/inputSchema/properties/q/pattern" }]
+ */
+export function upstreamPatterns(tool: { inputSchema: unknown; outputSchema?: unknown }): SchemaPattern[] {
+  return [...schemaPatterns(tool.inputSchema, "/inputSchema"), ...schemaPatterns(tool.outputSchema, "/outputSchema")];
+}

@@ -1,7 +1,7 @@
-import { messageOf } from "../errors/host-error.js";
-import type { PatternEngine } from "../schema/ajv.js";
-import { schemaPatterns } from "../schema/schema-patterns.js";
+import type { PatternEngine } from "@skillport/host/surface";
+import { upstreamPatterns } from "@skillport/host/surface";
 import { checkPattern } from "./lint-skill.js";
+import { messageOf } from "./message-of.js";
 
 /** One pattern of an upstream tool's schemas worth a person's attention. */
 export interface UpstreamPatternFinding {
@@ -27,11 +27,7 @@ export function lintUpstreamPatterns(
   linear: PatternEngine,
 ): UpstreamPatternFinding[] {
   const findings: UpstreamPatternFinding[] = [];
-  const patterns = [
-    ...schemaPatterns(tool.inputSchema, "/inputSchema"),
-    ...schemaPatterns(tool.outputSchema, "/outputSchema"),
-  ];
-  for (const { pattern, pointer } of patterns) {
+  for (const { pattern, pointer } of upstreamPatterns(tool)) {
     try {
       linear(pattern, "u");
     } catch (error) {

@@ -1,5 +1,5 @@
 import type { JsonSchema, RegisteredSkill } from "@skillport/core";
-import { parseSkillHead } from "../registry/skill-docs.js";
+import { parseSkillHead } from "@skillport/host/surface";
 
 /** The rules a skill package's SKILL.md is checked against, shared by `skillport check` and `testSkill()`. */
 export const SKILL_DOC_RULES = {

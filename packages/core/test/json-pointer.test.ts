@@ -1,7 +1,7 @@
-import type { JsonSchema } from "@skillport/core";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { escapePointer, resolveRef } from "../src/json/json-pointer.js";
+import { escapePointer, resolveRef } from "../src/json-pointer.js";
+import type { JsonSchema } from "../src/schema.js";
 
 /** A `$ref` to the value at `keys`, as a schema writes one: a JSON Pointer, percent-encoded as a URI fragment. */
 const refTo = (keys: string[]) => `#${keys.map((key) => `/${encodeURIComponent(escapePointer(key))}`).join("")}`;

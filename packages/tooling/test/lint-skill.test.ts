@@ -1,12 +1,14 @@
 import path from "node:path";
-import { pathToFileURL } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import type { RegisterSkill } from "@skillport/core";
 import { defineSkill, defineTool } from "@skillport/core";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import type { LintFinding } from "../src/spec-lint/lint-skill.js";
-import { formatLintFinding, LINT_RULES, lintSkill } from "../src/spec-lint/lint-skill.js";
-import { NOTEBOOK } from "./helpers.js";
+import type { LintFinding } from "../src/lint-skill.js";
+import { formatLintFinding, LINT_RULES, lintSkill } from "../src/lint-skill.js";
+
+/** A skill written as the bundled ones are (zod inputs, bounds, patterns, briefs). */
+const NOTEBOOK = fileURLToPath(new URL("fixtures/skill-notebook/", import.meta.url));
 
 const good = {
   name: "search_items",

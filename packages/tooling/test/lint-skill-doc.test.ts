@@ -1,6 +1,6 @@
 import { definePrompt, defineSkill, defineTool } from "@skillport/core";
 import { describe, expect, it } from "vitest";
-import { lintSkillDoc } from "../src/spec-lint/lint-skill-doc.js";
+import { lintSkillDoc } from "../src/lint-skill-doc.js";
 
 const skill = defineSkill({
   name: "notes",

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import type { ComparableSkill } from "../src/registry/classify-changes.js";
-import { classifySkillChanges } from "../src/registry/classify-changes.js";
+import type { ComparableSkill } from "../src/classify-changes.js";
+import { classifySkillChanges } from "../src/classify-changes.js";
 
 type Editable = { -readonly [K in keyof Required<ComparableSkill>]: NonNullable<ComparableSkill[K]>[number][] };
 

@@ -1,6 +1,6 @@
 import type { JsonSchema } from "@skillport/core";
-import type { UpstreamTool } from "../entries/upstream-client.js";
-import { upstreamRisk } from "../entries/upstream-pin.js";
+import type { UpstreamTool } from "@skillport/host";
+import { upstreamRisk } from "@skillport/host/surface";
 
 /** How much a change to a tool's surface can hurt its callers. */
 export type ChangeLevel = "breaking" | "minor" | "patch";

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import type { ComparableTool } from "../src/registry/classify-changes.js";
-import { classifyChanges, worstLevel } from "../src/registry/classify-changes.js";
+import type { ComparableTool } from "../src/classify-changes.js";
+import { classifyChanges, worstLevel } from "../src/classify-changes.js";
 
 const base: ComparableTool = {
   name: "search_notes",

@@ -1,10 +1,9 @@
 import type { JsonSchema, RegisteredSkill, RegisteredTool } from "@skillport/core";
-import { RISKS } from "@skillport/core";
-import { messageOf } from "../errors/host-error.js";
-import { escapePointer, resolveRef } from "../json/json-pointer.js";
-import { requireFromHost } from "../package/package-files.js";
-import type { SchemaCheck } from "../schema/compile-schema.js";
-import { compileSchema } from "../schema/compile-schema.js";
+import { escapePointer, RISKS, resolveRef } from "@skillport/core";
+import type { SchemaCheck } from "@skillport/host/surface";
+import { compileSchema } from "@skillport/host/surface";
+import { messageOf } from "./message-of.js";
+import { requireFromTooling } from "./package-files.js";
 
 /** The rules of the spec lint, shared by `skillport check` and `testSkill()`; each says what it asks. */
 export const LINT_RULES = {
@@ -265,7 +264,7 @@ export function checkPattern(pattern: string): PatternVerdict {
   try {
     new RegExp(pattern, "u"); // ajv compiles patterns with the u flag; an invalid one is input-compiles' finding
     // Loaded on first use: the checker is large, and only check and the conformance suite lint.
-    const { checkSync } = requireFromHost("recheck") as typeof import("recheck");
+    const { checkSync } = requireFromTooling("recheck") as typeof import("recheck");
     const result = checkSync(pattern, "u", { timeout: 10_000 });
     if (result.status === "safe") verdict = { status: "safe" };
     else if (result.status === "vulnerable") {
