@@ -277,7 +277,7 @@ export function withBriefsWithoutIo(skill: RegisteredSkill): RegisteredSkill {
 }
 
 /** The arguments the checks call with: the valid examples with defaults filled, else valid generated ones. */
-export function argumentsFor(tool: RegisteredTool): Record<string, unknown>[] {
+function argumentsFor(tool: RegisteredTool): Record<string, unknown>[] {
   let check: (value: unknown) => SchemaCheck;
   try {
     check = compileSchema(tool.inputSchema);
