@@ -49,7 +49,7 @@ export interface HostOptions {
   modules?: Readonly<Record<string, SkillModule>>;
   /**
    * Whether to start from the manifest's lock (`skills.lock.json` beside `skills.manifest.json`; see lockPathOf in
-   * `@skillport/host/tooling`): "auto" uses a current lock and warns about a stale one (then imports
+   * `@skillport/host/surface`): "auto" uses a current lock and warns about a stale one (then imports
    * every skill now); "frozen" refuses to start without a current lock (CI, production); "off" imports every skill.
    * With a current lock tools/list needs no skill import; each skill is imported on its first call.
    * @default "off"
