@@ -152,24 +152,31 @@ class Copier {
     return copy === NOTHING ? undefined : copy;
   }
 
-  /** Leaves a container to {@link finish} when it lies NESTING levels down; answers whether it did. */
-  private wait(copy: Container, source: object, depth: number): boolean {
-    if (depth > 0) return false;
+  /** Leaves a container to {@link finish}: it lies NESTING levels down. */
+  private wait(copy: Container, source: object): void {
     if (this.waiting === undefined) this.waiting = [copy, source];
     else this.waiting.push(copy, source);
-    return true;
   }
 
   private fillArray(copy: unknown[], source: readonly unknown[], depth: number): void {
-    if (this.wait(copy, source, depth)) return;
+    if (depth === 0) {
+      this.wait(copy, source);
+      return;
+    }
     for (let i = 0; i < source.length; i++) copy.push(this.copy(source[i], depth - 1));
   }
 
   private fillObject(copy: Record<string, unknown>, source: object, depth: number): void {
-    if (this.wait(copy, source, depth)) return;
+    if (depth === 0) {
+      this.wait(copy, source);
+      return;
+    }
+    const key = this.rules.key;
     for (const property of Object.keys(source)) {
-      const name = this.rules.key(property);
-      this.set(copy, name, this.copy((source as Record<string, unknown>)[property], depth - 1));
+      const name = key(property);
+      const value = this.copy((source as Record<string, unknown>)[property], depth - 1);
+      if (name === "__proto__") this.set(copy, name, value);
+      else copy[name] = value;
     }
   }
 
@@ -178,7 +185,10 @@ class Copier {
    * that order), keeping whether it is enumerable; then each gets its value.
    */
   private fillError(copy: Record<string, unknown>, source: Error, depth: number): void {
-    if (this.wait(copy, source, depth)) return;
+    if (depth === 0) {
+      this.wait(copy, source);
+      return;
+    }
     const own = Object.getOwnPropertyNames(source);
     const names: string[] = [];
     for (let i = own.length - 1; i >= 0; i--) {
