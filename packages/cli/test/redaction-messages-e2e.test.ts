@@ -3,7 +3,7 @@
 // gave an upstream server in its env), through real processes: `skillport serve --stdio` and `--http` (progress
 // streamed as server-sent events), driven by the official SDK client. Each kind must reach the client (the test sees
 // it arrive) and hold no piece of either secret. KINDS is the list: what each message is and where it passes the
-// redactor (packages/host/src/pipeline/redact.ts lists the same).
+// redactor (packages/host/src/redaction/redactor.ts lists the same).
 import { randomBytes } from "node:crypto";
 import { writeFile } from "node:fs/promises";
 import path from "node:path";

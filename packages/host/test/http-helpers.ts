@@ -5,7 +5,7 @@ import path from "node:path";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import pino from "pino";
 import { createHost } from "../src/host.js";
-import type { Logger } from "../src/log.js";
+import type { Logger } from "../src/logging/logger.js";
 import type { HttpServeOptions, HttpServing } from "../src/mcp/serve-http.js";
 import { serveHostHttp } from "../src/mcp/serve-http.js";
 import { FIXTURES, manifestOf, silentLogger } from "./helpers.js";

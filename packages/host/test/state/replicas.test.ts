@@ -8,7 +8,7 @@ import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/cli
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Host } from "../../src/host.js";
 import { createHost } from "../../src/host.js";
-import type { Logger } from "../../src/log.js";
+import type { Logger } from "../../src/logging/logger.js";
 import type { HttpServing } from "../../src/mcp/serve-http.js";
 import { serveHostHttp } from "../../src/mcp/serve-http.js";
 import { ECHO, manifestOf, silentLogger } from "../helpers.js";
