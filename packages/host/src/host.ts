@@ -159,6 +159,7 @@ export async function createHost(options: HostOptions = {}): Promise<Host> {
     confirmations,
     confirmationFallback: manifest.confirmation.fallback,
     run,
+    names: { discovery: manifest.discovery, separator: manifest.separator },
   });
   const validators = createValidators(
     lazyAjv({ firstError: true }),

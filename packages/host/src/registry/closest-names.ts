@@ -8,6 +8,8 @@
  * closestNames("notes.serch_notes", ["notes.search_notes", "notes.read_note"], ".") // ["notes.search_notes"]
  */
 export function closestNames(wanted: string, names: Iterable<string>, separator: string, limit = 3): string[] {
+  // No tool name is longer (MCP's limit): a longer one is close to none, and comparing it would cost time.
+  if (wanted.length > MAX_NAME) return [];
   const target = wanted.toLowerCase();
   const bare = !target.includes(separator);
   // About a typo per four characters, at least one.
@@ -17,9 +19,16 @@ export function closestNames(wanted: string, names: Iterable<string>, separator:
     const full = name.toLowerCase();
     const at = full.indexOf(separator);
     const forms = bare && at !== -1 ? [full, full.slice(at + separator.length)] : [full];
-    // A name the user started to type counts as a match; otherwise the fewest edits win.
+    // A name the user started to type counts as a match; otherwise the fewest edits win. Lengths further apart
+    // than the tolerance cannot be within it: most names are passed over without counting edits.
     const score = Math.min(
-      ...forms.map((form) => (target.length >= 3 && form.startsWith(target) ? 0 : distance(target, form))),
+      ...forms.map((form) =>
+        target.length >= 3 && form.startsWith(target)
+          ? 0
+          : Math.abs(form.length - target.length) > tolerance
+            ? Number.POSITIVE_INFINITY
+            : distance(target, form),
+      ),
     );
     if (score <= tolerance) scored.push({ name, score });
   }
@@ -32,6 +41,9 @@ export function closestNames(wanted: string, names: Iterable<string>, separator:
 }
 
 // --- internal ---
+
+/** The longest tool name MCP allows. */
+const MAX_NAME = 128;
 
 /** Edits (insert, delete, substitute, swap two neighbours) that turn `a` into `b`. */
 function distance(a: string, b: string): number {
