@@ -3,6 +3,7 @@ import type { default as MiniSearchClass, SearchResult } from "minisearch";
 import type { ToolEntry } from "../entries/tool-entry.js";
 import { SEARCH_HINT } from "../entries/tool-entry.js";
 import type { Registry } from "./registry.js";
+import { synonymsOf, taskWords } from "./task-words.js";
 
 /** What a search finds: the tools, best first. */
 export interface ToolSearch {
@@ -85,6 +86,17 @@ export function buildToolIndex(
 ): ToolIndex {
   const { MiniSearch } = ranking;
   const words = wordsOf(ranking.stem);
+  const synonyms = synonymsOf(ranking.stem);
+  // How many of the current query's terms are its own; the rest are their synonyms (search is synchronous).
+  let own = 0;
+  const queryTerms = (text: string): string[] => {
+    const terms = words(taskWords(text), QUERY_TERMS);
+    own = terms.length;
+    for (const term of terms.slice()) {
+      for (const other of synonyms.get(term) ?? []) if (!terms.includes(other)) terms.push(other);
+    }
+    return terms;
+  };
   const indexed = new Map<string, ToolEntry>();
   const search = new MiniSearch<ToolDocument>({
     idField: "id",
@@ -95,20 +107,22 @@ export function buildToolIndex(
     tokenize: (terms) => terms as unknown as string[],
     processTerm: (term) => term,
     searchOptions: {
-      tokenize: (text) => words(text, QUERY_TERMS),
+      tokenize: queryTerms,
       processTerm: (term) => term,
       boost: BOOST,
-      prefix: (term) => term.length >= MIN_PREFIX,
-      fuzzy: (term) => (term.length >= MIN_FUZZY ? FUZZY : false),
+      // A synonym counts less than the word the task used, and only as itself.
+      boostTerm: (_term, i) => (i < own ? 1 : SYNONYM),
+      prefix: (term, i) => i < own && term.length >= MIN_PREFIX,
+      fuzzy: (term, i) => (i < own && term.length >= MIN_FUZZY ? FUZZY : false),
       maxFuzzy: 1,
       combineWith: "OR",
+      bm25: BM25,
     },
   });
-  const add = (entry: ToolEntry) => {
+  for (const entry of entries) {
     indexed.set(entry.fullName, entry);
     search.add(documentOf(entry, skills.get(entry.instance), words));
-  };
-  for (const entry of entries) add(entry);
+  }
   return {
     get size() {
       return indexed.size;
@@ -161,11 +175,15 @@ export function wordsOf(stem: (word: string) => string): (text: string, cap: num
   const stems = new Map<string, string>();
   return (text, cap) => {
     const out: string[] = [];
-    for (const [word] of text.matchAll(WORD)) {
+    WORD.lastIndex = 0;
+    for (let match = WORD.exec(text); match !== null; match = WORD.exec(text)) {
+      const word = match[0];
       let term = stems.get(word);
       if (term === undefined) {
         const lower = word.toLowerCase();
         term = lower.length < 2 || STOP_WORDS.has(lower) ? "" : stem(lower);
+        // Queries bring words of their own: the cache starts again rather than grow without end.
+        if (stems.size >= MAX_STEMS) stems.clear();
         stems.set(word, term);
       }
       if (term === "") continue;
@@ -178,22 +196,51 @@ export function wordsOf(stem: (word: string) => string): (text: string, cap: num
 
 // --- internal ---
 
-type Field = "name" | "title" | "hint" | "description" | "params" | "skill";
+type Field = "name" | "title" | "hint" | "summary" | "description" | "params" | "skill";
 
 /** A tool as the index holds it: its full name, and each field as its terms. */
 type ToolDocument = { id: string } & Record<Field, string[]>;
 
-const FIELDS: Field[] = ["name", "title", "hint", "description", "params", "skill"];
+const FIELDS: Field[] = ["name", "title", "hint", "summary", "description", "params", "skill"];
 
 /**
- * How much a match in each field counts. A tool's name and the hint its operator wrote say what it is for; its
- * description says more, with more words that are not about the task; its arguments and its skill's description
- * tell tools apart least.
+ * How much a match in each field counts. A tool's name, the hint its operator wrote and the opening sentence of its
+ * description say what it is for; the rest of its description says how to use it, with more words that are not about
+ * the task; its arguments and its skill's description tell tools apart least.
  */
-const BOOST: Record<Field, number> = { name: 3, title: 2, hint: 3, description: 1, params: 0.5, skill: 0.3 };
+const BOOST: Record<Field, number> = {
+  name: 3,
+  title: 2,
+  hint: 3,
+  summary: 2,
+  description: 1,
+  params: 0.5,
+  skill: 0.3,
+};
 
-/** The most terms a field holds: the opening of a long description says what the tool is for. */
-const FIELD_TERMS: Record<Field, number> = { name: 16, title: 16, hint: 32, description: 96, params: 96, skill: 48 };
+/**
+ * BM25+ as MiniSearch computes it, with a field's length counting more than its default (b 0.9, not 0.7):
+ * descriptions run from five words to hundreds, and a long one matches a task's words by chance.
+ */
+const BM25 = { k: 1.2, b: 0.9, d: 0.5 };
+
+/**
+ * The most terms a field holds. The opening of a long description says what the tool is for; what follows (usage
+ * notes, warnings, examples) matches tasks by chance more often than it tells tools apart, and makes the index
+ * larger and slower to build.
+ */
+const FIELD_TERMS: Record<Field, number> = {
+  name: 16,
+  title: 16,
+  hint: 32,
+  summary: 32,
+  description: 32,
+  params: 12,
+  skill: 48,
+};
+
+/** Characters of text that hold about one term (a word of five letters, a space, a stop word now and then). */
+const CHARS_PER_TERM = 10;
 
 /** The most terms of a query that count: a whole paragraph pasted in is cut there. */
 const QUERY_TERMS = 32;
@@ -203,6 +250,11 @@ const MIN_PREFIX = 4;
 /** Terms at least this long also match terms one edit away (a typo). */
 const MIN_FUZZY = 5;
 const FUZZY = 1;
+/** How much a synonym of a task's word counts, against the word itself. */
+const SYNONYM = 0.5;
+
+/** The most words whose terms are kept (a tool table's words are a few thousand). */
+const MAX_STEMS = 50_000;
 
 /** A word: a run of letters (a capital starting a camelCase part) or of digits. */
 const WORD = /[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\p{L}+|\d+/gu;
@@ -216,22 +268,35 @@ const STOP_WORDS = new Set(
   ).split(" "),
 );
 
-/** Argument names and descriptions, depth first, three levels deep at most. */
-function paramsText(schema: JsonSchema | undefined, depth = 0, out: string[] = []): string[] {
-  if (schema === undefined || typeof schema !== "object" || depth > 2) return out;
-  const properties = (schema as { properties?: Record<string, JsonSchema> }).properties;
-  if (properties === undefined || typeof properties !== "object") return out;
-  for (const [name, property] of Object.entries(properties)) {
-    // The host's own confirmation argument says nothing about what the tool does.
-    if (name === "_confirm") continue;
-    out.push(name);
-    if (property === null || typeof property !== "object") continue;
-    const { description, items } = property as { description?: unknown; items?: JsonSchema };
-    if (typeof description === "string") out.push(description);
-    paramsText(property, depth + 1, out);
-    if (items !== undefined) paramsText(items, depth + 1, out);
-  }
-  return out;
+/**
+ * Argument names and descriptions, depth first, three levels deep at most, until about `budget` characters: the
+ * field keeps its first terms only, and a large schema (hundreds of nested properties) need not be walked whole.
+ */
+function paramsText(schema: JsonSchema | undefined, budget: number): string {
+  const out: string[] = [];
+  let length = 0;
+  const walk = (node: JsonSchema | undefined, depth: number): void => {
+    if (node === undefined || typeof node !== "object" || depth > 2) return;
+    const properties = (node as { properties?: Record<string, JsonSchema> }).properties;
+    if (properties === undefined || typeof properties !== "object") return;
+    for (const [name, property] of Object.entries(properties)) {
+      if (length >= budget) return;
+      // The host's own confirmation argument says nothing about what the tool does.
+      if (name === "_confirm") continue;
+      out.push(name);
+      length += name.length + 1;
+      if (property === null || typeof property !== "object") continue;
+      const { description, items } = property as { description?: unknown; items?: JsonSchema };
+      if (typeof description === "string") {
+        out.push(description);
+        length += description.length + 1;
+      }
+      walk(property, depth + 1);
+      if (items !== undefined) walk(items, depth + 1);
+    }
+  };
+  walk(schema, 0);
+  return out.join(" ");
 }
 
 function documentOf(
@@ -241,16 +306,31 @@ function documentOf(
 ): ToolDocument {
   const { listing } = entry;
   const hint = listing._meta?.[SEARCH_HINT];
+  const description = prose(listing.description);
+  const summary = summaryOf(description);
   return {
     id: entry.fullName,
     // The full name and the tool's own name (before a rename) as words: files.delete_file → files delete file.
     name: words(entry.toolName === listing.name ? listing.name : `${listing.name} ${entry.toolName}`, FIELD_TERMS.name),
     title: words(listing.title, FIELD_TERMS.title),
     hint: hint === undefined ? [] : words(hint, FIELD_TERMS.hint),
-    description: words(listing.description, FIELD_TERMS.description),
-    params: words(paramsText(listing.inputSchema).join(" "), FIELD_TERMS.params),
+    summary: words(summary, FIELD_TERMS.summary),
+    description: words(description, FIELD_TERMS.description),
+    params: words(paramsText(listing.inputSchema, FIELD_TERMS.params * CHARS_PER_TERM), FIELD_TERMS.params),
     skill: skill === undefined ? [] : words(skill, FIELD_TERMS.skill),
   };
+}
+
+/** A description without its code: fenced blocks and inline code are examples, not what the tool is for. */
+function prose(text: string): string {
+  return text.replace(/```[\s\S]*?(?:```|$)/g, " ").replace(/`[^`\n]*`/g, " ");
+}
+
+/** The opening sentence of a description (without its code), which says what the tool does. */
+function summaryOf(description: string): string {
+  const plain = description.replace(/^[^\p{L}\p{N}]+/u, "");
+  const end = plain.search(/[.!?](?:\s|$)|\n\s*\n/);
+  return end === -1 ? plain : plain.slice(0, end);
 }
 
 /** Each skill instance's SKILL.md description, by instance. */

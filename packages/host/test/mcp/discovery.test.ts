@@ -66,7 +66,9 @@ afterAll(async () => {
 });
 
 /** An SDK client on an in-memory connection, answering confirmation questions with `answer` when given. */
-async function connect(answer?: (request: ElicitRequest) => { action: "accept" | "decline"; content?: object }) {
+async function connect(
+  answer?: (request: ElicitRequest) => { action: "accept" | "decline"; content?: Record<string, boolean> },
+) {
   const client = new Client(
     { name: "discovery-test", version: "0" },
     answer === undefined ? {} : { capabilities: { elicitation: { form: {} } } },
