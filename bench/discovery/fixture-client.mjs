@@ -11,7 +11,7 @@ import { linearRegExp } from "@skillport/client/node";
 const FIXTURES = path.join(path.dirname(fileURLToPath(import.meta.url)), "fixtures");
 
 /** The ids of the fixtures. */
-export const FIXTURE_IDS = readdirSync(FIXTURES)
+const FIXTURE_IDS = readdirSync(FIXTURES)
   .filter((name) => name.endsWith(".json"))
   .map((name) => name.slice(0, -".json".length))
   .sort();

@@ -8,7 +8,7 @@ import { MAX_QUERY, MAX_TOOL_NAME } from "../registry/discovery-listings.js";
 import { createToolSearch } from "../registry/tool-search.js";
 
 /** What a tools/call of a discovery tool stands for: the call of the named tool, or the discovery tool's own answer. */
-export type Routed =
+type Routed =
   | { readonly call: { readonly name: string; readonly args: Record<string, unknown> } }
   | { readonly envelope: Promise<Envelope>; readonly tool: string };
 

@@ -164,6 +164,8 @@ export function buildToolIndex(
   };
 }
 
+// --- internal ---
+
 /**
  * Splits text into the terms the index holds: words (camelCase, snake_case and dotted names split), lower case,
  * without the most common English words, stemmed (Porter), at most `cap` of them.
@@ -171,7 +173,7 @@ export function buildToolIndex(
  * @example
  * wordsOf(stem)("Deletes the file at path", 10) // ["delet", "file", "path"]
  */
-export function wordsOf(stem: (word: string) => string): (text: string, cap: number) => string[] {
+function wordsOf(stem: (word: string) => string): (text: string, cap: number) => string[] {
   const stems = new Map<string, string>();
   return (text, cap) => {
     const out: string[] = [];
@@ -193,8 +195,6 @@ export function wordsOf(stem: (word: string) => string): (text: string, cap: num
     return out;
   };
 }
-
-// --- internal ---
 
 type Field = "name" | "title" | "hint" | "summary" | "description" | "params" | "skill";
 
