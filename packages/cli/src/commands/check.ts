@@ -341,7 +341,7 @@ async function pendingMajors(from: string): Promise<Set<string>> {
 function report(
   host: Host,
   findings: Finding[],
-  sizes: ReturnType<typeof sizeOf>,
+  sizes: Awaited<ReturnType<typeof sizeOf>>,
   changes: Array<SurfaceChange & { instance: string }>,
   ok: boolean,
 ): string {
