@@ -38,16 +38,6 @@ const FLOORS: readonly (readonly string[])[] = [
 /** The longest a source file may be. */
 const MAX_LINES = 500;
 
-// Known, and going: packages/host/src/mcp/ is being rewritten around one tools core (replacing fast-tools.ts,
-// fast-http.ts and tool-call.ts, and parts of server.ts and serve-http.ts). These two exceptions go when it lands;
-// nothing else may be added here.
-/** File cycles allowed, each exactly as found (files from the repository's root). */
-const ALLOWED_CYCLES: readonly (readonly string[])[] = [
-  ["packages/host/src/mcp/server.ts", "packages/host/src/mcp/tool-call.ts"],
-];
-/** Files allowed over MAX_LINES. */
-const ALLOWED_LONG: readonly string[] = ["packages/host/src/mcp/serve-http.ts"];
-
 const SOURCE = /\.(?:[cm]?ts|tsx|[cm]?js)$/;
 
 /** Every source file under `dir` (from the repository's root), `.d.ts` left out. */
@@ -176,13 +166,9 @@ describe("the code's layout", () => {
   });
 
   it("has no cycle of files in any package's src", async () => {
-    const allowed = new Set(ALLOWED_CYCLES.map((cycle) => [...cycle].sort().join(" ↔ ")));
     const cycles: string[] = [];
     for (const src of await srcFolders()) {
-      for (const cycle of cyclesOf(await graphOf(src))) {
-        const named = cycle.join(" ↔ ");
-        if (!allowed.has(named)) cycles.push(named);
-      }
+      for (const cycle of cyclesOf(await graphOf(src))) cycles.push(cycle.join(" ↔ "));
     }
     expect(cycles).toEqual([]);
   });
@@ -193,7 +179,7 @@ describe("the code's layout", () => {
       for (const file of await sourceFiles(src)) {
         const text = await readFile(path.join(ROOT, file), "utf8");
         const lines = text.split("\n").length - (text.endsWith("\n") ? 1 : 0);
-        if (lines > MAX_LINES && !ALLOWED_LONG.includes(file)) long.push(`${file}: ${lines} lines`);
+        if (lines > MAX_LINES) long.push(`${file}: ${lines} lines`);
       }
     }
     expect(long).toEqual([]);
