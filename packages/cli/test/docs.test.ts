@@ -190,6 +190,21 @@ describe("the README", () => {
     const steps = script.split("\n").filter((l) => /^(corepack|pnpm) /.test(l));
     expect(steps).toEqual(["corepack enable", "pnpm install --frozen-lockfile", "pnpm test"]);
   });
+  it("step 5 names the first changeset skillport new writes", async () => {
+    const step = /^5\. \*\*Release\*\*[\s\S]*?(?=\n\n)/m.exec(readme)?.[0] ?? "";
+    const named = /`\.changeset\/([^`]+)`/.exec(step)?.[1];
+    expect(step).toContain("skillport new");
+    expect(named).toBeDefined();
+    const dir = await mkdtemp(path.join(os.tmpdir(), "skillport-docs-new-"));
+    try {
+      await mkdir(path.join(dir, ".changeset"));
+      await writeFile(path.join(dir, "skills.manifest.json"), '{ "skills": [] }\n');
+      expect((await runCli(["new", "weather"], dir)).code).toBe(0);
+      expect(existsSync(path.join(dir, ".changeset", named as string))).toBe(true);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
 });
 
 describe("the pages' links", () => {
