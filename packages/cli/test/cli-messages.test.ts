@@ -91,6 +91,19 @@ describe("skillport's messages are where a person looks", () => {
       expect(locked.stdout).not.toMatch(BAD_SINGULAR);
     });
 
+    it("lock counts the tools served, as list does: one left out by tools.exclude is not counted", async () => {
+      const manifest = await ws.writeManifest(
+        { skills: [{ path: NOTES_SKILL, config: { vault: "./vault" }, tools: { exclude: ["create_study_task"] } }] },
+        "exclude.manifest.json",
+      );
+      const locked = await runCli(["lock", "--manifest", manifest], ws.dir);
+      expect(locked.code, locked.stderr).toBe(0);
+      const listed = await runCli(["list", "--json", "--manifest", manifest], ws.dir);
+      const served = (JSON.parse(listed.stdout) as { name: string }[]).map((row) => row.name);
+      expect(served).not.toContain("notes.create_study_task");
+      expect(locked.stdout).toContain(`locked 1 skill instance (${served.length} tools)`);
+    });
+
     it("check says 1 skill instance, 1 tool, 1 error", async () => {
       const manifest = await ws.writeManifest({ skills: [{ path: NOISY }] }, "noisy.manifest.json");
       const { code, stdout } = await runCli(["check", "--manifest", manifest], ws.dir);
