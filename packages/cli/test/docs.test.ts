@@ -3,6 +3,7 @@ import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { cp, mkdir, mkdtemp, readFile, rm, symlink, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
+import { loadManifest } from "@skillport/host";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ServedHttp } from "./workspace.js";
 import { connectStdio, REPO, runCli, serveHttp } from "./workspace.js";
@@ -133,6 +134,13 @@ describe("the pages' other examples", () => {
       expect(audit?.[key], key).toEqual(shown[key]);
     }
     expect(maskVersions(String(audit?.skill))).toBe(maskVersions(String(shown.skill)));
+  });
+
+  it("the upstream servers example loads as written, its comments included", async () => {
+    const block = blocks.find((b) => b.page === "docs/upstream-servers.md" && b.file === "upstream.manifest.json");
+    expect(block?.text).toMatch(/^\s*\/\/ /m);
+    const manifest = await loadManifest(path.join(scratch, "upstream.manifest.json"));
+    expect(manifest.servers.map((s) => s.mcp)).toEqual(["fs", "gh", "remote"]);
   });
 
   it("the sentence on .ci/run names what the script runs", async () => {
