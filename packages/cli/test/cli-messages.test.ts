@@ -1,5 +1,5 @@
 import { existsSync } from "node:fs";
-import { copyFile, mkdir, readFile, writeFile } from "node:fs/promises";
+import { copyFile, mkdir, readFile, symlink, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Workspace } from "./workspace.js";
@@ -70,6 +70,35 @@ describe("skillport's messages are where a person looks", () => {
       const silent = await runCli([...SEARCH, "--manifest", audited], ws.dir, { SKILLPORT_LOG_LEVEL: "silent" });
       expect(silent.stderr).toBe("");
       expect(await readFile(path.join(ws.dir, "audit.log"), "utf8")).toContain('"tool":"notes.search_notes"');
+    });
+  });
+
+  describe("did you mean", () => {
+    it("names the field, the installed package and the argument a typo was meant to be", async () => {
+      // Beside the repository's packages, as a manifest in it is.
+      const dir = path.join(ws.dir, "beside-packages");
+      await mkdir(dir);
+      await symlink(path.join(REPO, "node_modules"), path.join(dir, "node_modules"), "dir");
+      const manifest = path.join(dir, "typos.manifest.json");
+      await writeFile(
+        manifest,
+        JSON.stringify({
+          seperator: "_",
+          skills: [{ package: "@skillport/skill-notse", config: { vault: "../vault" } }],
+        }),
+      );
+      const checked = await runCli(["check", "--manifest", manifest], ws.dir);
+      expect(checked.code).toBe(1);
+      expect(checked.stderr).toContain('seperator: is not a known field: did you mean "separator"?');
+      expect(checked.stderr).toContain('did you mean "@skillport/skill-notes", which is installed? Fix the name');
+      expect(checked.stderr).not.toContain("pnpm add @skillport/skill-notse");
+      const called = await runCli(["call", "notes.search_notes", '{"keywrd":"agent"}'], ws.dir);
+      expect(called.code).toBe(1);
+      expect(JSON.parse(called.stdout)).toMatchObject({
+        error: { code: "ARGUMENT_INVALID", field: "/keyword" },
+        message:
+          'invalid arguments for notes.search_notes: keyword is required but missing (found "keywrd": did you mean "keyword"?)',
+      });
     });
   });
 

@@ -1,7 +1,7 @@
 import { createInterface } from "node:readline/promises";
 import type { CallConfirmation, Host } from "@skillport/host";
 import { createHost, DEFAULT_MANIFEST } from "@skillport/host";
-import { closestNames } from "../closest-names.js";
+import { closestNames } from "@skillport/host/surface";
 import { messageOf } from "../message-of.js";
 import { quietLogger } from "../quiet-logger.js";
 import { upstreamClient } from "../upstream-client.js";
