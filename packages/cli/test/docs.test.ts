@@ -124,7 +124,7 @@ describe("the pages' other examples", () => {
     const block = blocks.find((b) => b.lang === "json" && b.text.includes('"kind":"audit"'));
     const shown = JSON.parse(block?.text ?? "{}") as Record<string, unknown>;
     // `skillport call` prints its audit line at the info level (The CLI's page says so beside the log levels).
-    const run = await runCli(["call", "notes.search_notes", JSON.stringify({ keyword: "agent" })], scratch, {
+    const run = await runCli(["call", "notes_search_notes", JSON.stringify({ keyword: "agent" })], scratch, {
       SKILLPORT_LOG_LEVEL: "info",
     });
     expect(run.code).toBe(0);
@@ -266,6 +266,8 @@ async function pnpmStart(command: Command): Promise<void> {
   // The same command, on a free port, in the scratch copy.
   expect(plain.banner).toMatch(/^Skillport is serving 10 tools from .* over Streamable HTTP\.$/m);
   expect(plain.banner).toContain(`MCP endpoint  ${plain.urlValue}`);
+  // The first run shows no warning the user cannot act on: the default manifest's names are ones model APIs take.
+  expect(plain.banner).not.toContain("Tool names:");
   if (command.output.length > 0) matchText(command.output, asShown(plain.stderr(), plain));
 }
 
@@ -276,7 +278,7 @@ async function serveStdio(command: Command): Promise<void> {
   try {
     await ready;
     const { tools } = await client.listTools();
-    expect(tools.map((t) => t.name)).toContain("notes.search_notes");
+    expect(tools.map((t) => t.name)).toContain("notes_search_notes");
   } finally {
     await client.close();
   }
