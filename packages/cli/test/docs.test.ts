@@ -198,11 +198,15 @@ describe("the README", () => {
     const steps = script.split("\n").filter((l) => /^(corepack|pnpm) /.test(l));
     expect(steps).toEqual(["corepack enable", "pnpm install --frozen-lockfile", "pnpm test"]);
   });
-  it("step 5 names the first changeset skillport new writes", async () => {
+  it("step 5, and Writing skills' step 5, name the first changeset skillport new writes", async () => {
     const step = /^5\. \*\*Release\*\*[\s\S]*?(?=\n\n)/m.exec(readme)?.[0] ?? "";
+    const page =
+      /^## 5\. Changeset[^\n]*\n\n[\s\S]*?(?=\n\n)/m.exec(TEXT.get("docs/writing-skills.md") as string)?.[0] ?? "";
     const named = /`\.changeset\/([^`]+)`/.exec(step)?.[1];
     expect(step).toContain("skillport new");
+    expect(page).toContain("skillport new");
     expect(named).toBeDefined();
+    expect(page).toContain(`\`.changeset/${named}\``);
     const dir = await mkdtemp(path.join(os.tmpdir(), "skillport-docs-new-"));
     try {
       await mkdir(path.join(dir, ".changeset"));
