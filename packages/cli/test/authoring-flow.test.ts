@@ -68,8 +68,14 @@ describe.skipIf(INNER)("the README's authoring flow, in a scratch clone", () => 
       await sh(["pnpm", "exec", "skillport", "lock"]);
       await sh(["pnpm", "exec", "skillport", "check"]);
       const list = await sh(["pnpm", "exec", "skillport", "list"]);
-      const tool = `${name}.${toolName(name)}`;
+      // Named as the manifest joins names (its "separator"), as Writing skills shows the call.
+      const separator = /"separator":\s*"([^"]*)"/.exec(manifest)?.[1] ?? ".";
+      const tool = `${name}${separator}${toolName(name)}`;
       expect(list.output).toContain(tool);
+      if (name === "weather") {
+        const page = await readFile(path.join(REPO, "docs/writing-skills.md"), "utf8");
+        expect(page).toContain(`pnpm exec skillport call ${tool} '{"query":"Paris"}'`);
+      }
       const call = await sh(["pnpm", "exec", "skillport", "call", tool, '{"query":"Paris"}']);
       expect(call.output).toMatch(/"ok":\s*true/);
 

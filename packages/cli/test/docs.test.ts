@@ -34,7 +34,10 @@ const NOT_RUN: readonly [RegExp, string][] = [
   ],
   [/^pnpm changeset$/, "asks its questions on a terminal"],
   [/^pnpm add /, "installs from the registry; the workspace's tests use its packages from the workspace"],
-  [/^pnpm exec skillport call weather\./, "calls the scaffolded skill once enabled: the authoring flow's test"],
+  [
+    /^pnpm exec skillport call weather_get_weather /,
+    "calls the scaffolded skill once enabled: the authoring flow's test",
+  ],
 ];
 
 /** The blocks marked not run, page by page: kept short, each with its reason. */
