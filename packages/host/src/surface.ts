@@ -2,7 +2,7 @@
 // (@skillport/tooling, the skillport command, @skillport/testing) that must see it exactly as the host does: a
 // skill's surface, the lock that records surfaces (its format, where it is, reading it, its hashes), and the host's
 // own checks (a tool's JSON Schema, an instance's config, a SKILL.md's frontmatter, an upstream tool's patterns and
-// risk). No MCP SDK import.
+// risk), a manifest's text as the host reads it (comments allowed), and the host's "did you mean". No MCP SDK import.
 // Any new export added here becomes public API. Use named exports, not wildcards.
 
 export type {
@@ -14,6 +14,9 @@ export type {
 } from "./entries/surface.js";
 export { surfaceOf } from "./entries/surface.js";
 export { upstreamRisk } from "./entries/upstream-pin.js";
+export type { ClosestNamesOptions } from "./errors/closest-names.js";
+export { closestNames } from "./errors/closest-names.js";
+export { parseManifestText } from "./manifest/manifest-text.js";
 export type { InstanceConfig, InstanceConfigOptions } from "./registry/instance-config.js";
 export { instanceConfig } from "./registry/instance-config.js";
 export type { LockedInstance, LockedServer, LockFile, LockReading } from "./registry/lock.js";

@@ -1,17 +1,25 @@
 /**
- * The names closest to one that does not exist: those `wanted` is within a few typos of (edit distance), or that
- * start with it, the closest first and only the closest. A full name (`notes.serch_notes`) is compared with the full
- * names; a name without the separator (`read_note`) with each name's part after it too, so it finds
- * `notes.read_note`. Empty when nothing is close.
+ * The host's one "did you mean": the names closest to one that does not exist (a tool, a manifest field, a package,
+ * a tool's argument), those `wanted` is within a few typos of (edit distance), or that start with it, the closest
+ * first and only the closest. With a `separator`, a full name (`notes.serch_notes`) is compared with the full names,
+ * and a name without the separator (`read_note`) with each name's part after it too, so it finds `notes.read_note`.
+ * Empty when nothing is close.
  *
  * @example
  * closestNames("notes.serch_notes", ["notes.search_notes", "notes.read_note"], ".") // ["notes.search_notes"]
+ * closestNames("seperator", ["name", "separator", "skills"]) // ["separator"]
  */
-export function closestNames(wanted: string, names: Iterable<string>, separator: string, limit = 3): string[] {
+export function closestNames(
+  wanted: string,
+  names: Iterable<string>,
+  separator = "",
+  options: ClosestNamesOptions = {},
+): string[] {
+  const { limit = 3 } = options;
   const target = wanted.toLowerCase();
-  const bare = !target.includes(separator);
+  const bare = separator !== "" && !target.includes(separator);
   // About a typo per four characters, at least one.
-  const tolerance = Math.max(1, Math.floor(target.length / 4));
+  const tolerance = options.maxEdits ?? Math.max(1, Math.floor(target.length / 4));
   const scored: Array<{ name: string; score: number }> = [];
   for (const name of names) {
     const full = name.toLowerCase();
@@ -21,7 +29,8 @@ export function closestNames(wanted: string, names: Iterable<string>, separator:
     const score = Math.min(
       ...forms.map((form) => (target.length >= 3 && form.startsWith(target) ? 0 : distance(target, form))),
     );
-    if (score <= tolerance) scored.push({ name, score });
+    // A name every character of which would change is another name, not a typo of it.
+    if (score <= tolerance && score < target.length) scored.push({ name, score });
   }
   const best = Math.min(...scored.map((s) => s.score));
   return scored
@@ -29,6 +38,14 @@ export function closestNames(wanted: string, names: Iterable<string>, separator:
     .map((s) => s.name)
     .sort()
     .slice(0, limit);
+}
+
+/** Options for {@link closestNames}. */
+export interface ClosestNamesOptions {
+  /** The most names answered. @default 3 */
+  limit?: number;
+  /** The most edits a name may be away. @default one per four characters of `wanted`, at least one */
+  maxEdits?: number;
 }
 
 // --- internal ---
