@@ -11,6 +11,7 @@ export async function main(argv: readonly string[]): Promise<number> {
   // line, or one quickServeOptions does not read as commander would, goes through commander.
   const quick = argv[2] === "serve" ? quickServeOptions(argv.slice(3), DEFAULT_MANIFEST) : undefined;
   if (quick !== undefined) {
+    if (quick.logLevel !== undefined) process.env.SKILLPORT_LOG_LEVEL = quick.logLevel;
     try {
       return await serveWith(quick);
     } catch (error) {
@@ -21,6 +22,11 @@ export async function main(argv: readonly string[]): Promise<number> {
   }
   const [{ buildProgram }, { CommanderError }] = await Promise.all([import("./program.js"), import("commander")]);
   const { program, exitCode } = buildProgram(serveWith);
+  // Bare `skillport` asks what the command does: the help, on stdout, and no error.
+  if (argv.length <= 2) {
+    program.outputHelp();
+    return 0;
+  }
   try {
     await program.parseAsync(argv as string[]);
   } catch (error) {

@@ -1,15 +1,19 @@
-// `skillport new` adds its entry to the manifest as text: everything outside the `skills` list stays byte for byte
-// as written (formatting, key order, line endings), so the only diff is the new entry.
+import type { Node } from "jsonc-parser";
+import { parseTree, visit } from "jsonc-parser";
 
+// `skillport new` adds its entry to the manifest as text: everything outside the `skills` list stays byte for byte
+// as written (formatting, key order, line endings, comments), so the only diff is the new entry.
 /** The line width of the repository's formatter (biome.json), which a one-line list must fit in. */
 const LINE_WIDTH = 120;
 
 /**
- * `text` (a JSON manifest, already known to parse) with `entry` appended to its top-level `skills` list, written as
- * Biome would: one object on one line. In a list already spread over lines the entry becomes a line of its own after
- * the last one, with its indentation; a list on one line stays on one line if it still fits, else is spread one
- * entry a line. (A whole manifest written on one line is the one case Biome would lay out anew: its object no longer
- * fits on that line either.) Undefined when the manifest has no `skills` list.
+ * `text` (a manifest, already known to parse: JSON with comments and trailing commas) with `entry` appended to its
+ * top-level `skills` list, written as Biome would: one object on one line. In a list already spread over lines the
+ * entry becomes a line of its own after the last one (after a comment that ends that line, which stays with its
+ * entry), with its indentation, and a trailing comma when the list had one; a list on one line stays on one line if
+ * it still fits (or holds a comment), else is spread one entry a line. (A whole manifest written on one line is the
+ * one case Biome would lay out anew: its object no longer fits on that line either.) Undefined when the manifest has
+ * no `skills` list.
  */
 export function insertSkillEntry(text: string, entry: Record<string, unknown>): string | undefined {
   const list = skillsList(text);
@@ -20,7 +24,15 @@ export function insertSkillEntry(text: string, entry: Record<string, unknown>): 
   const inner = text.slice(list.open + 1, list.close);
   if (inner.includes("\n") && last !== undefined) {
     const indent = indentationAt(text, last.start) ?? `${indentationAt(text, list.open) ?? ""}${unit}`;
-    return `${text.slice(0, last.end)},${eol}${indent}${objectText(entry, indent, unit, eol)}${text.slice(last.end)}`;
+    const tail = lineTail(text, last.end);
+    const item = `${eol}${indent}${objectText(entry, indent, unit, eol)}${tail.comma ? "," : ""}`;
+    const comma = tail.comma ? "" : ",";
+    return `${text.slice(0, last.end)}${comma}${text.slice(last.end, tail.end)}${item}${text.slice(tail.end)}`;
+  }
+  if (list.comments) {
+    // A comment inside a list on one line: the entry goes in after the last item, the rest as it was.
+    const at = last?.end ?? list.open + 1;
+    return `${text.slice(0, at)}${last === undefined ? "" : ", "}${oneLine(entry)}${text.slice(at)}`;
   }
   const lineStart = text.lastIndexOf("\n", list.open) + 1;
   const written = list.items.map((i) => text.slice(i.start, i.end));
@@ -42,68 +54,52 @@ interface Span {
   end: number;
 }
 
-/** Where the top-level `skills` array opens and closes, and where each of its items starts and ends. */
-function skillsList(text: string): { open: number; close: number; items: Span[] } | undefined {
-  let found: { open: number; close: number; items: Span[] } | undefined;
-  let i = skip(text, 0);
-  if (text[i] !== "{") return undefined;
-  i = skip(text, i + 1);
-  while (i < text.length && text[i] !== "}") {
-    const keyEnd = valueEnd(text, i);
-    const key = JSON.parse(text.slice(i, keyEnd)) as string;
-    const start = skip(text, skip(text, keyEnd) + 1); // past the colon
-    const end = valueEnd(text, start);
-    // JSON.parse keeps the last of duplicate keys; so does this.
-    if (key === "skills" && text[start] === "[") found = { open: start, close: end - 1, items: itemsOf(text, start) };
-    i = skip(text, end);
-    if (text[i] === ",") i = skip(text, i + 1);
-  }
-  return found;
+/**
+ * Where the top-level `skills` array opens and closes, where each of its items starts and ends, and whether a
+ * comment is inside it. The last of duplicate keys counts, as the host reads it.
+ */
+function skillsList(text: string): { open: number; close: number; items: Span[]; comments: boolean } | undefined {
+  const root = parseTree(text, [], { allowTrailingComma: true, disallowComments: false });
+  if (root?.type !== "object") return undefined;
+  const property = (root.children ?? []).filter((p: Node) => p.children?.[0]?.value === "skills").at(-1);
+  const list = property?.children?.[1];
+  if (list?.type !== "array") return undefined;
+  const open = list.offset;
+  const close = list.offset + list.length - 1;
+  let comments = false;
+  visit(text, {
+    onComment: (offset) => {
+      if (offset > open && offset < close) comments = true;
+    },
+  });
+  const items = (list.children ?? []).map((item: Node) => ({ start: item.offset, end: item.offset + item.length }));
+  return { open, close, items, comments };
 }
 
-/** The items of the array opening at `open`. */
-function itemsOf(text: string, open: number): Span[] {
-  const items: Span[] = [];
-  let i = skip(text, open + 1);
-  while (i < text.length && text[i] !== "]") {
-    const end = valueEnd(text, i);
-    items.push({ start: i, end });
-    i = skip(text, end);
-    if (text[i] === ",") i = skip(text, i + 1);
+/**
+ * What follows an item on its own line: a comma, then a comment that ends the line (`// …`, or a block comment
+ * closed on it). `end` is where that line's text ends; `comma` whether the comma is there.
+ */
+function lineTail(text: string, from: number): { end: number; comma: boolean } {
+  let i = from;
+  const blanks = () => {
+    while (text[i] === " " || text[i] === "\t") i++;
+  };
+  blanks();
+  const comma = text[i] === ",";
+  if (comma) i++;
+  blanks();
+  if (text.startsWith("//", i)) {
+    while (i < text.length && text[i] !== "\n" && text[i] !== "\r") i++;
+    return { end: i, comma };
   }
-  return items;
-}
-
-/** The index just past the JSON value starting at `i`. */
-function valueEnd(text: string, i: number): number {
-  const open = text[i];
-  if (open === '"') {
-    let j = i + 1;
-    while (text[j] !== '"') j += text[j] === "\\" ? 2 : 1;
-    return j + 1;
+  if (text.startsWith("/*", i)) {
+    const closed = text.indexOf("*/", i + 2);
+    const lineEnd = text.slice(i).search(/\r?\n/);
+    if (closed !== -1 && (lineEnd === -1 || closed < i + lineEnd)) return { end: closed + 2, comma };
   }
-  if (open === "{" || open === "[") {
-    let depth = 0;
-    for (let j = i; j < text.length; j++) {
-      const c = text[j];
-      if (c === '"') j = valueEnd(text, j) - 1;
-      else if (c === "{" || c === "[") depth++;
-      else if (c === "}" || c === "]") {
-        depth--;
-        if (depth === 0) return j + 1;
-      }
-    }
-    return text.length;
-  }
-  let j = i;
-  while (j < text.length && !/[\s,\]}]/.test(text[j] as string)) j++;
-  return j;
-}
-
-function skip(text: string, i: number): number {
-  let j = i;
-  while (j < text.length && /\s/.test(text[j] as string)) j++;
-  return j;
+  // Nothing to keep with the item: the entry goes right after it (and after its comma).
+  return { end: comma ? from + text.slice(from).indexOf(",") + 1 : from, comma };
 }
 
 /** The whitespace before `at` on its line, when only whitespace precedes it there. */

@@ -23,6 +23,7 @@ export function quickServeOptions(args: readonly string[], defaultManifest: stri
     if (value === undefined) continue;
     const key = KEYS[name];
     if (key === undefined) return undefined;
+    if (name === "log-level" && !LOG_LEVELS.has(String(value))) return undefined;
     if (NUMBERS.has(name)) {
       if (typeof value !== "string" || !/^\d+$/.test(value)) return undefined;
       Object.assign(options, { [key]: Number(value) });
@@ -46,6 +47,7 @@ const OPTIONS = {
   path: { type: "string" },
   "shutdown-grace": { type: "string" },
   banner: { type: "boolean" },
+  "log-level": { type: "string" },
 } as const;
 
 /** Each flag's key in ServeOptions, as commander names it (camel case). */
@@ -59,6 +61,10 @@ const KEYS: Record<string, keyof ServeOptions> = {
   path: "path",
   "shutdown-grace": "shutdownGrace",
   banner: "banner",
+  "log-level": "logLevel",
 };
+
+/** --log-level's choices (program.ts declares them for commander, which refuses any other). */
+const LOG_LEVELS = new Set(["debug", "info", "warn", "error", "silent"]);
 
 const NUMBERS = new Set(["port", "shutdown-grace"]);

@@ -1,14 +1,19 @@
 // The README's "Writing a skill", walked end to end as a newcomer would, in a scratch clone of this repository:
 // set up, `skillport new weather`, install, build and test the new skill, enable it, lock, check, list, call, and
 // the repository's own `pnpm test` — which must stay green. Slow (it runs the whole suite once more, inside the clone),
-// so it is one test. The clone's own run of this file is skipped (SKILLPORT_AUTHORING_FLOW=inner).
+// so it is one test. The clone's own run of this file is skipped (SKILLPORT_AUTHORING_FLOW=inner). The clone carries
+// what is not committed yet, so a user who has walked the flow already has a weather skill in it: the flow then
+// scaffolds a name the tree does not use yet (weather2, …), so this test holds in a repository where the README was
+// followed.
 import { execFile } from "node:child_process";
+import { existsSync } from "node:fs";
 import { cp, mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
-import { REPO, runCombined } from "./workspace.js";
+import { toolName } from "../src/templates/skill.js";
+import { REPO, runCli, runCombined } from "./workspace.js";
 
 const exec = promisify(execFile);
 const INNER = process.env.SKILLPORT_AUTHORING_FLOW === "inner";
@@ -43,26 +48,35 @@ describe.skipIf(INNER)("the README's authoring flow, in a scratch clone", () => 
       if (install.code !== 0) await sh(["pnpm", "install", "--prefer-offline", "--frozen-lockfile"]);
       await sh(["pnpm", "build"]);
 
-      // 1. New
-      await sh(["pnpm", "exec", "skillport", "new", "weather"]);
+      // 1. New, under a name the user's own tree does not use yet.
+      const name = await unusedSkillName(repo);
+      const pkg = `@skillport/skill-${name}`;
+      await sh(["pnpm", "exec", "skillport", "new", name]);
       // A person's `pnpm install` updates the lockfile with the new package; under CI=true pnpm would refuse to.
       const installNew = await sh(["pnpm", "install", "--offline", "--no-frozen-lockfile"], false);
       if (installNew.code !== 0) await sh(["pnpm", "install", "--prefer-offline", "--no-frozen-lockfile"]);
-      await sh(["pnpm", "--filter", "@skillport/skill-weather", "build"]);
-      const tests = await sh(["pnpm", "--filter", "@skillport/skill-weather", "test"]);
+      await sh(["pnpm", "--filter", pkg, "build"]);
+      const tests = await sh(["pnpm", "--filter", pkg, "test"]);
       expect(tests.output).toMatch(/Tests\s+9 passed/);
 
       // 4. Lock and check: enable it in the manifest, as a person edits it.
       const manifestFile = path.join(repo, "skills.manifest.json");
       const manifest = await readFile(manifestFile, "utf8");
-      const disabled = '"mcp": "weather", "enabled": false';
+      const disabled = `"mcp": "${name}", "enabled": false`;
       expect(manifest).toContain(disabled);
-      await writeFile(manifestFile, manifest.replace(disabled, '"mcp": "weather", "enabled": true'));
+      await writeFile(manifestFile, manifest.replace(disabled, `"mcp": "${name}", "enabled": true`));
       await sh(["pnpm", "exec", "skillport", "lock"]);
       await sh(["pnpm", "exec", "skillport", "check"]);
       const list = await sh(["pnpm", "exec", "skillport", "list"]);
-      expect(list.output).toContain("weather.get_weather");
-      const call = await sh(["pnpm", "exec", "skillport", "call", "weather.get_weather", '{"query":"Paris"}']);
+      // Named as the manifest joins names (its "separator"), as Writing skills shows the call.
+      const separator = /"separator":\s*"([^"]*)"/.exec(manifest)?.[1] ?? ".";
+      const tool = `${name}${separator}${toolName(name)}`;
+      expect(list.output).toContain(tool);
+      if (name === "weather") {
+        const page = await readFile(path.join(REPO, "docs/writing-skills.md"), "utf8");
+        expect(page).toContain(`pnpm exec skillport call ${tool} '{"query":"Paris"}'`);
+      }
+      const call = await sh(["pnpm", "exec", "skillport", "call", tool, '{"query":"Paris"}']);
       expect(call.output).toMatch(/"ok":\s*true/);
 
       // The repository's own test command, with the new skill in it: build, Biome, knip, typecheck, every test.
@@ -73,7 +87,46 @@ describe.skipIf(INNER)("the README's authoring flow, in a scratch clone", () => 
   }, 3_600_000);
 });
 
+describe("the authoring flow's name for the new skill", () => {
+  it("is one a tree where the README was followed does not use yet, so skillport new succeeds there", async () => {
+    const dir = await mkdtemp(path.join(os.tmpdir(), "skillport-followed-"));
+    try {
+      // What the README's steps leave behind: skills/skill-weather, and its entry in the manifest.
+      await mkdir(path.join(dir, "skills/skill-weather"), { recursive: true });
+      await writeFile(
+        path.join(dir, "skills.manifest.json"),
+        '{\n  "skills": [{ "path": "./skills/skill-weather", "mcp": "weather", "enabled": true }]\n}\n',
+      );
+      expect((await runCli(["new", "weather"], dir)).code).toBe(1);
+      const name = await unusedSkillName(dir);
+      expect(name).toBe("weather2");
+      const created = await runCli(["new", name], dir);
+      expect(created.code, created.stderr).toBe(0);
+      // A fresh clone keeps the README's own name.
+      const fresh = await mkdtemp(path.join(os.tmpdir(), "skillport-fresh-"));
+      await writeFile(path.join(fresh, "skills.manifest.json"), '{ "skills": [] }\n');
+      expect(await unusedSkillName(fresh)).toBe("weather");
+      await rm(fresh, { recursive: true, force: true });
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});
+
 // --- internal ---
+
+/**
+ * The README's name, weather, unless the tree uses it already (its folder, or an entry in the manifest): then
+ * weather2, weather3, … — the first one free.
+ */
+async function unusedSkillName(repo: string): Promise<string> {
+  const manifest = await readFile(path.join(repo, "skills.manifest.json"), "utf8");
+  for (let n = 1; ; n++) {
+    const name = n === 1 ? "weather" : `weather${n}`;
+    const taken = existsSync(path.join(repo, "skills", `skill-${name}`)) || manifest.includes(`"${name}"`);
+    if (!taken) return name;
+  }
+}
 
 /**
  * A `git clone` of this repository, with what is not committed yet laid over it (changed and new files that git

@@ -1,5 +1,5 @@
 import { existsSync } from "node:fs";
-import { copyFile, mkdir, readFile, writeFile } from "node:fs/promises";
+import { copyFile, mkdir, readFile, symlink, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Workspace } from "./workspace.js";
@@ -73,6 +73,35 @@ describe("skillport's messages are where a person looks", () => {
     });
   });
 
+  describe("did you mean", () => {
+    it("names the field, the installed package and the argument a typo was meant to be", async () => {
+      // Beside the repository's packages, as a manifest in it is.
+      const dir = path.join(ws.dir, "beside-packages");
+      await mkdir(dir);
+      await symlink(path.join(REPO, "node_modules"), path.join(dir, "node_modules"), "dir");
+      const manifest = path.join(dir, "typos.manifest.json");
+      await writeFile(
+        manifest,
+        JSON.stringify({
+          seperator: "_",
+          skills: [{ package: "@skillport/skill-notse", config: { vault: "../vault" } }],
+        }),
+      );
+      const checked = await runCli(["check", "--manifest", manifest], ws.dir);
+      expect(checked.code).toBe(1);
+      expect(checked.stderr).toContain('seperator: is not a known field: did you mean "separator"?');
+      expect(checked.stderr).toContain('did you mean "@skillport/skill-notes", which is installed? Fix the name');
+      expect(checked.stderr).not.toContain("pnpm add @skillport/skill-notse");
+      const called = await runCli(["call", "notes.search_notes", '{"keywrd":"agent"}'], ws.dir);
+      expect(called.code).toBe(1);
+      expect(JSON.parse(called.stdout)).toMatchObject({
+        error: { code: "ARGUMENT_INVALID", field: "/keyword" },
+        message:
+          'invalid arguments for notes.search_notes: keyword is required but missing (found "keywrd": did you mean "keyword"?)',
+      });
+    });
+  });
+
   it("names the manifest that asked for a missing package", async () => {
     const manifest = await ws.writeManifest({ skills: [{ package: "@skillport/skill-nope" }] }, "notes-only.json");
     const { code, stderr } = await runCli(["list", "--manifest", manifest], ws.dir);
@@ -89,6 +118,19 @@ describe("skillport's messages are where a person looks", () => {
       expect(locked.code, locked.stderr).toBe(0);
       expect(locked.stdout).toContain("locked 1 skill instance (1 tool)");
       expect(locked.stdout).not.toMatch(BAD_SINGULAR);
+    });
+
+    it("lock counts the tools served, as list does: one left out by tools.exclude is not counted", async () => {
+      const manifest = await ws.writeManifest(
+        { skills: [{ path: NOTES_SKILL, config: { vault: "./vault" }, tools: { exclude: ["create_study_task"] } }] },
+        "exclude.manifest.json",
+      );
+      const locked = await runCli(["lock", "--manifest", manifest], ws.dir);
+      expect(locked.code, locked.stderr).toBe(0);
+      const listed = await runCli(["list", "--json", "--manifest", manifest], ws.dir);
+      const served = (JSON.parse(listed.stdout) as { name: string }[]).map((row) => row.name);
+      expect(served).not.toContain("notes.create_study_task");
+      expect(locked.stdout).toContain(`locked 1 skill instance (${served.length} tools)`);
     });
 
     it("check says 1 skill instance, 1 tool, 1 error", async () => {

@@ -20,6 +20,13 @@ describe("the default manifest", () => {
     };
     expect(report.ok).toBe(true);
     expect(report.findings).toEqual([]); // no lint finding, and no change since the committed lock
+    // No warning the user cannot act on: every name the manifest serves is one the model APIs take.
+    expect(report).toMatchObject({ notes: [] });
+    for (const compat of ["anthropic", "openai", "strict"]) {
+      const checked = await runCli(["check", "--compat", compat], REPO);
+      expect(checked.code, checked.stdout).toBe(0);
+      expect(checked.stdout).not.toContain("Tool names:");
+    }
     const served = report.sizes.perInstance.map((i) => i.mcp);
     expect(served).toEqual(expect.arrayContaining(["notes", "files"]));
     expect(served).not.toContain("shell");
@@ -48,25 +55,25 @@ describe("the default manifest", () => {
 
     it("loads every bundled skill with its example config", async () => {
       const names = (await t.listTools()).map((tool) => tool.name);
-      for (const name of ["notes.read_note", "files.read_file", "shell.run_command", "github.create_issue"]) {
+      for (const name of ["notes_read_note", "files_read_file", "shell_run_command", "github_create_issue"]) {
         expect(names).toContain(name);
       }
     });
 
     it("reads the sample workspace and refuses to leave it", async () => {
-      const read = await t.callTool<{ content: string }>("files.read_file", { path: "README.md" });
+      const read = await t.callTool<{ content: string }>("files_read_file", { path: "README.md" });
       expect(read).toMatchObject({ ok: true, data: { content: expect.stringContaining("# Sample workspace") } });
-      const out = await t.callTool("files.read_file", { path: "../vault/AI-Agent/mcp-basics.md" });
+      const out = await t.callTool("files_read_file", { path: "../vault/AI-Agent/mcp-basics.md" });
       expect(out).toMatchObject({ ok: false, error: { code: "PERMISSION_DENIED", field: "/path" } });
     });
 
     it("refuses delete_file, which the manifest does not allow; run_command is allowed and asks the user", async () => {
-      const remove = await t.callTool("files.delete_file", { path: "notes.txt" });
+      const remove = await t.callTool("files_delete_file", { path: "notes.txt" });
       expect(remove).toMatchObject({ ok: false, error: { code: "PERMISSION_DENIED" } });
       expect(remove.message).toContain("skills[1].allow");
-      const run = await t.callTool("shell.run_command", { command: "echo", args: ["hello"] });
+      const run = await t.callTool("shell_run_command", { command: "echo", args: ["hello"] });
       expect(run).toMatchObject({ ok: false, error: { code: "PERMISSION_DENIED" } }); // the test client says no
-      expect(t.questions).toEqual(["shell.run_command wants to: Run echo hello. Allow it?"]);
+      expect(t.questions).toEqual(["shell_run_command wants to: Run echo hello. Allow it?"]);
     });
   });
 });

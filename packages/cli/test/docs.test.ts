@@ -3,6 +3,7 @@ import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { cp, mkdir, mkdtemp, readFile, rm, symlink, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
+import { loadManifest } from "@skillport/host";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ServedHttp } from "./workspace.js";
 import { connectStdio, REPO, runCli, serveHttp } from "./workspace.js";
@@ -33,7 +34,10 @@ const NOT_RUN: readonly [RegExp, string][] = [
   ],
   [/^pnpm changeset$/, "asks its questions on a terminal"],
   [/^pnpm add /, "installs from the registry; the workspace's tests use its packages from the workspace"],
-  [/^pnpm exec skillport call weather\./, "calls the scaffolded skill once enabled: the authoring flow's test"],
+  [
+    /^pnpm exec skillport call weather_get_weather /,
+    "calls the scaffolded skill once enabled: the authoring flow's test",
+  ],
 ];
 
 /** The blocks marked not run, page by page: kept short, each with its reason. */
@@ -123,7 +127,7 @@ describe("the pages' other examples", () => {
     const block = blocks.find((b) => b.lang === "json" && b.text.includes('"kind":"audit"'));
     const shown = JSON.parse(block?.text ?? "{}") as Record<string, unknown>;
     // `skillport call` prints its audit line at the info level (The CLI's page says so beside the log levels).
-    const run = await runCli(["call", "notes.search_notes", JSON.stringify({ keyword: "agent" })], scratch, {
+    const run = await runCli(["call", "notes_search_notes", JSON.stringify({ keyword: "agent" })], scratch, {
       SKILLPORT_LOG_LEVEL: "info",
     });
     expect(run.code).toBe(0);
@@ -133,6 +137,13 @@ describe("the pages' other examples", () => {
       expect(audit?.[key], key).toEqual(shown[key]);
     }
     expect(maskVersions(String(audit?.skill))).toBe(maskVersions(String(shown.skill)));
+  });
+
+  it("the upstream servers example loads as written, its comments included", async () => {
+    const block = blocks.find((b) => b.page === "docs/upstream-servers.md" && b.file === "upstream.manifest.json");
+    expect(block?.text).toMatch(/^\s*\/\/ /m);
+    const manifest = await loadManifest(path.join(scratch, "upstream.manifest.json"));
+    expect(manifest.servers.map((s) => s.mcp)).toEqual(["fs", "gh", "remote"]);
   });
 
   it("the sentence on .ci/run names what the script runs", async () => {
@@ -190,6 +201,25 @@ describe("the README", () => {
     const steps = script.split("\n").filter((l) => /^(corepack|pnpm) /.test(l));
     expect(steps).toEqual(["corepack enable", "pnpm install --frozen-lockfile", "pnpm test"]);
   });
+  it("step 5, and Writing skills' step 5, name the first changeset skillport new writes", async () => {
+    const step = /^5\. \*\*Release\*\*[\s\S]*?(?=\n\n)/m.exec(readme)?.[0] ?? "";
+    const page =
+      /^## 5\. Changeset[^\n]*\n\n[\s\S]*?(?=\n\n)/m.exec(TEXT.get("docs/writing-skills.md") as string)?.[0] ?? "";
+    const named = /`\.changeset\/([^`]+)`/.exec(step)?.[1];
+    expect(step).toContain("skillport new");
+    expect(page).toContain("skillport new");
+    expect(named).toBeDefined();
+    expect(page).toContain(`\`.changeset/${named}\``);
+    const dir = await mkdtemp(path.join(os.tmpdir(), "skillport-docs-new-"));
+    try {
+      await mkdir(path.join(dir, ".changeset"));
+      await writeFile(path.join(dir, "skills.manifest.json"), '{ "skills": [] }\n');
+      expect((await runCli(["new", "weather"], dir)).code).toBe(0);
+      expect(existsSync(path.join(dir, ".changeset", named as string))).toBe(true);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
 });
 
 describe("the pages' links", () => {
@@ -243,6 +273,8 @@ async function pnpmStart(command: Command): Promise<void> {
   // The same command, on a free port, in the scratch copy.
   expect(plain.banner).toMatch(/^Skillport is serving 10 tools from .* over Streamable HTTP\.$/m);
   expect(plain.banner).toContain(`MCP endpoint  ${plain.urlValue}`);
+  // The first run shows no warning the user cannot act on: the default manifest's names are ones model APIs take.
+  expect(plain.banner).not.toContain("Tool names:");
   if (command.output.length > 0) matchText(command.output, asShown(plain.stderr(), plain));
 }
 
@@ -253,7 +285,7 @@ async function serveStdio(command: Command): Promise<void> {
   try {
     await ready;
     const { tools } = await client.listTools();
-    expect(tools.map((t) => t.name)).toContain("notes.search_notes");
+    expect(tools.map((t) => t.name)).toContain("notes_search_notes");
   } finally {
     await client.close();
   }

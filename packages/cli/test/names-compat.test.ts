@@ -15,7 +15,7 @@ describe("provider-safe tool names", () => {
 
   beforeAll(async () => {
     ws = await makeWorkspace();
-    // The default manifest as a user has it, over the repository's own examples.
+    // The default manifest as a user has it, over the repository's own examples, joined with "." and with "_".
     const json = JSON.parse(await readFile(path.join(REPO, "skills.manifest.json"), "utf8"));
     // The packages it ships with: a skill a user scaffolded and enabled (the authoring flow's clone) is not counted.
     json.skills = json.skills.filter((entry: { package?: string }) => entry.package !== undefined);
@@ -29,7 +29,7 @@ describe("provider-safe tool names", () => {
         if (Array.isArray(value)) entry.config[key] = value.map((v: string) => path.join(REPO, v));
       }
     }
-    dotted = await ws.writeManifest(json, "dotted.manifest.json");
+    dotted = await ws.writeManifest({ ...json, separator: "." }, "dotted.manifest.json");
     underscored = await ws.writeManifest({ ...json, separator: "_" }, "underscored.manifest.json");
   });
   afterAll(() => ws?.dispose());

@@ -36,6 +36,8 @@ describe("quickServeOptions", () => {
     ["--http", "--port", "0", "--host", "0.0.0.0", "--path", "/mcp2", "--shutdown-grace", "250"],
     ["--http", "--port=3333"],
     ["--stdio", "--http"],
+    ["--stdio", "--log-level", "debug"],
+    ["--log-level=silent"],
   ];
   const declined: string[][] = [
     ["--no-lock"],
@@ -53,6 +55,7 @@ describe("quickServeOptions", () => {
     ["extra"],
     ["--", "--stdio"],
     ["--version"],
+    ["--log-level", "loud"],
   ];
 
   it.each(lines)("reads %j as commander does", async (...args) => {

@@ -1,3 +1,6 @@
+import { mkdtemp, rm } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Workspace } from "./workspace.js";
 import { makeWorkspace, NOTES_SKILL, runCli } from "./workspace.js";
@@ -58,10 +61,39 @@ describe("skillport refuses to start on a broken manifest", () => {
     }
   });
 
-  it("says how to fix a missing manifest", async () => {
-    const { code, stderr } = await runCli(["list", "--manifest", "nope.json"], ws.dir);
-    expect(code).toBe(1);
-    expect(stderr).toContain("pass --manifest <path>");
+  it("says how to fix a missing manifest: the default is created or named, a path given is checked", async () => {
+    const given = await runCli(["list", "--manifest", "nope.json"], ws.dir);
+    expect(given.code).toBe(1);
+    expect(given.stderr).toContain(`no manifest at ${path.join(ws.dir, "nope.json")}; check the path given`);
+    expect(given.stderr).not.toContain("pass --manifest");
+    const empty = await mkdtemp(path.join(os.tmpdir(), "skillport-no-manifest-"));
+    try {
+      const byDefault = await runCli(["list"], empty);
+      expect(byDefault.code).toBe(1);
+      expect(byDefault.stderr).toContain("create skills.manifest.json there or pass --manifest <path>");
+    } finally {
+      await rm(empty, { recursive: true, force: true });
+    }
+  });
+
+  it("says a manifest that cannot start with one header, whatever its problems are", async () => {
+    const own = await ws.writeManifest({ skills: [], bogus: 1 }, "own-problem.json");
+    const skill = await ws.writeManifest({ skills: [{ package: "@skillport/skill-nope" }] }, "skill-problem.json");
+    const both = await ws.writeManifest({ skills: [{ package: "@skillport/skill-nope" }], bogus: 1 }, "both.json");
+    const syntax = await ws.writeManifest('{ "skills": [] "name": "x" }', "syntax.json");
+    for (const [file, problems] of [
+      [own, 1],
+      [skill, 1],
+      [both, 2],
+      [syntax, 1],
+    ] as const) {
+      const { code, stderr } = await runCli(["list", "--manifest", file], ws.dir);
+      expect(code).toBe(1);
+      const noun = problems === 1 ? "problem" : "problems";
+      expect(stderr.split("\n")[0], file).toBe(`[skillport] cannot start: ${problems} ${noun} in ${file}:`);
+      expect(stderr).not.toContain("is invalid (");
+      expect(stderr.match(/^\[skillport\]/gm)).toHaveLength(1);
+    }
   });
 });
 

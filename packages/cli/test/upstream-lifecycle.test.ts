@@ -210,6 +210,32 @@ describe("a variable a server entry names that is not set", () => {
   }, 60_000);
 });
 
+describe("a server whose variable is not set, asked through every command", () => {
+  it("gives one answer: with a lock, list lists its tools, call and serve answer CREDENTIALS_MISSING; without, call says why", async () => {
+    const manifest = await manifestWith({ env: { API_TOKEN: "${UPSTREAM_TOKEN}" } });
+    const unset = { UPSTREAM_TOKEN: undefined, SKILLPORT_LOG_LEVEL: "silent" };
+    const unlocked = await runCli(["call", "up.echo", '{"text":"hi"}', "--manifest", manifest], ws.dir, unset);
+    expect(unlocked.code).toBe(1);
+    expect(unlocked.stderr).toContain('unknown tool "up.echo"');
+    expect(unlocked.stderr).toContain('servers[0] ("up") is not served: not started: servers[0].env.API_TOKEN needs');
+    expect(unlocked.stderr).toContain("UPSTREAM_TOKEN");
+
+    const locked = await runCli(["lock", "--manifest", manifest], ws.dir, {
+      ...unset,
+      UPSTREAM_TOKEN: "a-token-long-enough",
+    });
+    expect(locked.code, locked.stderr).toBe(0);
+    const listed = await runCli(["list", "--manifest", manifest], ws.dir, unset);
+    expect(listed.stdout).toContain("up.echo");
+    const called = await runCli(["call", "up.echo", '{"text":"hi"}', "--manifest", manifest], ws.dir, unset);
+    expect(called.code).toBe(1);
+    expect(JSON.parse(called.stdout)).toMatchObject({ ok: false, error: { code: "CREDENTIALS_MISSING" } });
+    const { call } = await serve(manifest, { UPSTREAM_TOKEN: "" });
+    expect(await call("up.echo", { text: "hi" })).toMatchObject({ ok: false, error: { code: "CREDENTIALS_MISSING" } });
+    expect(await starts()).toHaveLength(1);
+  }, 60_000);
+});
+
 describe("names an upstream server shares with a skill", () => {
   it("stop the host at start, naming both", async () => {
     const manifest = await ws.writeManifest(

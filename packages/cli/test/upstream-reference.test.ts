@@ -223,3 +223,54 @@ describe("a destructive upstream tool the manifest does not allow", () => {
     expect(await readFile(path.join(root, "keep.md"), "utf8")).toBe("keep\n");
   }, 60_000);
 });
+
+describe("an upstream server is named as it names itself, never by its command line", () => {
+  let ws: Workspace;
+  let root: string;
+  let manifest: string;
+  beforeAll(async () => {
+    ws = await makeWorkspace();
+    root = path.join(ws.dir, "root");
+    await mkdir(root, { recursive: true });
+    await writeFile(path.join(root, "hello.md"), "hello\n");
+    manifest = await ws.writeManifest(
+      { skills: [], servers: [{ mcp: "fs", command: process.execPath, args: [FILESYSTEM, root] }] },
+      "fs.manifest.json",
+    );
+  });
+  afterAll(() => ws?.dispose());
+
+  // The filesystem server's serverInfo: what list, audit lines and meta.toolVersion say.
+  const NAMED = "secure-filesystem-server@0.2.0";
+
+  it("in list, in the call's audit line (with the entry's mcp id) and in meta.toolVersion", async () => {
+    const listed = await runCli(["list", "--manifest", manifest], ws.dir, { SKILLPORT_LOG_LEVEL: "silent" });
+    expect(listed.code).toBe(0);
+    expect(listed.stdout).toContain(NAMED);
+    expect(listed.stdout).not.toContain("index.js");
+    expect(listed.stdout).not.toContain("upstream");
+
+    const called = await runCli(
+      ["call", "fs.list_directory", JSON.stringify({ path: root }), "--manifest", manifest],
+      ws.dir,
+      { SKILLPORT_LOG_LEVEL: "info" },
+    );
+    expect(called.code).toBe(0);
+    const envelope = JSON.parse(called.stdout) as Envelope & { meta: { toolVersion: string } };
+    expect(envelope.meta.toolVersion).toBe("0.2.0");
+    const audit = called.stderr
+      .split("\n")
+      .filter((line) => line.includes('"kind":"audit"'))
+      .map((line) => JSON.parse(line) as { skill: string; instance: string });
+    expect(audit).toEqual([expect.objectContaining({ skill: NAMED, instance: "fs" })]);
+  }, 60_000);
+
+  it("the lock records the name, so a locked host names the server before it starts it", async () => {
+    const locked = await runCli(["lock", "--manifest", manifest], ws.dir, { SKILLPORT_LOG_LEVEL: "silent" });
+    expect(locked.code).toBe(0);
+    const lock = JSON.parse(await readFile(path.join(ws.dir, "fs.lock.json"), "utf8"));
+    expect(lock.servers[0].server).toEqual({ name: "secure-filesystem-server", version: "0.2.0" });
+    const listed = await runCli(["list", "--manifest", manifest], ws.dir, { SKILLPORT_LOG_LEVEL: "silent" });
+    expect(listed.stdout).toContain(NAMED);
+  }, 60_000);
+});

@@ -19,6 +19,7 @@ import type {
   ResourceContents,
   ResourceSpec,
   ResourceTemplateSpec,
+  ServerInfo,
   StartResult,
   ToolResult,
   ToolSpec,
@@ -73,6 +74,8 @@ export function createHandle(connector: Connector, spec: BaseSpec): McpHandle {
   const cell = createStateCell();
   const startTimeoutMs = spec.startTimeoutMs ?? DEFAULT_START_TIMEOUT_MS;
   let current: Connection | undefined;
+  // How the server named itself in the last handshake: said with the tools by every start() while it is ready.
+  let serverInfo: ServerInfo | undefined;
   let starting: Promise<StartResult> | undefined;
   let generation = 0;
   let activeCalls = 0;
@@ -103,7 +106,7 @@ export function createHandle(connector: Connector, spec: BaseSpec): McpHandle {
   const start = (): Promise<StartResult> => {
     if (current !== undefined && cell.snapshot.value === "ready") {
       attach(current);
-      return Promise.resolve({ ok: true, tools: cell.snapshot.tools ?? [] });
+      return Promise.resolve(ready(cell.snapshot.tools ?? []));
     }
     if (starting !== undefined) return starting;
     const attempt = open(++generation);
@@ -113,6 +116,9 @@ export function createHandle(connector: Connector, spec: BaseSpec): McpHandle {
     });
     return attempt;
   };
+
+  const ready = (tools: readonly ToolSpec[]): StartResult =>
+    serverInfo === undefined ? { ok: true, tools } : { ok: true, tools, server: serverInfo };
 
   const open = async (mine: number): Promise<StartResult> => {
     cell.set("starting");
@@ -150,10 +156,11 @@ export function createHandle(connector: Connector, spec: BaseSpec): McpHandle {
         return stopped();
       }
       const tools = toSpecs(listed.tools);
+      serverInfo = serverInfoOf(connection.client.getServerVersion());
       attach(connection);
       cell.set("ready", { tools });
       armIdle();
-      return { ok: true, tools };
+      return ready(tools);
     } catch (cause) {
       await close(connection);
       if (mine !== generation) return stopped();
@@ -473,4 +480,12 @@ function summary(result: ToolResult): string {
 
 function clip(text: string): string {
   return text.length > 500 ? `${text.slice(0, 500)}…` : text;
+}
+
+/** A server's `serverInfo` as plain data: its name and version (and title), when it gave them as strings. */
+function serverInfoOf(
+  info: { name?: unknown; version?: unknown; title?: unknown } | undefined,
+): ServerInfo | undefined {
+  if (typeof info?.name !== "string" || typeof info.version !== "string") return undefined;
+  return { name: info.name, version: info.version, ...(typeof info.title === "string" ? { title: info.title } : {}) };
 }

@@ -39,6 +39,7 @@ export type {
   ResourceContents,
   ResourceSpec,
   ResourceTemplateSpec,
+  ServerInfo,
   StartResult,
   StateSnapshot,
   ToolResult,

@@ -60,8 +60,20 @@ export type ClientErrorCode =
   | "CONFLICT"
   | "INTERNAL";
 
-/** What `start()` answers: the server's tools once it is ready, or why it is not. */
-export type StartResult = { ok: true; tools: readonly ToolSpec[] } | { ok: false; error: ClientError };
+/** How a server names itself in the handshake (MCP's `serverInfo`): e.g. `secure-filesystem-server` `0.2.0`. */
+export interface ServerInfo {
+  name: string;
+  version: string;
+  title?: string;
+}
+
+/**
+ * What `start()` answers: the server's tools once it is ready (and its `serverInfo`, when it gave one), or why it is
+ * not.
+ */
+export type StartResult =
+  | { ok: true; tools: readonly ToolSpec[]; server?: ServerInfo }
+  | { ok: false; error: ClientError };
 
 /** What `listTools()` answers: the same shape as {@link StartResult}. */
 export type ListToolsResult = StartResult;

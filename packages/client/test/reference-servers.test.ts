@@ -149,6 +149,14 @@ describe("the official reference servers through the client", () => {
     await handle.stop();
   });
 
+  it("server-filesystem: start() says how the server names itself (its serverInfo), started or already ready", async () => {
+    const handle = connect({ transport: "stdio", command: process.execPath, args: [FILESYSTEM, root] });
+    const first = await handle.start();
+    expect(first).toMatchObject({ ok: true, server: { name: "secure-filesystem-server", version: "0.2.0" } });
+    expect(await handle.start()).toMatchObject({ ok: true, server: { name: "secure-filesystem-server" } });
+    await handle.stop();
+  });
+
   it("both through one hub, namespaced, each on its own", async () => {
     const hub = new McpHub({
       every: connect(everything()),

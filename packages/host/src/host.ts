@@ -1,6 +1,6 @@
 import path from "node:path";
 import type { UpstreamClient } from "./entries/upstream-client.js";
-import { HostError } from "./errors/host-error.js";
+import { cannotStart, HostError } from "./errors/host-error.js";
 import type { Logger } from "./logging/logger.js";
 import { createLogger, redactingLogger } from "./logging/logger.js";
 import type { ManifestReading } from "./manifest/load-manifest.js";
@@ -238,11 +238,7 @@ function startupError(file: string, failures: readonly HostError[]): HostError {
   const problems = failures
     .flatMap((failure) => (failure.problems.length > 0 ? failure.problems : [failure.message]))
     .map((problem) => problem.replace(/^\[skillport\] /, ""));
-  return new HostError(
-    first.code,
-    `[skillport] cannot start: ${problems.length} ${problems.length === 1 ? "problem" : "problems"} in ${file}:`,
-    problems,
-  );
+  return cannotStart(first.code, file, problems);
 }
 
 /** Below this length the redactor matches a secret only whole and plain (see redaction/secret-forms.ts). */

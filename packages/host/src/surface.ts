@@ -2,8 +2,9 @@
 // (@skillport/tooling, the skillport command, @skillport/testing) that must see it exactly as the host does: a
 // skill's surface, the lock that records surfaces (its format, where it is, reading it, its hashes), and the host's
 // own checks (a tool's JSON Schema, an instance's config, a SKILL.md's frontmatter, an upstream tool's patterns and
-// risk), the tools/list it answers under each discovery mode, and the search discovery "search" ranks tools with
-// (for `skillport check` and the benchmarks). No MCP SDK import.
+// risk), a manifest's text as the host reads it (comments allowed), the host's "did you mean", the tools/list it
+// answers under each discovery mode, and the search discovery "search" ranks tools with (for `skillport check` and
+// the benchmarks). No MCP SDK import.
 // Any new export added here becomes public API. Use named exports, not wildcards.
 
 export type {
@@ -15,7 +16,9 @@ export type {
 } from "./entries/surface.js";
 export { surfaceOf } from "./entries/surface.js";
 export { upstreamRisk } from "./entries/upstream-pin.js";
-export { closestNames } from "./registry/closest-names.js";
+export type { ClosestNamesOptions } from "./errors/closest-names.js";
+export { closestNames } from "./errors/closest-names.js";
+export { parseManifestText } from "./manifest/manifest-text.js";
 export { discoveryListings, listedTools } from "./registry/discovery-listings.js";
 export type { InstanceConfig, InstanceConfigOptions } from "./registry/instance-config.js";
 export { instanceConfig } from "./registry/instance-config.js";

@@ -72,12 +72,13 @@ describe("loadManifest", () => {
     expect(error.problems).toHaveLength(3);
   });
 
-  it("says where the file should be when it is missing", async () => {
+  it("says which path it looked at when the manifest given is missing, and not to pass the path it was given", async () => {
     const dir = await scratch("skillport-manifest-");
-    await expect(loadManifest(path.join(dir, "skills.manifest.json"))).rejects.toMatchObject({
-      code: "MANIFEST_NOT_FOUND",
-      message: expect.stringContaining("--manifest"),
-    });
+    const file = path.join(dir, "skills.manifest.json");
+    const error = (await loadManifest(file).catch((e: unknown) => e)) as HostError;
+    expect(error).toMatchObject({ code: "MANIFEST_NOT_FOUND" });
+    expect(error.message).toContain(`no manifest at ${file}; check the path given as the manifest`);
+    expect(error.message).not.toContain("pass --manifest");
   });
 
   it("names the file when it is not JSON", async () => {
@@ -113,7 +114,7 @@ describe("readManifest", () => {
       separator: ".",
       skills: [{ enabled: false }, { package: "fixture-skill-notebook", mcp: "fine" }, { enabled: false }],
     });
-    await expect(loadManifest(file)).rejects.toThrow(/broken\.manifest\.json is invalid/);
+    await expect(loadManifest(file)).rejects.toThrow(`[skillport] cannot start: 4 problems in ${file}:`);
   });
 
   it("builds nothing from a manifest that is not an object", async () => {

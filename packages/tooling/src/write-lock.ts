@@ -39,6 +39,7 @@ export function lockOf(manifest: LoadedManifest, registry: Registry): LockFile {
             source: serverSourceOf(server.entry),
             hash: hashOf(server.tools),
             tools: [...server.tools],
+            ...(server.serverInfo === undefined ? {} : { server: server.serverInfo }),
           })),
         }),
   };

@@ -13,7 +13,8 @@ export interface CallCommandOptions {
 }
 
 /**
- * `skillport call <tool> '<json>'`: runs one call through the full pipeline and prints the envelope. The person at
+ * `skillport call <tool> '<json>'`: runs one call through the full pipeline and prints the envelope, starting from the
+ * manifest's lock when it is current (as list and serve do; the skill is imported for the call). The person at
  * the terminal is the user a dangerous call is confirmed by: asked on the terminal, or `--yes`. The call's audit line
  * goes to the manifest's `audit.file` when it names one; on stderr it follows SKILLPORT_LOG_LEVEL like the log
  * (this command's default level, warn, leaves it out; info prints it).
@@ -28,7 +29,13 @@ export async function call(fullName: string, json: string, options: CallCommandO
     );
     return 2;
   }
-  const host = await createHost({ manifest: options.manifest, client: upstreamClient, logger: quietLogger() });
+  // From the lock like list and serve: a tool they list (an upstream's whose variable is not set) is one call answers.
+  const host = await createHost({
+    manifest: options.manifest,
+    client: upstreamClient,
+    logger: quietLogger(),
+    lock: "auto",
+  });
   try {
     const outcome = await host.pipeline.call(fullName, args, { confirmation: terminalConfirmation(options) });
     if (outcome.stage === "lookup") {
@@ -44,12 +51,16 @@ export async function call(fullName: string, json: string, options: CallCommandO
 
 // --- internal ---
 
-/** Says which tools come close to an unknown name, and how to list them all. */
+/**
+ * Says which tools come close to an unknown name, and how to list them all; and what is not served and why (a skill
+ * that failed to load, a server not started for want of a variable), since the tool may be one of theirs.
+ */
 function unknownTool(fullName: string, host: Host, manifest: string): string {
   const close = closestNames(fullName, host.registry.tools.keys(), host.manifest.separator);
   const guess = close.length === 0 ? "" : ` did you mean ${close.join(" or ")}?`;
   const list = manifest === DEFAULT_MANIFEST ? "skillport list" : `skillport list --manifest ${shellWord(manifest)}`;
-  return `[skillport] unknown tool "${fullName}";${guess} ${list} names every tool this manifest serves`;
+  const unserved = host.registry.failures.map((f) => `\n  ${f.source} is not served: ${f.message}`).join("");
+  return `[skillport] unknown tool "${fullName}";${guess} ${list} names every tool this manifest serves${unserved}`;
 }
 
 /** A word as a POSIX shell reads it back: quoted only when it needs to be. */

@@ -37,9 +37,8 @@ export async function lock(options: LockOptions): Promise<number> {
     const lockFile = lockOf(host.manifest, host.registry);
     const file = await writeLock(host.manifest, lockFile);
     const servers = lockFile.servers ?? [];
-    const tools =
-      lockFile.instances.reduce((n, i) => n + i.skill.tools.length, 0) +
-      servers.reduce((n, s) => n + s.tools.length, 0);
+    // The tools served, as list counts them: the lock records each skill's whole surface, tools.exclude included.
+    const tools = host.registry.tools.size;
     const what = count(lockFile.instances.length, "skill instance");
     const upstream = servers.length === 0 ? "" : ` and ${count(servers.length, "upstream server")}`;
     process.stdout.write(`✔ locked ${what}${upstream} (${count(tools, "tool")}) in ${file}\n`);

@@ -1,8 +1,9 @@
 import { existsSync } from "node:fs";
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
+import { HostError } from "@skillport/host";
+import { parseManifestText } from "@skillport/host/surface";
 import { insertSkillEntry } from "../insert-skill-entry.js";
-import { messageOf } from "../message-of.js";
 import type { SkillTemplateInput } from "../templates/skill.js";
 import { skillChangeset, skillFiles, toolName } from "../templates/skill.js";
 
@@ -48,12 +49,18 @@ export async function newSkill(capability: string, options: NewOptions): Promise
   let skills: unknown;
   let separator: unknown;
   try {
-    ({ skills, separator } = (JSON.parse(manifestText) as { skills?: unknown; separator?: unknown } | null) ?? {});
+    // Read as the host reads it (comments and trailing commas allowed); a syntax error says where, as it does.
+    const json = parseManifestText(manifestText, manifestFile) as { skills?: unknown; separator?: unknown } | null;
+    ({ skills, separator } = typeof json === "object" && json !== null ? json : {});
   } catch (error) {
-    return refuse(1, `${manifestFile} is not valid JSON (${messageOf(error)}); fix it first`);
+    if (!(error instanceof HostError)) throw error;
+    return refuse(
+      1,
+      `${manifestFile}, ${error.problems.join("\n").replaceAll("\n", "\n  ")}\nFix it first, then run skillport new again.`,
+    );
   }
   const entry = { path: `./skills/skill-${capability}`, mcp: capability, enabled: false };
-  // The entry goes in as text: the rest of the manifest keeps its bytes (formatting, key order, line endings).
+  // The entry goes in as text: the rest of the manifest keeps its bytes (formatting, key order, line endings, comments).
   const updated = Array.isArray(skills) ? insertSkillEntry(manifestText, entry) : undefined;
   if (!Array.isArray(skills) || updated === undefined) {
     return refuse(1, `${manifestFile} has no "skills" list; run skillport check to see what is wrong`);

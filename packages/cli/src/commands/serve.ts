@@ -18,6 +18,8 @@ export interface ServeOptions {
   path?: string;
   shutdownGrace?: number;
   banner?: boolean;
+  /** SKILLPORT_LOG_LEVEL for this run (set before the command starts). */
+  logLevel?: string;
   /** Refuse to start without a current skills.lock.json. */
   frozenLock?: boolean;
   /** false (--no-lock) ignores skills.lock.json. */

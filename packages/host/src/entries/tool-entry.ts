@@ -42,9 +42,9 @@ export interface ToolOwner {
   readonly where: string;
   /** How messages name it: `skills[0] (@skillport/skill-notes as "notes")`. */
   readonly source: string;
-  /** The skill's package, or what an upstream server is (its command or URL), for audit lines. */
+  /** The skill's package, or the name an upstream server gives itself (its `serverInfo`), for list and audit lines. */
   readonly packageName: string;
-  /** The installed package version, or the version an upstream server reports. */
+  /** The installed package version, or the version an upstream server reports in its `serverInfo`. */
   readonly version: string;
   /** Required credentials that were not found, each saying what to set. Non-empty → CREDENTIALS_MISSING. */
   readonly missingCredentials: readonly string[];

@@ -20,9 +20,18 @@ export interface UpstreamError {
 /** What an upstream tool answered (MCP's tool result, the client's `ToolResult`). */
 export type UpstreamResult = McpToolResult;
 
+/** How an upstream server names itself in its handshake (MCP's `serverInfo`; the client's `ServerInfo`). */
+export interface UpstreamServerInfo {
+  name: string;
+  version: string;
+}
+
 /** The part of a `@skillport/client` handle the host uses. */
 export interface UpstreamHandle {
-  start(): Promise<{ ok: true; tools: readonly UpstreamTool[] } | { ok: false; error: UpstreamError }>;
+  start(): Promise<
+    | { ok: true; tools: readonly UpstreamTool[]; server?: UpstreamServerInfo | undefined }
+    | { ok: false; error: UpstreamError }
+  >;
   stop(): Promise<void>;
   callTool(
     name: string,

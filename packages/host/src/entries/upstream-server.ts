@@ -3,7 +3,13 @@ import { SERVER_DEFAULTS } from "../manifest/defaults.js";
 import type { ServerEntry } from "../manifest/manifest.js";
 import type { PatternEngine, SchemaCompiler } from "../schema/ajv.js";
 import type { ToolOwner } from "./tool-entry.js";
-import type { GivenCredential, UpstreamHandle, UpstreamSpec, UpstreamTool } from "./upstream-client.js";
+import type {
+  GivenCredential,
+  UpstreamHandle,
+  UpstreamServerInfo,
+  UpstreamSpec,
+  UpstreamTool,
+} from "./upstream-client.js";
 import type { UpstreamPin } from "./upstream-pin.js";
 
 /** One enabled `servers` entry: its handle (nothing opened until used), its limits and what it lists. */
@@ -19,6 +25,11 @@ export interface UpstreamServer extends ToolOwner {
   readonly entry: ServerEntry;
   /** Its tools as listed when the table was built: from the lock, or from the server at start. */
   readonly tools: readonly UpstreamTool[];
+  /**
+   * How the server named itself (its `serverInfo`), from the lock or from its handshake at start: what `packageName`
+   * and `version` say. Undefined when neither told (a lock written before it was recorded).
+   */
+  readonly serverInfo: UpstreamServerInfo | undefined;
   /** What its tools were reviewed as (the lock, or the first list seen): every list it sends later passes it. */
   readonly pin: UpstreamPin;
   /** Compiles a pattern of its schemas for RE2 (linear time); throws what RE2 cannot run. */

@@ -43,19 +43,24 @@ export function upstreamToolEntry(server: UpstreamServer, init: UpstreamToolInit
     mount: AS_IS,
     async resolve() {
       const handle = server.handle;
-      if (handle === undefined) throw unavailable(`${server.id} has missing credentials`);
+      if (handle === undefined) throw unavailable(`${server.id} has missing credentials`, false);
       const started = await handle.start();
-      if (!started.ok) throw unavailable(started.error.message);
+      // A server that could not be started or reached may be up on the next try; missing credentials need a fix.
+      if (!started.ok) throw unavailable(started.error.message, started.error.code === "UNAVAILABLE");
       const live = started.tools.find((t) => t.name === init.tool.name);
       if (live === undefined) {
-        throw unavailable(`${server.id} no longer lists the tool "${init.tool.name}"; run skillport lock, or restart`);
+        throw unavailable(
+          `${server.id} no longer lists the tool "${init.tool.name}"; run skillport lock, or restart`,
+          false,
+        );
       }
       if (cached?.spec === live) return cached.runnable;
       const pinned = server.pin.review(live);
-      if (pinned.refusal !== undefined) throw unavailable(pinned.refusal);
+      if (pinned.refusal !== undefined) throw unavailable(pinned.refusal, false);
       if (pinned.tool === undefined || fingerprint(pinned.tool) !== listed) {
         throw unavailable(
           `${server.id}'s tool "${live.name}" changed its schema or annotations since it was listed; review it, then run skillport lock (or restart)`,
+          false,
         );
       }
       refuseNonLinear(server, live);
@@ -102,7 +107,7 @@ function runnableOf(server: UpstreamServer, tool: UpstreamTool, title: string): 
     brief: createArgumentBrief({ heading: `Call ${tool.name} on ${server.id}`, schema: inputSchema }),
     async run(args, call: RunCall) {
       const handle = server.handle;
-      if (handle === undefined) throw unavailable(`${server.id} has missing credentials`);
+      if (handle === undefined) throw unavailable(`${server.id} has missing credentials`, false);
       // The host's own timeout (the execute stage) answers first; the client's is a backstop.
       const outcome = await handle.callTool(tool.name, args, {
         signal: call.signal,
@@ -134,7 +139,13 @@ function answerOf(answered: UpstreamResult, title: string) {
   return result(answered.structuredContent ?? { content: answered.content }, { message: `${title}: done` });
 }
 
-/** A client failure as the SkillError the envelope carries. */
+/**
+ * A client failure as the SkillError the envelope carries, retryable only where the same call may succeed when tried
+ * again: the server could not be reached or its connection dropped, the call timed out or was cancelled, the server
+ * is rate limiting (HTTP 429) or unavailable for now (HTTP 5xx), or a Skillport upstream said so. A refusal by the
+ * tool itself (its `isError` answer), a JSON-RPC error, credentials refused and an answer over the size limit come
+ * back the same on a retry.
+ */
 function errorOf(server: UpstreamServer, error: UpstreamError, answered: UpstreamResult | undefined): SkillError {
   switch (error.code) {
     case "TOOL_ERROR": {
@@ -152,36 +163,44 @@ function errorOf(server: UpstreamServer, error: UpstreamError, answered: Upstrea
       return new SkillError({
         code: "UPSTREAM_ERROR",
         message: `${server.id}: ${(answered === undefined ? undefined : firstText(answered)) ?? error.message}`,
+        retryable: false,
       });
     }
     case "UNAVAILABLE":
-      return unavailable(error.message);
+      if (error.status === 429) {
+        return new SkillError({ code: "RATE_LIMITED", message: error.message, retryable: true, status: 429 });
+      }
+      // An HTTP answer the server will give again (404, 400) is not worth a retry; no answer at all, or 5xx, is.
+      return unavailable(error.message, error.status === undefined || error.status >= 500 || error.status === 408);
     case "TIMEOUT":
       return new SkillError({ code: "TIMEOUT", message: error.message, retryable: true });
     case "CANCELLED":
       return new SkillError({ code: "CANCELLED", message: error.message, retryable: true });
     case "PROTOCOL_ERROR":
+      // Invalid params: retryable with other arguments, as every ARGUMENT_INVALID is.
       return error.rpcCode === -32602
         ? new SkillError({ code: "ARGUMENT_INVALID", message: error.message })
-        : new SkillError({ code: "UPSTREAM_ERROR", message: error.message });
+        : new SkillError({ code: "UPSTREAM_ERROR", message: error.message, retryable: false });
     case "RESULT_TOO_LARGE":
       return new SkillError({
         code: "UPSTREAM_ERROR",
+        retryable: false,
         message: `${server.id}: the answer exceeded ${server.where}.maxResultBytes (${server.entry.maxResultBytes ?? SERVER_DEFAULTS.maxResultBytes} bytes) and was not read further; the connection was reset (it is opened again on the next call). Raise maxResultBytes in the manifest if answers this large are expected`,
       });
     case "UNAUTHORIZED":
       return new SkillError({
         code: "UPSTREAM_ERROR",
+        retryable: false,
         message: `${error.message}; the host's credentials for ${server.where} were refused: check its headers`,
         ...(error.status === undefined ? {} : { status: error.status }),
       });
     default:
-      return new SkillError({ code: "UPSTREAM_ERROR", message: error.message });
+      return new SkillError({ code: "UPSTREAM_ERROR", message: error.message, retryable: false });
   }
 }
 
-function unavailable(message: string): SkillError {
-  return new SkillError({ code: "UNAVAILABLE", message, retryable: true });
+function unavailable(message: string, retryable: boolean): SkillError {
+  return new SkillError({ code: "UNAVAILABLE", message, retryable });
 }
 
 function skillportEnvelope(structured: unknown): Record<string, unknown> | undefined {

@@ -19,7 +19,8 @@ export type HostErrorCode =
  * A local error the host reports to the person running it (not to be confused with core's `SkillError`, which a
  * capability throws and a client reads in the envelope): the manifest, a skill package or a name conflict stops the
  * host. `problems` lists every
- * problem found, each naming where it is (a manifest path such as `skills[1].mcp`) and what to do.
+ * problem found, each naming where it is (a manifest path such as `skills[1].mcp`) and what to do; the lines after
+ * the first of a problem (a syntax error's excerpt) are indented under it.
  */
 export class HostError extends Error {
   override readonly name = "HostError";
@@ -27,10 +28,27 @@ export class HostError extends Error {
   readonly problems: readonly string[];
 
   constructor(code: HostErrorCode, summary: string, problems: readonly string[] = [], options?: ErrorOptions) {
-    super(problems.length === 0 ? summary : `${summary}\n${problems.map((p) => `  - ${p}`).join("\n")}`, options);
+    super(
+      problems.length === 0
+        ? summary
+        : `${summary}\n${problems.map((p) => `  - ${p.replaceAll("\n", "\n    ")}`).join("\n")}`,
+      options,
+    );
     this.code = code;
     this.problems = problems;
   }
+}
+
+/**
+ * The one way the host says it cannot start from a manifest: one header naming the file and how many problems it
+ * has, then every problem, each naming its place and the fix.
+ *
+ * @example
+ * cannotStart("MANIFEST_INVALID", "/app/skills.manifest.json", ["seperator: is not a known field; did you mean separator?"])
+ */
+export function cannotStart(code: HostErrorCode, file: string, problems: readonly string[]): HostError {
+  const noun = problems.length === 1 ? "problem" : "problems";
+  return new HostError(code, `[skillport] cannot start: ${problems.length} ${noun} in ${file}:`, problems);
 }
 
 /** The message of anything thrown: an Error's own, else the value as text. */

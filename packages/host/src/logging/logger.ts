@@ -17,14 +17,17 @@ export interface LoggerOptions {
 }
 
 /**
- * The host's logger: JSON lines on stderr, never stdout (stdout belongs to the stdio transport).
- * Synchronous writes, so nothing is lost when a short command exits.
+ * The host's logger: JSON lines on stderr, never stdout (stdout belongs to the stdio transport), each with its `time`
+ * in ISO 8601 (`2026-11-30T15:02:11.482Z`), as audit lines have it. Synchronous writes, so nothing is lost when a
+ * short command exits.
  */
 export function createLogger(options: LoggerOptions = {}): Logger {
   return pino(
     {
       level: options.level ?? process.env.SKILLPORT_LOG_LEVEL ?? "info",
       base: { name: "skillport" },
+      // ISO 8601, as audit lines write it: one stream, one time format, read alike by a person and a log store.
+      timestamp: pino.stdTimeFunctions.isoTime,
       ...(options.redactor === undefined ? {} : hostLoggerOptions(options.redactor)),
     },
     pino.destination({ dest: 2, sync: true }),

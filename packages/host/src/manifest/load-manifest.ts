@@ -1,7 +1,7 @@
 import { readFile } from "node:fs/promises";
 import path from "node:path";
 import type { ErrorObject, ValidateFunction } from "ajv";
-import { HostError, messageOf } from "../errors/host-error.js";
+import { cannotStart, HostError, messageOf } from "../errors/host-error.js";
 import { fromSources, requireFromHost } from "../package/package-files.js";
 import { createAjv } from "../schema/ajv.js";
 import { describeAjvErrors } from "../schema/format-ajv-errors.js";
@@ -23,10 +23,11 @@ import type {
   ServerEntry,
   SkillEntry,
 } from "./manifest.js";
+import { parseManifestText } from "./manifest-text.js";
 
 /**
- * Reads a manifest file and checks it against manifest.schema.json. Every problem is reported at once, each
- * naming its place (`skills[1].mcp`) and the fix.
+ * Reads a manifest file (JSON with comments and trailing commas) and checks it against manifest.schema.json. Every
+ * problem is reported at once, each naming its place (`skills[1].mcp`) and the fix.
  *
  * @example
  * const manifest = await loadManifest("./skills.manifest.json");
@@ -56,12 +57,12 @@ export interface ManifestReading {
 
 /** The error of a manifest with problems of its own, listing every one. */
 export function manifestError(file: string, problems: readonly string[]): HostError {
-  return new HostError("MANIFEST_INVALID", `[skillport] ${path.basename(file)} is invalid (${file}):`, problems);
+  return cannotStart("MANIFEST_INVALID", file, problems);
 }
 
 /**
  * Reads a manifest file without stopping at its first problem (see {@link ManifestReading}). A file that cannot
- * be read, or is not JSON, has nothing more to find: that throws at once.
+ * be read, or is not JSON (comments and trailing commas allowed), has nothing more to find: that throws at once.
  */
 export async function readManifest(file: string = DEFAULT_MANIFEST): Promise<ManifestReading> {
   const absolute = path.resolve(file);
@@ -70,20 +71,19 @@ export async function readManifest(file: string = DEFAULT_MANIFEST): Promise<Man
     text = await readFile(absolute, "utf8");
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
+    // The default was looked for where the command runs; a path that was given names a file that is not there.
+    const fix =
+      file === DEFAULT_MANIFEST
+        ? `create ${DEFAULT_MANIFEST} there or pass --manifest <path>`
+        : "check the path given as the manifest (a relative one is read from the current folder)";
     throw new HostError(
       "MANIFEST_NOT_FOUND",
       code === "ENOENT"
-        ? `[skillport] no manifest at ${absolute}; create ${DEFAULT_MANIFEST} there or pass --manifest <path>`
+        ? `[skillport] no manifest at ${absolute}; ${fix}`
         : `[skillport] cannot read the manifest ${absolute}: ${messageOf(error)}`,
     );
   }
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch (error) {
-    throw new HostError("MANIFEST_INVALID", `[skillport] ${absolute} is not valid JSON: ${messageOf(error)}`);
-  }
-  return inspectManifest(json, absolute);
+  return inspectManifest(parseManifestText(text, absolute), absolute);
 }
 
 // --- internal ---

@@ -25,6 +25,11 @@ export interface ConnectionTools {
   offer(message: unknown, deliver: (message: unknown) => void): boolean;
   /** The connection closed: every call the core runs sees its stop abort, and none is answered. */
   close(): void;
+  /**
+   * Resolves once no call the core runs is in flight, each one answered (or handed to the SDK's server): the end of
+   * input waits for it before the connection closes.
+   */
+  settled(): Promise<void>;
   /** How many calls and lists the core ran without the SDK's server, and how many calls it passed on to it. */
   readonly counts: Readonly<{ calls: number; lists: number; passedOn: number }>;
 }
@@ -45,6 +50,8 @@ export function connectTools(core: ToolsCore, options: ConnectionToolsOptions): 
   // table in the old generation (measured: about 150 bytes a call, left for a full collection); a cancel is rare.
   const inFlight: Running[] = [];
   const counts = { calls: 0, lists: 0, passedOn: 0 };
+  // Who waits for the calls in flight to end (the end of input); empty but at that moment.
+  let waiting: (() => void)[] = [];
   // What every call on this connection's server shares, made once per server: what its client can answer, and how
   // a call's log lines reach it (at the level the client set with logging/setLevel).
   let shared: { server: Server; supports: ClientSupports; log: ToolConnection["log"] } | undefined;
@@ -122,8 +129,21 @@ export function connectTools(core: ToolsCore, options: ConnectionToolsOptions): 
         running.cancelled = true;
         running.stop.abort(closed);
       }
+      settle();
+    },
+    settled() {
+      if (inFlight.length === 0) return Promise.resolve();
+      return new Promise<void>((resolve) => waiting.push(resolve));
     },
   };
+
+  /** Tells whoever waits that no call is in flight; their code runs after the answer just made is on its way. */
+  function settle() {
+    if (inFlight.length > 0 || waiting.length === 0) return;
+    const waiters = waiting;
+    waiting = [];
+    for (const resolve of waiters) resolve();
+  }
 
   /** Takes a call off the list in flight (swapping the last one into its place), if it is still there. */
   function forget(running: Running) {
@@ -131,6 +151,7 @@ export function connectTools(core: ToolsCore, options: ConnectionToolsOptions): 
     if (at === -1) return;
     const last = inFlight.pop() as Running;
     if (at < inFlight.length) inFlight[at] = last;
+    if (waiting.length > 0) settle();
   }
 
   /** notifications/cancelled for one of the core's calls: abort it, as the SDK aborts its own. */

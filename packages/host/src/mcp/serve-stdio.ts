@@ -26,8 +26,12 @@ export interface StdioServeOptions {
 
 /** A running stdio server. */
 export interface StdioServing {
-  /** Resolves when the connection ends: the client closed stdin, or close() was called. */
+  /**
+   * Resolves when the connection ends: stdin ended and every request in flight was answered (each bounded by its
+   * timeout), or close() was called.
+   */
   readonly closed: Promise<void>;
+  /** Ends the connection now: requests in flight are cancelled and not answered (SIGTERM, SIGINT). */
   close(): Promise<void>;
 }
 
@@ -36,7 +40,8 @@ export interface StdioServing {
  * claimed (see claimStdout), so what skills print goes to stderr, through the host's redactor. Each line is one
  * JSON-RPC message of at most `maxMessageBytes`; a longer line, a line that is not JSON, a batch (a JSON array:
  * MCP has had no batches since 2025-06-18) or an invalid message is answered with a JSON-RPC error and the server
- * keeps serving.
+ * keeps serving. At the end of stdin (a client's input piped in, then closed) the requests in flight are finished
+ * and answered, each within its tool's timeout, before the connection closes.
  *
  * @example
  * const host = await createHost({ manifest: "skills.manifest.json" });
@@ -65,6 +70,7 @@ export function serveHostStdio(host: Host, options: StdioServeOptions = {}): Std
     stdout,
     maxMessageBytes: options.maxMessageBytes ?? host.manifest.stdio.maxMessageBytes,
     tools,
+    drainMs: longestTimeout(host) + DRAIN_MARGIN_MS,
     onClosed: () => {
       tools.close();
       host.logger.debug({ fastPath: tools.counts }, "stdio connection closed");
@@ -92,6 +98,16 @@ export function serveHostStdio(host: Host, options: StdioServeOptions = {}): Std
 
 // --- internal ---
 
+/** Past the longest timeout, what the end of input still waits for the last answers to be written. */
+const DRAIN_MARGIN_MS = 5_000;
+
+/** The longest any tool of the host may run: no call in flight at the end of input runs past it. */
+function longestTimeout(host: Host): number {
+  let longest = 0;
+  for (const entry of host.registry.tools.values()) longest = Math.max(longest, entry.timeoutMs);
+  return longest;
+}
+
 const PARSE_ERROR = -32700;
 const INVALID_REQUEST = -32600;
 const BATCH_REFUSED =
@@ -103,6 +119,8 @@ interface LineTransportOptions {
   maxMessageBytes: number;
   /** Offered every message first; what it takes never reaches the SDK. */
   tools?: ConnectionTools;
+  /** At the end of stdin, how long the requests in flight may take to be answered before the connection closes. */
+  drainMs: number;
   onClosed(): void;
 }
 
@@ -121,9 +139,18 @@ function createLineTransport(options: LineTransportOptions): LineTransport {
   const { stdin, stdout, maxMessageBytes, tools, onClosed } = options;
   let started = false;
   let isClosed = false;
+  let ending = false;
+  // The requests handed to the SDK's server and not answered yet, by id (as JSON: 1 and "1" are two ids).
+  const unanswered = new Set<string>();
+  let answeredAll: (() => void) | undefined;
 
-  const write = (message: JSONRPCMessage | ErrorReply): Promise<void> =>
-    writeText(serializeMessage(message as JSONRPCMessage));
+  const write = (message: JSONRPCMessage | ErrorReply): Promise<void> => {
+    const id = (message as { id?: unknown }).id;
+    if (id !== undefined && !("method" in message) && unanswered.delete(JSON.stringify(id)) && unanswered.size === 0) {
+      answeredAll?.();
+    }
+    return writeText(serializeMessage(message as JSONRPCMessage));
+  };
   const writeText = async (text: string): Promise<void> => {
     if (isClosed) throw new Error("the stdio connection is closed");
     if (stdout.write(text)) return;
@@ -173,6 +200,8 @@ function createLineTransport(options: LineTransportOptions): LineTransport {
       transport.onerror?.(toError(error));
       return;
     }
+    const id = requestIdOf(message);
+    if (id !== undefined) unanswered.add(JSON.stringify(id));
     transport.onmessage?.(message);
   };
   const onOversize = ({ bytes, id }: OversizeLine) => {
@@ -193,7 +222,31 @@ function createLineTransport(options: LineTransportOptions): LineTransport {
     }
   };
   const onError = (error: Error) => transport.onerror?.(error);
-  const onEnd = () => void transport.close();
+  // The end of input: nothing more is read, but what was asked is answered (a client's requests piped in, then
+  // closed: the last answer is the one it waits for). Each request ends by its tool's timeout; past drainMs the
+  // connection closes all the same, and what still runs is cancelled.
+  const onEnd = () => {
+    if (ending || isClosed) return;
+    ending = true;
+    stdin.off("data", onData);
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    // Not unref'd: it keeps the process alive while the calls finish (their own timeout timers do not).
+    const deadline = new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, options.drainMs);
+    });
+    // The core's calls first: one whose answer is a question is handed to the SDK's server, counted above.
+    const drained = (tools?.settled() ?? Promise.resolve()).then(() =>
+      unanswered.size === 0
+        ? undefined
+        : new Promise<void>((resolve) => {
+            answeredAll = resolve;
+          }),
+    );
+    void Promise.race([drained, deadline]).then(() => {
+      clearTimeout(timer);
+      void transport.close();
+    });
+  };
 
   const transport: LineTransport = {
     async start() {

@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import { readFile } from "node:fs/promises";
 import path from "node:path";
 import type { SkillSurface } from "../entries/surface.js";
-import type { UpstreamTool } from "../entries/upstream-client.js";
+import type { UpstreamServerInfo, UpstreamTool } from "../entries/upstream-client.js";
 import { HostError, messageOf } from "../errors/host-error.js";
 import { canonicalJson, sortKeys } from "../json/canonical-json.js";
 import { formatJson } from "../json/format-json.js";
@@ -35,6 +35,8 @@ export interface LockedServer {
   /** A hash of `tools`. */
   hash: string;
   tools: UpstreamTool[];
+  /** How the server named itself when it was locked (its `serverInfo`): what list and audit lines call it. */
+  server?: UpstreamServerInfo;
 }
 
 /** What a `servers` entry connects to, as written: its URL, or its command and arguments; never a secret's value. */

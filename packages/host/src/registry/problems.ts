@@ -1,5 +1,5 @@
 import type { HostErrorCode } from "../errors/host-error.js";
-import { HostError } from "../errors/host-error.js";
+import { cannotStart, HostError } from "../errors/host-error.js";
 import type { LoadedManifest } from "../manifest/manifest.js";
 
 /** One thing that stops the host, as the table's builders collect them: its code and what to do. */
@@ -32,10 +32,9 @@ export function problemsOf(error: HostError): string[] {
 export function failOn(problems: Problem[], manifest: LoadedManifest): void {
   if (problems.length === 0) return;
   const first = problems[0] as Problem;
-  const noun = problems.length === 1 ? "problem" : "problems";
-  throw new HostError(
+  throw cannotStart(
     first.code,
-    `[skillport] cannot start: ${problems.length} ${noun} in ${manifest.file}:`,
+    manifest.file,
     problems.map((p) => p.message),
   );
 }

@@ -1,7 +1,8 @@
 import { readFileSync, realpathSync, statSync } from "node:fs";
-import { readFile } from "node:fs/promises";
+import { readdir, readFile } from "node:fs/promises";
 import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
+import { closestNames } from "../errors/closest-names.js";
 import { HostError, messageOf } from "../errors/host-error.js";
 import type { SkillEntry } from "../manifest/manifest.js";
 
@@ -29,10 +30,20 @@ export async function resolveSkill(entry: SkillEntry, manifestFile: string, wher
   try {
     entryUrl = (await importResolver())(name, pathToFileURL(manifestFile).href);
   } catch (error) {
-    const reason = isNotFound(error) ? "it is not installed there or in a folder above" : firstLine(error);
+    const notFound = isNotFound(error);
+    const reason = notFound ? "it is not installed there or in a folder above" : firstLine(error);
+    // A name close to one that is installed is a typo: name the installed package, never advise installing the typo.
+    // One edit only (a swapped or missing letter): a package a few letters away may be another package altogether.
+    const installed = notFound
+      ? closestNames(name, await installedPackages(manifestDir), "/", { limit: 1, maxEdits: 1 })[0]
+      : undefined;
+    const fix =
+      installed === undefined
+        ? `install it beside the manifest (pnpm add ${name}) or fix the name`
+        : `did you mean "${installed}", which is installed? Fix the name`;
     throw new HostError(
       "SKILL_NOT_FOUND",
-      `[skillport] ${where}.package: cannot find package "${name}", which ${manifestFile} asks for (${reason}); install it beside the manifest (pnpm add ${name}) or fix the name`,
+      `[skillport] ${where}.package: cannot find package "${name}", which ${manifestFile} asks for (${reason}); ${fix}`,
     );
   }
   const found = await findPackageJson(fileURLToPath(entryUrl), name);
@@ -46,6 +57,21 @@ export async function resolveSkill(entry: SkillEntry, manifestFile: string, wher
 }
 
 // --- internal ---
+
+/** The packages installed where an import from `dir` looks: each node_modules from it up, scoped names included. */
+async function installedPackages(dir: string): Promise<string[]> {
+  const names = new Set<string>();
+  for (let at = dir; ; at = path.dirname(at)) {
+    const modules = path.join(at, "node_modules");
+    for (const entry of await readdir(modules).catch(() => [] as string[])) {
+      if (entry.startsWith(".")) continue;
+      if (!entry.startsWith("@")) names.add(entry);
+      else
+        for (const scoped of await readdir(path.join(modules, entry)).catch(() => [])) names.add(`${entry}/${scoped}`);
+    }
+    if (path.dirname(at) === at) return [...names];
+  }
+}
 
 interface PackageJson {
   name?: string;

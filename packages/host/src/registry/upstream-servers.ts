@@ -1,7 +1,7 @@
 import path from "node:path";
 import { envelopeSchema } from "@skillport/core";
 import type { ToolEntry, ToolListing } from "../entries/tool-entry.js";
-import type { UpstreamClient, UpstreamTool } from "../entries/upstream-client.js";
+import type { UpstreamClient, UpstreamServerInfo, UpstreamTool } from "../entries/upstream-client.js";
 import { pinUpstream, upstreamRisk } from "../entries/upstream-pin.js";
 import { withRestartBackoff } from "../entries/upstream-restart.js";
 import type { UpstreamServer } from "../entries/upstream-server.js";
@@ -85,9 +85,11 @@ export async function openServers(manifest: LoadedManifest, options: OpenServers
             });
       const locked = options.lock?.servers?.find((s) => s.entry === index && s.source === serverSourceOf(entry));
       let tools: readonly UpstreamTool[];
+      let serverInfo: UpstreamServerInfo | undefined;
       const fromLock = locked !== undefined && Array.isArray(locked.tools) && matchesHash(locked.tools, locked.hash);
       if (fromLock) {
         tools = locked.tools;
+        serverInfo = serverInfoOf(locked.server);
       } else if (options.lock !== undefined && options.lockMode === "frozen") {
         problems.push({
           code: "LOCK_STALE",
@@ -105,14 +107,17 @@ export async function openServers(manifest: LoadedManifest, options: OpenServers
           return undefined;
         }
         tools = started.tools;
+        serverInfo = serverInfoOf(started.server);
       }
       return {
         id: entry.mcp,
         index,
         where,
         source,
-        packageName: clip(serverSourceOf(entry)),
-        version: "upstream",
+        // Named as the server names itself, never by its command line; the mcp id until it has said.
+        packageName: serverInfo?.name ?? entry.mcp,
+        version: serverInfo?.version ?? "unknown",
+        serverInfo,
         missingCredentials: missing,
         allow: new Set(entry.allow ?? []),
         concurrency: entry.concurrency ?? SERVER_DEFAULTS.concurrency,
@@ -323,6 +328,9 @@ function selectServerTools(
   return tools.filter((t) => (include === undefined || include.includes(t.name)) && !(exclude ?? []).includes(t.name));
 }
 
-function clip(text: string): string {
-  return text.length > 60 ? `${text.slice(0, 60)}…` : text;
+/** A server's name and version as it gave them (from its handshake, or as the lock recorded them), kept short. */
+function serverInfoOf(info: { name?: unknown; version?: unknown } | undefined): UpstreamServerInfo | undefined {
+  if (typeof info?.name !== "string" || typeof info.version !== "string") return undefined;
+  const short = (text: string) => (text.length > 60 ? `${text.slice(0, 60)}…` : text);
+  return { name: short(info.name), version: short(info.version) };
 }

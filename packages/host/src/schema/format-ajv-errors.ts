@@ -1,5 +1,6 @@
 import { escapePointer } from "@skillport/core";
 import type { ErrorObject } from "ajv";
+import { closestNames } from "../errors/closest-names.js";
 
 /**
  * Turns ajv errors into one line each: where (as `skills[1].mcp`, or a JSON pointer for tool arguments), what is
@@ -61,14 +62,24 @@ function describeAjvError(error: ErrorObject, style: "path" | "pointer", root: s
     }
   }
   switch (error.keyword) {
-    case "required":
-      pointer += `/${escapePointer(String(p.missingProperty))}`;
-      message = "is required but missing";
+    case "required": {
+      const missing = String(p.missingProperty);
+      pointer += `/${escapePointer(missing)}`;
+      // A misspelt property is usually why a required one is missing: name it, and what it was likely meant to be.
+      const given = unknownKeys(error).find((key) => closestNames(key, [missing]).length > 0);
+      message = `is required but missing${given === undefined ? "" : ` (found ${JSON.stringify(given)}: did you mean ${JSON.stringify(missing)}?)`}`;
       break;
+    }
     case "additionalProperties": {
-      pointer += `/${escapePointer(String(p.additionalProperty))}`;
-      const allowed = allowedProperties(error);
-      message = `is not a known field${allowed ? `; allowed fields are ${allowed}` : ""}`;
+      const unknown = String(p.additionalProperty);
+      pointer += `/${escapePointer(unknown)}`;
+      const known = knownProperties(error);
+      const [close] = closestNames(unknown, known ?? []);
+      const allowed = known === undefined ? "" : known.join(", ");
+      message =
+        close !== undefined
+          ? `is not a known field: did you mean ${JSON.stringify(close)}? (allowed fields: ${allowed})`
+          : `is not a known field${known ? `; allowed fields are ${allowed}` : ""}`;
       break;
     }
     case "type":
@@ -117,9 +128,17 @@ function describeAjvError(error: ErrorObject, style: "path" | "pointer", root: s
   return { where: style === "pointer" ? pointer || "/" : pointerToPath(pointer, root), message };
 }
 
-function allowedProperties(error: ErrorObject): string | undefined {
+function knownProperties(error: ErrorObject): string[] | undefined {
   const properties = (error.parentSchema as { properties?: Record<string, unknown> } | undefined)?.properties;
-  return properties === undefined ? undefined : Object.keys(properties).join(", ");
+  return properties === undefined ? undefined : Object.keys(properties);
+}
+
+/** The keys of the object an error is about that its schema does not name. */
+function unknownKeys(error: ErrorObject): string[] {
+  const known = knownProperties(error);
+  const data = error.data;
+  if (known === undefined || typeof data !== "object" || data === null || Array.isArray(data)) return [];
+  return Object.keys(data).filter((key) => !known.includes(key));
 }
 
 /** A string's length as JSON Schema counts it, in code points (a surrogate pair is one), without copying it. */

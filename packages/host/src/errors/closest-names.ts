@@ -1,26 +1,33 @@
 /**
- * The names closest to one that does not exist: those `wanted` is within a few typos of (edit distance), or that
- * start with it, the closest first and only the closest. A full name (`notes.serch_notes`) is compared with the full
- * names; a name without the separator (`read_note`) with each name's part after it too, so it finds
- * `notes.read_note`. Empty when nothing is close.
+ * The host's one "did you mean": the names closest to one that does not exist (a tool, a manifest field, a package,
+ * a tool's argument), those `wanted` is within a few typos of (edit distance), or that start with it, the closest
+ * first and only the closest. With a `separator`, a full name (`notes.serch_notes`) is compared with the full names,
+ * and a name without the separator (`read_note`) with each name's part after it too, so it finds `notes.read_note`.
+ * Empty when nothing is close.
  *
  * @example
  * closestNames("notes.serch_notes", ["notes.search_notes", "notes.read_note"], ".") // ["notes.search_notes"]
+ * closestNames("seperator", ["name", "separator", "skills"]) // ["separator"]
  */
-export function closestNames(wanted: string, names: Iterable<string>, separator: string, limit = 3): string[] {
-  // No tool name is longer (MCP's limit): a longer one is close to none, and comparing it would cost time.
-  if (wanted.length > MAX_NAME) return [];
+export function closestNames(
+  wanted: string,
+  names: Iterable<string>,
+  separator = "",
+  options: ClosestNamesOptions = {},
+): string[] {
+  const { limit = 3 } = options;
   const target = wanted.toLowerCase();
-  const bare = !target.includes(separator);
+  const bare = separator !== "" && !target.includes(separator);
   // About a typo per four characters, at least one.
-  const tolerance = Math.max(1, Math.floor(target.length / 4));
+  const tolerance = options.maxEdits ?? Math.max(1, Math.floor(target.length / 4));
   const scored: Array<{ name: string; score: number }> = [];
   for (const name of names) {
     const full = name.toLowerCase();
     const at = full.indexOf(separator);
     const forms = bare && at !== -1 ? [full, full.slice(at + separator.length)] : [full];
-    // A name the user started to type counts as a match; otherwise the fewest edits win. Lengths further apart
-    // than the tolerance cannot be within it: most names are passed over without counting edits.
+    // A name the user started to type counts as a match; otherwise the fewest edits win. Lengths further apart than
+    // the tolerance cannot be within it: most names are passed over without counting edits, and a very long name
+    // (a caller's, unbounded) costs no more than the names it is compared with.
     const score = Math.min(
       ...forms.map((form) =>
         target.length >= 3 && form.startsWith(target)
@@ -30,7 +37,8 @@ export function closestNames(wanted: string, names: Iterable<string>, separator:
             : distance(target, form),
       ),
     );
-    if (score <= tolerance) scored.push({ name, score });
+    // A name every character of which would change is another name, not a typo of it.
+    if (score <= tolerance && score < target.length) scored.push({ name, score });
   }
   const best = Math.min(...scored.map((s) => s.score));
   return scored
@@ -40,10 +48,15 @@ export function closestNames(wanted: string, names: Iterable<string>, separator:
     .slice(0, limit);
 }
 
-// --- internal ---
+/** Options for {@link closestNames}. */
+export interface ClosestNamesOptions {
+  /** The most names answered. @default 3 */
+  limit?: number;
+  /** The most edits a name may be away. @default one per four characters of `wanted`, at least one */
+  maxEdits?: number;
+}
 
-/** The longest tool name MCP allows. */
-const MAX_NAME = 128;
+// --- internal ---
 
 /** Edits (insert, delete, substitute, swap two neighbours) that turn `a` into `b`. */
 function distance(a: string, b: string): number {
