@@ -1,10 +1,10 @@
 import { randomUUID } from "node:crypto";
 import type { Caller } from "../entries/check-scopes.js";
 import { missingScopes } from "../entries/check-scopes.js";
+import { closestNames } from "../errors/closest-names.js";
 import type { Logger } from "../logging/logger.js";
 import type { Discovery, Separator } from "../manifest/manifest.js";
 import type { Redactor } from "../redaction/redactor.js";
-import { closestNames } from "../errors/closest-names.js";
 import type { Registry } from "../registry/registry.js";
 import { lazyAjv } from "../schema/ajv.js";
 import type { Audit } from "./audit.js";
