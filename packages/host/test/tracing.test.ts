@@ -3,6 +3,7 @@
 // connection and straight through the tools core. A canary credential and a canary argument are in no span.
 import { Client } from "@modelcontextprotocol/client";
 import { tracing as sdkTrace } from "@opentelemetry/sdk-node";
+import { defineSkill, defineTool } from "@skillport/core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Host } from "../src/host.js";
 import { createHost } from "../src/host.js";
@@ -17,6 +18,35 @@ const ARGUMENT = "canary-argument-b8e1d4c7a2f9";
 const TRACE_ID = "4bf92f3577b34da6a3ce929d0e0e4736";
 const PARENT_ID = "00f067aa0ba902b7";
 const TRACEPARENT = `00-${TRACE_ID}-${PARENT_ID}-01`;
+
+const none = { type: "object", properties: {}, additionalProperties: false } as const;
+
+/** A skill with a tool whose data drifted from its output schema, and one that holds its slot until cancelled. */
+const typed = defineSkill({
+  name: "typed",
+  tools: [
+    defineTool({
+      name: "drift",
+      title: "Drift",
+      description: "Answers data its output schema does not allow.",
+      input: none,
+      output: { type: "object", properties: { words: { type: "integer" } }, required: ["words"] },
+      risk: "read_only",
+      run: () => ({ words: "many" }),
+    }),
+    defineTool({
+      name: "hold",
+      title: "Hold",
+      description: "Waits until it is cancelled.",
+      input: none,
+      risk: "read_only",
+      run: (_params, ctx) =>
+        new Promise((_resolve, reject) =>
+          ctx.signal.addEventListener("abort", () => reject(ctx.signal.reason), { once: true }),
+        ),
+    }),
+  ],
+});
 
 type Exported = InstanceType<typeof sdkTrace.InMemorySpanExporter>;
 type ExportedSpan = ReturnType<Exported["getFinishedSpans"]>[number];
@@ -40,9 +70,11 @@ beforeAll(async () => {
           timeoutMs: 50,
           allow: ["wipe"],
         },
+        { package: "skill-typed", mcp: "typed", scopes: { "*": ["typed:call"] }, concurrency: 1, queue: 0 },
       ],
       confirmation: { fallback: "operation-id" },
     }),
+    modules: { "skill-typed": { register: typed } },
     logger: silentLogger(),
     tracing: { spanProcessors: [new sdkTrace.SimpleSpanProcessor(exporter)] },
   });
@@ -202,6 +234,51 @@ describe("traces of a tool call", () => {
     };
     expect(envelope.meta.traceId).toMatch(/^[0-9a-f]{32}$/);
     expect(parentOf(requestSpanOf(await traceOf(envelope.meta.traceId)))).toBeUndefined();
+  });
+
+  it("records a scope refused, a rate limit, a cancellation and an output-schema mismatch as events", async () => {
+    const core = createToolsCore(host);
+    const supports = supportsOf(undefined);
+    const allowed = { id: "allowed", scopes: ["typed:call"] };
+    const eventsOf = async (traceId: string, stage: string) =>
+      (await traceOf(traceId))
+        .filter((span) => span.name === `skillport.${stage}`)
+        .flatMap((span) => span.events.map((event) => [event.name, event.attributes]));
+    const refused = parentContext();
+    await core.call(
+      { name: "typed.drift", args: {}, trace: traceContextOf(refused.traceparent, undefined) },
+      { supports, caller: { id: "narrow", scopes: [] } },
+    );
+    expect(await eventsOf(refused.traceId, "authorize")).toEqual([
+      [TRACE_EVENTS.scopeRefused, { "skillport.scopes.missing": 1 }],
+    ]);
+    const drift = parentContext();
+    await core.call(
+      { name: "typed.drift", args: {}, trace: traceContextOf(drift.traceparent, undefined) },
+      { supports, caller: allowed },
+    );
+    expect(await eventsOf(drift.traceId, "shape")).toEqual([
+      [TRACE_EVENTS.outputSchemaMismatch, { "skillport.schema.at": "/data/words" }],
+    ]);
+    const holding = parentContext();
+    const cancel = new AbortController();
+    const held = core.call(
+      { name: "typed.hold", args: {}, trace: traceContextOf(holding.traceparent, undefined) },
+      { supports, caller: allowed, signal: cancel.signal },
+    );
+    const busy = parentContext();
+    await core.call(
+      { name: "typed.hold", args: {}, trace: traceContextOf(busy.traceparent, undefined) },
+      { supports, caller: allowed },
+    );
+    expect(await eventsOf(busy.traceId, "execute")).toEqual([
+      [TRACE_EVENTS.rateLimited, { "skillport.stage": "execute" }],
+    ]);
+    cancel.abort("the user stopped it");
+    await held;
+    expect(await eventsOf(holding.traceId, "execute")).toEqual([
+      [TRACE_EVENTS.cancelled, { "skillport.stage": "execute" }],
+    ]);
   });
 
   it("traces a tools/list as a request of its own", async () => {
