@@ -6,7 +6,7 @@
 // servers (order rotated each round); medians are reported, as ratios to the raw SDK of the same run.
 // Writes its section of bench/RESULTS.md. `pnpm bench` runs it in full; `pnpm bench:quick` (`--quick`) in < 3 min.
 // `--tracing`: tmcp and Skillport with OpenTelemetry tracing off and on (every call sampled, exported over OTLP/HTTP
-// to a sink process), in a section of its own.
+// to a sink process), in a section of its own; with `--baseline`, an earlier build's one-tool Skillport beside them.
 import { execFileSync, spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, realpathSync, rmSync } from "node:fs";
 import os from "node:os";
@@ -112,7 +112,7 @@ const SERVERS = [
       tool: "bench.echo",
     },
   ]),
-].filter((s) => ONLY === undefined || ONLY.includes(s.id));
+].filter((s) => ONLY === undefined || ONLY.includes(s.id) || (TRACING && s.id.startsWith("sp1base")));
 const BIG_SERVERS = [
   { id: "raw", label: "raw SDK v2 McpServer", ...fixture("raw-sdk-server.mjs", BIG) },
   { id: "tmcp", label: "tmcp 1.20", ...fixture("tmcp-server.mjs", BIG) },
@@ -529,7 +529,11 @@ other work (load average ${load} when the run ended). Date: ${new Date().toISOSt
 
 Tracing on costs ${int(on.cpuPerCallUs - off.cpuPerCallUs)} µs of server CPU per call (${x(on.cpuPerCallUs, off.cpuPerCallUs)} tracing off's: the server process's CPU
 time, which a busy machine disturbs less than the wall-clock cells; the p50 is ${x(on.p50, off.p50)} tracing off's). Tracing off is
-Skillport as it is measured in the side-by-side comparison above.
+Skillport as it is measured in the side-by-side comparison above.${
+    BASELINES.length === 0
+      ? ""
+      : ` The rows of an earlier build (\`--baseline\`, ${BASELINES.map((b) => b.commit).join(", ")}) are Skillport before tracing existed, measured in the same run: tracing off against them is what the branch costs.`
+  }
 
 ${table}
 
