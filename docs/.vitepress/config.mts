@@ -52,6 +52,7 @@ export default defineConfig({
           { text: "Upstream MCP servers", link: "/docs/upstream-servers" },
           { text: "What happens on a call", link: "/docs/calls" },
           { text: "Serving over HTTP", link: "/docs/http" },
+          { text: "Traces (OpenTelemetry)", link: "/docs/observability" },
           { text: "Deploying", link: "/docs/deploying" },
           { text: "Security", link: "/docs/security" },
         ],

@@ -20,6 +20,10 @@ import type { Host } from "../host.js";
 import type { CallOptions, CallOutcome, StageName } from "../pipeline/call.js";
 import type { CallStop } from "../pipeline/call-stop.js";
 import type { Registry } from "../registry/registry.js";
+import type { TraceContext } from "../tracing/tracing.js";
+import { CallTrace } from "../tracing/tracing.js";
+import type { RequestOrigin } from "./trace-request.js";
+import { endThrownSpan, endToolSpan, openRequestSpan } from "./trace-request.js";
 
 /**
  * Watches tool calls: `outcome` is "ok", the envelope's error code, or UNKNOWN_TOOL; `stage` is the pipeline stage
@@ -36,6 +40,10 @@ export interface ToolCallRequest {
   args: Record<string, unknown>;
   /** The client asked for progress with this token (`params._meta.progressToken`). */
   progressToken?: ProgressToken | undefined;
+  /** The request's JSON-RPC id, for its span when the host traces. */
+  id?: RequestId | undefined;
+  /** The trace context the client sent (`_meta` `traceparent`, else the HTTP header), read when the host traces. */
+  trace?: TraceContext | undefined;
 }
 
 /** What the client can answer when asked (MCP elicitation, sampling, roots), read once from its capabilities. */
@@ -47,7 +55,7 @@ export type ClientSupports = Readonly<Record<InputFeature, boolean>>;
  * one (stdio and in memory: one per connection and call; HTTP: one per request; the SDK's handlers: one from their
  * request context).
  */
-export interface ToolConnection {
+export interface ToolConnection extends RequestOrigin {
   /** From {@link supportsOf}. */
   readonly supports: ClientSupports;
   /** Who is calling over HTTP; undefined for local transports, whose calls are not checked. */
@@ -125,6 +133,7 @@ export interface ToolsCoreOptions {
  */
 export function createToolsCore(host: Host, options: ToolsCoreOptions = {}): ToolsCore {
   const { observer } = options;
+  const { tracing } = host;
   // By the key the SDK's handler sees (a connection's server, an HTTP request), then by request id.
   const passed = new WeakMap<object, Map<RequestId, PassedOn>>();
   return {
@@ -158,6 +167,10 @@ export function createToolsCore(host: Host, options: ToolsCoreOptions = {}): Too
       let notifying: Set<Promise<unknown>> | undefined;
       const { notify } = connection;
       const callOptions = optionsOf(connection);
+      // Traced, the request has a span of its own, the pipeline's stages spans under it.
+      const span =
+        tracing === undefined ? undefined : openRequestSpan(tracing, "tools/call", name, request, connection);
+      if (span !== undefined) callOptions.trace = new CallTrace(span);
       if (progressToken !== undefined && notify !== undefined) {
         callOptions.onProgress = (progress, total, message) => {
           const params: ProgressNotification["params"] = { progressToken, progress };
@@ -179,12 +192,14 @@ export function createToolsCore(host: Host, options: ToolsCoreOptions = {}): Too
           const code = outcome.envelope.ok ? "ok" : outcome.envelope.error.code;
           observer?.finished(name, tool.instance, code, seconds, outcome.stage);
         }
+        if (span !== undefined) endToolSpan(span, outcome, host.registry, name);
         const answer = answerOf(outcome);
         // Every progress notification is on its way before the answer (the client ignores progress after it).
         return notifying !== undefined && notifying.size > 0 ? Promise.all(notifying).then(() => answer) : answer;
       };
       const failed = (error: unknown): never => {
         observer?.finished(name, undefined, "INTERNAL", (performance.now() - startedAt) / 1000, "error");
+        if (span !== undefined) endThrownSpan(span);
         throw error;
       };
       try {
