@@ -5,7 +5,9 @@
 // CPU per call; then, at 2,000 tools, start, RSS and the size of the tools/list answer. Rounds interleave the
 // servers (order rotated each round); medians are reported, as ratios to the raw SDK of the same run.
 // Writes its section of bench/RESULTS.md. `pnpm bench` runs it in full; `pnpm bench:quick` (`--quick`) in < 3 min.
-import { execFileSync } from "node:child_process";
+// `--tracing`: tmcp and Skillport with OpenTelemetry tracing off and on (every call sampled, exported over OTLP/HTTP
+// to a sink process), in a section of its own; with `--baseline`, an earlier build's one-tool Skillport beside them.
+import { execFileSync, spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, realpathSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -34,7 +36,12 @@ const BLOCK = 50;
 const EARLY_BLOCKS = flag("--early-blocks", 40);
 const BIG = 2000;
 const BIG_ROUNDS = flag("--big-rounds", QUICK ? 1 : 3);
-const ONLY = process.argv.includes("--only") ? process.argv[process.argv.indexOf("--only") + 1].split(",") : undefined;
+const TRACING = process.argv.includes("--tracing");
+const ONLY = TRACING
+  ? ["tmcp", "sp1", "sp1traced"]
+  : process.argv.includes("--only")
+    ? process.argv[process.argv.indexOf("--only") + 1].split(",")
+    : undefined;
 const ENV = getDefaultEnvironment();
 const started = performance.now();
 
@@ -80,6 +87,17 @@ const SERVERS = [
   { id: "fastmcp", label: "FastMCP 4.20", ...fixture("fastmcp-server.mjs", 1), tool: "bench.echo" },
   { id: "sp1", label: "**Skillport, 1 tool**", ...skillport(1), tool: "bench.echo" },
   { id: "sp500", label: "**Skillport, 500 tools**", ...skillport(500), tool: "bench.echo" },
+  ...(TRACING
+    ? [
+        {
+          id: "sp1traced",
+          label: "**Skillport, 1 tool, traced**",
+          ...skillport(1),
+          tool: "bench.echo",
+          env: await tracingEnv(),
+        },
+      ]
+    : []),
   ...BASELINES.flatMap((build, i) => [
     {
       id: `sp1base${i}`,
@@ -94,12 +112,32 @@ const SERVERS = [
       tool: "bench.echo",
     },
   ]),
-].filter((s) => ONLY === undefined || ONLY.includes(s.id));
+].filter((s) => ONLY === undefined || ONLY.includes(s.id) || (TRACING && s.id.startsWith("sp1base")));
 const BIG_SERVERS = [
   { id: "raw", label: "raw SDK v2 McpServer", ...fixture("raw-sdk-server.mjs", BIG) },
   { id: "tmcp", label: "tmcp 1.20", ...fixture("tmcp-server.mjs", BIG) },
   { id: "sp", label: "**Skillport**", ...skillport(BIG) },
 ];
+
+/**
+ * The environment that turns Skillport's tracing on: every call sampled (the SDK's default sampler), exported over
+ * OTLP/HTTP (protobuf, the default protocol) by the batch processor to a sink process on loopback, which reads each
+ * export and answers 200.
+ */
+async function tracingEnv() {
+  const sink = spawn(
+    process.execPath,
+    [
+      "-e",
+      `require("node:http").createServer((q, s) => { q.resume(); q.on("end", () => s.end()); })
+        .listen(0, "127.0.0.1", function () { console.log(this.address().port); });`,
+    ],
+    { stdio: ["ignore", "pipe", "inherit"] },
+  );
+  process.on("exit", () => sink.kill());
+  const port = await new Promise((resolve) => sink.stdout.once("data", (chunk) => resolve(String(chunk).trim())));
+  return { OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${port}` };
+}
 
 // --- measuring -----------------------------------------------------------------------------------------------------
 
@@ -141,7 +179,7 @@ async function open(server, timesFile) {
       timesFile === undefined
         ? server.args
         : ["--import", `${SERVE_TIMES}?out=${encodeURIComponent(timesFile)}`, ...server.args],
-    env: ENV,
+    env: server.env === undefined ? ENV : { ...ENV, ...server.env },
     stderr: "pipe",
   });
   const opened = { stderr: "" };
@@ -301,6 +339,7 @@ for (let round = 0; round < ROUNDS; round++) {
 // Skillport and tmcp at the same size, paired (see `paired`): the per-call targets are judged on these ratios.
 const PAIRS = [
   ["tmcp", "sp1"],
+  ["tmcp", "sp1traced"],
   ["tmcp500", "sp500"],
   ["tmcpEnv", "sp1"],
   ...BASELINES.flatMap((_build, i) => [
@@ -329,7 +368,7 @@ for (let round = 0; round < PAIRED_ROUNDS; round++) {
   );
 }
 const bigSamples = new Map(BIG_SERVERS.map((s) => [s.id, []]));
-for (let round = 0; round < BIG_ROUNDS; round++) {
+for (let round = 0; round < (TRACING ? 0 : BIG_ROUNDS); round++) {
   for (const server of BIG_SERVERS) bigSamples.get(server.id).push(await measure(server, 0));
 }
 
@@ -473,5 +512,36 @@ the JSON of the tools/list result):
 
 ${bigTable}
 `;
-process.stdout.write(`${table}\n\n${pairTable}\n\n${earlyTable}\n\n${bigTable}\n`);
-writeSection("# Side by side over stdio: the floor, the raw SDK, tmcp, FastMCP, Skillport", text);
+if (TRACING) {
+  const off = rows.find((r) => r.id === "sp1");
+  const on = rows.find((r) => r.id === "sp1traced");
+  const tracingText = `# Tracing off and on (OpenTelemetry)
+
+\`pnpm bench\` (bench/compare.mjs --tracing${QUICK ? " --quick" : ""}) — the same measurement as the side-by-side comparison
+above, for tmcp and Skillport with one tool, and Skillport again with tracing on: \`OTEL_EXPORTER_OTLP_ENDPOINT\` set, the
+SDK's default sampler (every call sampled), the batch span processor exporting OTLP/HTTP (protobuf) to a sink process
+on loopback that reads each export and answers 200. Each traced call exports 11 spans (the request, eight stages,
+redaction and audit). With tracing off (no \`OTEL_*\` variable) the SDK is not loaded and a call pays one branch.
+${WARMUP.toLocaleString("en-US")} warm-up calls, then ${CALLS.toLocaleString("en-US")} timed; ${ROUNDS} rounds interleaved, medians; then ${PAIRED_ROUNDS} paired runs with tmcp.
+
+Machine: ${cpus[0]?.model ?? "unknown CPU"}, ${cpus.length} cores, ${(os.totalmem() / 2 ** 30).toFixed(1)} GiB, Node ${process.version}, shared with
+other work (load average ${load} when the run ended). Date: ${new Date().toISOString().slice(0, 10)}. The run took ${seconds} s.
+
+Tracing on costs ${int(on.cpuPerCallUs - off.cpuPerCallUs)} µs of server CPU per call (${x(on.cpuPerCallUs, off.cpuPerCallUs)} tracing off's: the server process's CPU
+time, which a busy machine disturbs less than the wall-clock cells; the p50 is ${x(on.p50, off.p50)} tracing off's). Tracing off is
+Skillport as it is measured in the side-by-side comparison above.${
+    BASELINES.length === 0
+      ? ""
+      : ` The rows of an earlier build (\`--baseline\`, ${BASELINES.map((b) => b.commit).join(", ")}) are Skillport before tracing existed, measured in the same run: tracing off against them is what the branch costs.`
+  }
+
+${table}
+
+${pairTable}
+`;
+  process.stdout.write(`${table}\n\n${pairTable}\n`);
+  writeSection("# Tracing off and on (OpenTelemetry)", tracingText);
+} else {
+  process.stdout.write(`${table}\n\n${pairTable}\n\n${earlyTable}\n\n${bigTable}\n`);
+  writeSection("# Side by side over stdio: the floor, the raw SDK, tmcp, FastMCP, Skillport", text);
+}

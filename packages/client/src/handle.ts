@@ -307,11 +307,11 @@ export function createHandle(connector: Connector, spec: BaseSpec): McpHandle {
     // the last progress (often "done") would be lost.
     const progressToken = onProgress === undefined ? undefined : `skillport-client-${++progressSeq}`;
     if (progressToken !== undefined && onProgress !== undefined) progressListeners.set(progressToken, onProgress);
+    const { meta } = options;
+    const _meta =
+      progressToken === undefined ? meta : meta === undefined ? { progressToken } : { ...meta, progressToken };
     const called = await request(`calling "${name}"`, options, (client, sdk) =>
-      client.callTool(
-        { name, arguments: args, ...(progressToken === undefined ? {} : { _meta: { progressToken } }) },
-        sdk,
-      ),
+      client.callTool({ name, arguments: args, ...(_meta === undefined ? {} : { _meta }) }, sdk),
     ).finally(() => {
       if (progressToken !== undefined) progressListeners.delete(progressToken);
     });

@@ -150,6 +150,11 @@ export interface CallToolOptions {
    * Progress does not extend `timeoutMs`.
    */
   onProgress?: (progress: Progress) => void;
+  /**
+   * Sent as the request's `_meta`: W3C trace context (`traceparent`, `tracestate`) for a server that traces, or
+   * any other key it reads there. Over Streamable HTTP, `traceparent` and `tracestate` go as HTTP headers too.
+   */
+  meta?: Readonly<Record<string, string>>;
 }
 
 /** One progress notification: how far (`progress`, increasing), of how much when known, and what it is doing. */

@@ -80,6 +80,40 @@ describe("Streamable HTTP: a loopback skillport serve --http with a bearer token
     },
   );
 
+  it("callTool's meta goes as the request's _meta, its trace context as HTTP headers too", async () => {
+    const traceparent = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
+    const sent: { headers: Headers; body: unknown }[] = [];
+    const handle = connect({
+      transport: "http",
+      url,
+      bearer: TOKEN,
+      fetch: (input, init) => {
+        if (typeof init?.body === "string")
+          sent.push({ headers: new Headers(init.headers), body: JSON.parse(init.body) });
+        return fetch(input, init);
+      },
+    });
+    const found = await handle.callTool(
+      "notes.search_notes",
+      { keyword: "agent" },
+      { meta: { traceparent, tracestate: "vendor=1" }, onProgress: () => undefined },
+    );
+    expect(found.ok).toBe(true);
+    const call = sent.find((s) => (s.body as { method?: string }).method === "tools/call");
+    expect(call).toBeDefined();
+    expect((call?.body as { params?: { _meta?: unknown } } | undefined)?.params?._meta).toMatchObject({
+      traceparent,
+      tracestate: "vendor=1",
+      progressToken: expect.any(String),
+    });
+    expect(call?.headers.get("traceparent")).toBe(traceparent);
+    expect(call?.headers.get("tracestate")).toBe("vendor=1");
+    // A request without trace context goes as it was.
+    const list = sent.find((s) => (s.body as { method?: string }).method === "tools/list");
+    expect(list?.headers.get("traceparent")).toBeNull();
+    await handle.stop();
+  });
+
   it("a wrong token answers UNAUTHORIZED at start, as a value", async () => {
     const handle = connect({ transport: "http", url, bearer: "not-the-token-at-all" });
     const started = await handle.start();

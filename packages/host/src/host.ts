@@ -27,6 +27,9 @@ import { openStore } from "./state/open-store.js";
 import type { SharedState } from "./state/shared-state.js";
 import { createSharedState } from "./state/shared-state.js";
 import type { StateStore } from "./state/store.js";
+import type { TracingOptions } from "./tracing/otel-tracing.js";
+import { loadTracing } from "./tracing/otel-tracing.js";
+import type { Tracing } from "./tracing/tracing.js";
 
 /** Options for {@link createHost}. */
 export interface HostOptions {
@@ -68,6 +71,14 @@ export interface HostOptions {
    * const host = await createHost({ manifest: "./skills.manifest.json", client: () => import("@skillport/client/node") });
    */
   client?: UpstreamClient;
+  /**
+   * OpenTelemetry traces: spans for each MCP request and pipeline stage, the policy decisions as their events,
+   * exported by the OpenTelemetry SDK as the `OTEL_*` environment variables configure it, and off unless they do
+   * (see docs/observability.md). `false` turns tracing off whatever the environment says; span processors given
+   * here (an in-memory exporter in a test) turn it on.
+   * @default {} (the environment decides)
+   */
+  tracing?: false | Pick<TracingOptions, "env" | "spanProcessors">;
 }
 
 /** A manifest turned into a tool table and a call pipeline; transports serve it. */
@@ -89,6 +100,11 @@ export interface Host {
    * behaviour: while the store cannot be reached, dangerous tools refuse and rate limits count per replica.
    */
   state: SharedState;
+  /**
+   * The host's tracer, when traces are on (see HostOptions.tracing); undefined costs a call nothing. `close()` shuts
+   * it down, exporting the spans not sent yet.
+   */
+  tracing: Tracing | undefined;
   /** Stops isolation workers and lets go of the state store; serving transports call it on shutdown. */
   close(): Promise<void>;
 }
@@ -152,6 +168,16 @@ export async function createHost(options: HostOptions = {}): Promise<Host> {
   // One bounded runner for tool calls and for reads, renders and completions: one concurrency limit per instance.
   const run = createBoundedRun({ logger, redactor });
   const auditLine: Audit = audit ?? (() => undefined);
+  const tracing =
+    options.tracing === false
+      ? undefined
+      : await loadTracing({
+          ...options.tracing,
+          redactor,
+          logger,
+          serviceName: manifest.name,
+          serviceVersion: manifest.version,
+        });
   const pipeline = createPipeline(registry, {
     logger,
     redactor,
@@ -160,6 +186,7 @@ export async function createHost(options: HostOptions = {}): Promise<Host> {
     confirmationFallback: manifest.confirmation.fallback,
     run,
     names: { discovery: manifest.discovery, separator: manifest.separator },
+    traced: tracing !== undefined,
   });
   const validators = createValidators(
     lazyAjv({ firstError: true }),
@@ -168,10 +195,11 @@ export async function createHost(options: HostOptions = {}): Promise<Host> {
   const requests = createRequests(registry, { logger, redactor, audit: auditLine, confirmations, validators, run });
   const close = async () => {
     await Promise.all([registry.close(), state.close()]);
-    // Every audit line is on disk (or stderr) before close resolves: a caller may exit right after.
+    // Every audit line is on disk (or stderr), and every span exported, before close resolves: a caller may exit.
     audit?.close();
+    await tracing?.shutdown();
   };
-  return { manifest, registry, pipeline, requests, logger, redactor, state, close };
+  return { manifest, registry, pipeline, requests, logger, redactor, state, tracing, close };
 }
 
 // --- internal ---

@@ -62,6 +62,18 @@ describe("the serving entries of @skillport/host", () => {
   });
 });
 
+describe("OpenTelemetry", () => {
+  it("is imported by no entry, static or dynamic: the SDK is required only when tracing is configured", async () => {
+    for (const entry of ["index.js", "stdio.js", "http.js", "testing.js", "surface.js"]) {
+      const imports = await importsOf(path.join(DIST, entry));
+      expect(
+        imports.filter((s) => s.startsWith("@opentelemetry")),
+        entry,
+      ).toEqual([]);
+    }
+  });
+});
+
 describe("the root entry of @skillport/host", () => {
   it("imports no MCP SDK and nothing HTTP-only: transports live behind subpaths", async () => {
     const imports = await importsOf(path.join(DIST, "index.js"));

@@ -22,7 +22,8 @@ const FLOORS: readonly (readonly string[])[] = [
   ["errors", "package", "json"],
   // JSON Schema (ajv, the host's checks, patterns) and the redactor everything that leaves the host passes.
   ["schema", "redaction"],
-  ["logging"],
+  // The logger, and the tracer the host speaks to (the OpenTelemetry SDK behind it is loaded only when configured).
+  ["logging", "tracing"],
   ["manifest"],
   ["state"],
   ["entries"],

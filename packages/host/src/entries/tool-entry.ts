@@ -1,5 +1,6 @@
 import type { JsonSchema, McpTool, Risk, SkillContext, SkillLogger } from "@skillport/core";
 import type { SchemaCompiler } from "../schema/ajv.js";
+import type { CallTrace } from "../tracing/tracing.js";
 import type { Caller } from "./check-scopes.js";
 import type { UriMount } from "./uri-template.js";
 
@@ -129,6 +130,8 @@ export interface RunCall {
   findSecret: SkillContext["findSecret"];
   /** How the capability asks the client for input (`ctx.elicit`, `ctx.sample`, `ctx.listRoots`). */
   input: InputChannel;
+  /** The call's trace when it is traced: an upstream request opens its span under the running stage's. */
+  trace?: CallTrace | undefined;
 }
 
 /** What a capability can ask the client for: the user (elicitation), its model (sampling), its roots. */

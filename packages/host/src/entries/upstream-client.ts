@@ -40,6 +40,8 @@ export interface UpstreamHandle {
       signal: AbortSignal;
       timeoutMs: number;
       onProgress?: (progress: { progress: number; total?: number; message?: string }) => void;
+      /** Sent as the request's `_meta` (W3C `traceparent`, `tracestate`); over HTTP as headers too. */
+      meta?: Record<string, string>;
     },
   ): Promise<{ ok: true; result: UpstreamResult } | { ok: false; error: UpstreamError; result?: UpstreamResult }>;
   readonly state: {

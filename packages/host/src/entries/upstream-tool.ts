@@ -3,6 +3,7 @@ import { ERROR_CODES, result, SkillError } from "@skillport/core";
 import { messageOf } from "../errors/host-error.js";
 import { SERVER_DEFAULTS } from "../manifest/defaults.js";
 import { upstreamPatterns } from "../schema/schema-patterns.js";
+import type { TraceContext } from "../tracing/tracing.js";
 import { createArgumentBrief } from "./argument-brief.js";
 import type { RunCall, Runnable, ToolEntry, ToolListing } from "./tool-entry.js";
 import type { UpstreamError, UpstreamResult, UpstreamTool } from "./upstream-client.js";
@@ -108,15 +109,29 @@ function runnableOf(server: UpstreamServer, tool: UpstreamTool, title: string): 
     async run(args, call: RunCall) {
       const handle = server.handle;
       if (handle === undefined) throw unavailable(`${server.id} has missing credentials`, false);
-      // The host's own timeout (the execute stage) answers first; the client's is a backstop.
-      const outcome = await handle.callTool(tool.name, args, {
-        signal: call.signal,
-        timeoutMs: server.timeoutMs + 1000,
-        // The server's progress reaches our caller as the call's own (sent only when the caller asked for it).
-        onProgress: ({ progress, total, message }) => call.progress(progress, total, message),
+      // Traced, the request to the server is a client span under the execute stage's, and carries its context on
+      // (in `_meta`, and over HTTP as headers), so a Skillport host upstream continues the same trace.
+      const span = call.trace?.current.child(`tools/call ${tool.name}`, "client", {
+        "mcp.method.name": "tools/call",
+        "gen_ai.tool.name": tool.name,
+        "gen_ai.operation.name": "execute_tool",
+        "skillport.server": server.id,
       });
-      if (outcome.ok) return answerOf(outcome.result, title);
-      throw errorOf(server, outcome.error, outcome.result);
+      try {
+        // The host's own timeout (the execute stage) answers first; the client's is a backstop.
+        const outcome = await handle.callTool(tool.name, args, {
+          signal: call.signal,
+          timeoutMs: server.timeoutMs + 1000,
+          // The server's progress reaches our caller as the call's own (sent only when the caller asked for it).
+          onProgress: ({ progress, total, message }) => call.progress(progress, total, message),
+          ...(span === undefined ? {} : { meta: metaOf(span.context()) }),
+        });
+        if (outcome.ok) return answerOf(outcome.result, title);
+        span?.fail(outcome.error.code);
+        throw errorOf(server, outcome.error, outcome.result);
+      } finally {
+        span?.end();
+      }
     },
   };
 }
@@ -197,6 +212,13 @@ function errorOf(server: UpstreamServer, error: UpstreamError, answered: Upstrea
     default:
       return new SkillError({ code: "UPSTREAM_ERROR", message: error.message, retryable: false });
   }
+}
+
+/** A trace context as `_meta` carries it. */
+function metaOf(context: TraceContext): Record<string, string> {
+  return context.tracestate === undefined
+    ? { traceparent: context.traceparent }
+    : { traceparent: context.traceparent, tracestate: context.tracestate };
 }
 
 function unavailable(message: string, retryable: boolean): SkillError {

@@ -95,7 +95,9 @@ export function connectTools(core: ToolsCore, options: ConnectionToolsOptions): 
       const running: Running = { id, stop: new CallStop(), cancelled: false };
       inFlight.push(running);
       // A literal, not a spread: V8 copies a spread slowly.
+      if (core.host.tracing !== undefined) call.id = id;
       const connection: ToolConnection = {
+        transport: "pipe",
         supports: parts.supports,
         stop: running.stop,
         log: parts.log,

@@ -5,6 +5,7 @@ import { listAnswerJson } from "./connection-tools.js";
 import { FIRST_MODERN_REVISION, plainToolsRequestOf } from "./plain-request.js";
 import type { PassedOn, ToolConnection, ToolsCore } from "./tools-core.js";
 import { answerMessageOf, supportsOf, thrownMessageOf } from "./tools-core.js";
+import { incomingTraceContext } from "./trace-request.js";
 
 /** A call the core ran whose answer is a question: the SDK's to ask, with this noted for its request (ToolsCore.passOn). */
 export interface HttpPassOn {
@@ -45,7 +46,13 @@ export function httpToolsAnswer(
   if (call.progressToken !== undefined) return undefined;
   if (modern && request.headers.get("mcp-name") !== call.name) return undefined;
   const logged: LoggingMessageNotification["params"][] = [];
+  if (core.host.tracing !== undefined) {
+    // A plain request's `_meta` has no trace context: its HTTP traceparent header, if any, is the span's parent.
+    call.id = id;
+    call.trace = incomingTraceContext(undefined, request.headers);
+  }
   const connection: ToolConnection = {
+    transport: "tcp",
     // A 2025-era request over HTTP has no initialize: its client declared nothing.
     supports: plain.supports ?? supportsOf(undefined),
     caller: context.caller,

@@ -22,8 +22,9 @@ import {
   SKILLS_LIST_METHOD,
   SKILLS_PAGE_SIZE,
 } from "./skills.js";
-import type { CallObserver, ToolConnection, ToolsAnswer, ToolsCore } from "./tools-core.js";
+import type { CallObserver, ToolCallRequest, ToolConnection, ToolsAnswer, ToolsCore } from "./tools-core.js";
 import { createToolsCore, optionsOf, supportsOf } from "./tools-core.js";
+import { endThrownSpan, incomingTraceContext, openRequestSpan } from "./trace-request.js";
 
 /** Options for {@link createServerFactory}. */
 export interface ServerFactoryOptions {
@@ -64,6 +65,7 @@ export function createServerFactory(
   const info = { name: host.manifest.name, version: host.manifest.version };
   const instructions = instructionsOf(host);
   const { callerOf } = options;
+  const { tracing } = host;
   const core =
     options.core ?? createToolsCore(host, options.observer === undefined ? {} : { observer: options.observer });
   // Upstream servers may change their tools at run time: then the list is built again and every connected client
@@ -84,26 +86,60 @@ export function createServerFactory(
 
   return (requestContext) => {
     const caller = callerOf?.(requestContext);
+    const overHttp = requestContext?.requestInfo !== undefined;
     const server = new Server(info, { capabilities, instructions });
     if (listChanged) {
       open.add(server);
       server.onclose = () => open.delete(server);
     }
-    const base = (ctx: ServerContext) => optionsOf(connectionOf(server, ctx, caller));
+    const base = (ctx: ServerContext) => optionsOf(connectionOf(server, ctx, caller, overHttp));
+    // Traced, a request other than tools/call (which the tools core traces) has a span of its own.
+    const traced = <T>(
+      method: string,
+      target: string | undefined,
+      ctx: ServerContext,
+      meta: Readonly<Record<string, unknown>> | undefined,
+      run: () => T | Promise<T>,
+      attributes?: Record<string, string>,
+    ): T | Promise<T> => {
+      if (tracing === undefined) return run();
+      const trace = incomingTraceContext(meta, requestContext?.requestInfo?.headers);
+      const origin = { transport: overHttp ? "tcp" : "pipe", sessionId: ctx.sessionId } as const;
+      const span = openRequestSpan(tracing, method, target, { id: ctx.mcpReq.id, trace }, origin);
+      if (attributes !== undefined) span.set(attributes);
+      return Promise.resolve()
+        .then(run)
+        .then(
+          (answer) => {
+            span.end();
+            return answer;
+          },
+          (error: unknown) => {
+            endThrownSpan(span);
+            throw error;
+          },
+        );
+    };
 
-    server.setRequestHandler("tools/list", () => core.list());
+    server.setRequestHandler("tools/list", (request, ctx) =>
+      traced("tools/list", undefined, ctx, request.params?._meta, () => core.list()),
+    );
     // A call the core ran itself and passed on (a question to ask) is answered, not run again: its log lines go
     // first, as they would have while it ran. It is noted under the request over HTTP, else under this server.
     const passedKey = requestContext?.requestInfo ?? server;
     server.setRequestHandler("tools/call", async (request, ctx) => {
-      const connection = connectionOf(server, ctx, caller);
+      const connection = connectionOf(server, ctx, caller, overHttp);
       const passed = core.takePassedOn(passedKey, ctx.mcpReq.id);
       if (passed !== undefined) {
         for (const line of passed.logged ?? []) connection.log?.(line);
         return passed.answer.question;
       }
       const { name, arguments: args, _meta } = request.params;
-      const call = { name, args: args ?? {}, progressToken: _meta?.progressToken };
+      const call: ToolCallRequest = { name, args: args ?? {}, progressToken: _meta?.progressToken };
+      if (tracing !== undefined) {
+        call.id = ctx.mcpReq.id;
+        call.trace = incomingTraceContext(_meta, requestContext?.requestInfo?.headers);
+      }
       return sdkAnswerOf(await core.call(call, connection));
     });
 
@@ -116,8 +152,12 @@ export function createServerFactory(
       const listed = host.requests.listTemplates(base(ctx));
       return listed === registry.templateListings ? templatesResult : templatesResultOf(listed);
     });
-    server.setRequestHandler("resources/read", async (request, ctx) => {
-      const { uri } = request.params;
+    server.setRequestHandler("resources/read", (request, ctx) =>
+      traced("resources/read", undefined, ctx, request.params._meta, () => read(request.params.uri, ctx), {
+        "mcp.resource.uri": request.params.uri,
+      }),
+    );
+    const read = async (uri: string, ctx: ServerContext) => {
       if (uri.startsWith("skill://")) {
         const file = await catalog.read(uri);
         if (file === undefined) throw new ResourceNotFoundError(host.redactor.string(uri));
@@ -133,7 +173,7 @@ export function createServerFactory(
         throw new ResourceNotFoundError(host.redactor.string(uri));
       }
       return answerOf(outcome);
-    });
+    };
     server.setRequestHandler("resources/subscribe", async (request) => {
       await servedOrThrow(host, catalog, request.params.uri, caller);
       return {};
@@ -144,9 +184,11 @@ export function createServerFactory(
       const listed = host.requests.listPrompts(base(ctx));
       return listed === registry.promptListings ? promptsResult : promptsResultOf(listed);
     });
-    server.setRequestHandler("prompts/get", async (request, ctx) => {
-      const { name, arguments: args } = request.params;
-      return answerOf(await host.requests.render(name, args ?? {}, base(ctx)));
+    server.setRequestHandler("prompts/get", (request, ctx) => {
+      const { name, arguments: args, _meta } = request.params;
+      return traced("prompts/get", name, ctx, _meta, async () =>
+        answerOf(await host.requests.render(name, args ?? {}, base(ctx))),
+      );
     });
 
     server.setRequestHandler("completion/complete", async (request, ctx) => {
@@ -295,7 +337,12 @@ function instructionsOf(host: Host): string {
  * the request's signal, and its notifications and log lines sent as the SDK sends them for this request (a log line
  * at the level the client set in the 2025 era; in the 2026 era only to a request that asked, at its level).
  */
-function connectionOf(server: Server, ctx: ServerContext, caller: Caller | undefined): ToolConnection {
+function connectionOf(
+  server: Server,
+  ctx: ServerContext,
+  caller: Caller | undefined,
+  overHttp: boolean,
+): ToolConnection {
   const envelope = ctx.mcpReq.envelope as Record<string, unknown> | undefined;
   const perRequest = envelope?.[CLIENT_CAPABILITIES_META_KEY] as Parameters<typeof supportsOf>[0];
   const state = ctx.mcpReq.requestState();
@@ -303,6 +350,8 @@ function connectionOf(server: Server, ctx: ServerContext, caller: Caller | undef
     supports: supportsOf(perRequest ?? server.getClientCapabilities()),
     caller,
     signal: ctx.mcpReq.signal,
+    transport: overHttp ? "tcp" : "pipe",
+    sessionId: ctx.sessionId,
     responses: ctx.mcpReq.inputResponses,
     state: typeof state === "string" ? state : undefined,
     notify: (notification) => ctx.mcpReq.notify(notification),

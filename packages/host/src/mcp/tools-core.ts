@@ -21,7 +21,11 @@ import type { CallOptions, CallOutcome, StageName } from "../pipeline/call.js";
 import type { CallStop } from "../pipeline/call-stop.js";
 import { listedTools } from "../registry/discovery-listings.js";
 import type { Registry } from "../registry/registry.js";
+import type { TraceContext } from "../tracing/tracing.js";
+import { CallTrace } from "../tracing/tracing.js";
 import { createDiscoveryTools } from "./discovery-tools.js";
+import type { RequestOrigin } from "./trace-request.js";
+import { endThrownSpan, endToolSpan, openRequestSpan } from "./trace-request.js";
 
 /**
  * Watches tool calls: `outcome` is "ok", the envelope's error code, or UNKNOWN_TOOL; `stage` is the pipeline stage
@@ -44,6 +48,10 @@ export interface ToolCallRequest {
   args: Record<string, unknown>;
   /** The client asked for progress with this token (`params._meta.progressToken`). */
   progressToken?: ProgressToken | undefined;
+  /** The request's JSON-RPC id, for its span when the host traces. */
+  id?: RequestId | undefined;
+  /** The trace context the client sent (`_meta` `traceparent`, else the HTTP header), read when the host traces. */
+  trace?: TraceContext | undefined;
 }
 
 /** What the client can answer when asked (MCP elicitation, sampling, roots), read once from its capabilities. */
@@ -55,7 +63,7 @@ export type ClientSupports = Readonly<Record<InputFeature, boolean>>;
  * one (stdio and in memory: one per connection and call; HTTP: one per request; the SDK's handlers: one from their
  * request context).
  */
-export interface ToolConnection {
+export interface ToolConnection extends RequestOrigin {
   /** From {@link supportsOf}. */
   readonly supports: ClientSupports;
   /** Who is calling over HTTP; undefined for local transports, whose calls are not checked. */
@@ -135,6 +143,7 @@ export function createToolsCore(host: Host, options: ToolsCoreOptions = {}): Too
   const { observer } = options;
   // Undefined for discovery "all": then a call costs nothing more than it did before discovery existed.
   const discovery = createDiscoveryTools(host);
+  const { tracing } = host;
   // By the key the SDK's handler sees (a connection's server, an HTTP request), then by request id.
   const passed = new WeakMap<object, Map<RequestId, PassedOn>>();
   return {
@@ -167,8 +176,9 @@ export function createToolsCore(host: Host, options: ToolsCoreOptions = {}): Too
         const routed = discovery.route(asked.name, asked.args, connection.caller);
         if (routed !== undefined) {
           if ("envelope" in routed) return answerDiscovery(routed.tool, routed.envelope, observer);
-          // The call tool stands for the tool it names: from here on the call is that tool's, and nothing else's.
-          request = { name: routed.call.name, args: routed.call.args, progressToken: asked.progressToken };
+          // The call tool stands for the tool it names: from here on the call is that tool's, and nothing else's
+          // (its progress token, JSON-RPC id and trace context stay the request's).
+          request = { ...asked, name: routed.call.name, args: routed.call.args };
         }
       }
       const { name, progressToken } = request;
@@ -177,6 +187,10 @@ export function createToolsCore(host: Host, options: ToolsCoreOptions = {}): Too
       let notifying: Set<Promise<unknown>> | undefined;
       const { notify } = connection;
       const callOptions = optionsOf(connection);
+      // Traced, the request has a span of its own, the pipeline's stages spans under it.
+      const span =
+        tracing === undefined ? undefined : openRequestSpan(tracing, "tools/call", name, request, connection);
+      if (span !== undefined) callOptions.trace = new CallTrace(span);
       if (progressToken !== undefined && notify !== undefined) {
         callOptions.onProgress = (progress, total, message) => {
           const params: ProgressNotification["params"] = { progressToken, progress };
@@ -198,12 +212,14 @@ export function createToolsCore(host: Host, options: ToolsCoreOptions = {}): Too
           const code = outcome.envelope.ok ? "ok" : outcome.envelope.error.code;
           observer?.finished(name, tool.instance, code, seconds, outcome.stage);
         }
+        if (span !== undefined) endToolSpan(span, outcome, host.registry, name);
         const answer = answerOf(outcome);
         // Every progress notification is on its way before the answer (the client ignores progress after it).
         return notifying !== undefined && notifying.size > 0 ? Promise.all(notifying).then(() => answer) : answer;
       };
       const failed = (error: unknown): never => {
         observer?.finished(name, undefined, "INTERNAL", (performance.now() - startedAt) / 1000, "error");
+        if (span !== undefined) endThrownSpan(span);
         throw error;
       };
       try {

@@ -91,6 +91,7 @@ export function createBoundedRun({ logger, redactor }: { logger: Logger; redacto
           input: round.channel,
           progress: (done, total, message) => progress?.report(done, total, message),
           findSecret: async (content) => redactor.find(content),
+          trace: options.trace,
           makeLog: () => skillLogger(logger, redactor, subject.name, traceId, options.onLog),
         });
         // Answered when the stop aborts, even if the capability ignores its signal and never settles; whatever it
@@ -161,6 +162,7 @@ class BoundCall implements RunCall {
   readonly input: RunCall["input"];
   readonly progress: RunCall["progress"];
   readonly findSecret: RunCall["findSecret"];
+  readonly trace: RunCall["trace"];
   #stop: CallStop;
   #makeLog: () => SkillLogger;
   #log: SkillLogger | undefined;
@@ -171,6 +173,7 @@ class BoundCall implements RunCall {
     this.input = parts.input;
     this.progress = parts.progress;
     this.findSecret = parts.findSecret;
+    this.trace = parts.trace;
     this.#stop = stop;
     this.#makeLog = parts.makeLog;
   }

@@ -1,6 +1,7 @@
 import type { Envelope, Risk, SkillLogger } from "@skillport/core";
 import type { Caller } from "../entries/check-scopes.js";
 import type { InputRequest, Runnable, ToolEntry, ToolListing } from "../entries/tool-entry.js";
+import type { CallTrace } from "../tracing/tracing.js";
 import type { CallStop } from "./call-stop.js";
 import type { InputRound } from "./confirmations.js";
 import type { ContentBlock } from "./content-blocks.js";
@@ -36,6 +37,12 @@ export interface CallOptions {
    * own log gets them either way.
    */
   onLog?: (level: keyof SkillLogger, message: string, data: Record<string, unknown> | undefined) => void;
+  /**
+   * The call's trace, when the host traces (OpenTelemetry) and the transport opened a span for its request: each
+   * stage runs in a span under it, its decisions are events, and an upstream request carries its context on. The
+   * envelope's `meta.traceId` is then the trace's id.
+   */
+  trace?: CallTrace;
 }
 
 /** The ways a dangerous call can reach its user for confirmation. */

@@ -5,15 +5,17 @@ import { closestNames } from "../errors/closest-names.js";
 import type { Logger } from "../logging/logger.js";
 import type { Discovery, Separator } from "../manifest/manifest.js";
 import type { Redactor } from "../redaction/redactor.js";
+import { REDACTED } from "../redaction/redactor.js";
 import type { Registry } from "../registry/registry.js";
 import { lazyAjv } from "../schema/ajv.js";
+import { TRACE_EVENTS } from "../tracing/tracing.js";
 import type { Audit } from "./audit.js";
 import type { BoundedRun } from "./bounded-run.js";
 import { createBoundedRun } from "./bounded-run.js";
 import type { Answered, Call, CallOptions, CallOutcome, LoadedCall, ResumedCall } from "./call.js";
 import { auditFacts, isAnswered } from "./call.js";
 import type { Confirmations } from "./confirmations.js";
-import { authorize } from "./stages/authorize.js";
+import { authorize as authorizeStage } from "./stages/authorize.js";
 import { createConfirm } from "./stages/confirm.js";
 import { createEnsureLoaded } from "./stages/ensure-loaded.js";
 import { createExecute } from "./stages/execute.js";
@@ -21,6 +23,8 @@ import { createMigrate } from "./stages/migrate.js";
 import { createResume } from "./stages/resume.js";
 import { createShape } from "./stages/shape.js";
 import { createValidate } from "./stages/validate.js";
+import type { TracedStageName } from "./traced-stage.js";
+import { endStage, stageSpan, tracedStage } from "./traced-stage.js";
 import { createValidators } from "./validators.js";
 
 /**
@@ -60,6 +64,12 @@ export interface PipelineDeps {
    * @default tools/list, "."
    */
   names?: { discovery: Pick<Discovery, "mode" | "searchTool">; separator: Separator };
+  /**
+   * Whether calls may carry a trace (`CallOptions.trace`): each stage then runs in a span when its call does. Off,
+   * the stages are not wrapped at all.
+   * @default false
+   */
+  traced?: boolean;
 }
 
 /** Builds the call pipeline over a registry. Validators compile lazily, once per tool. */
@@ -69,18 +79,27 @@ export function createPipeline(registry: Registry, deps: PipelineDeps): Pipeline
     lazyAjv({ firstError: true }),
     lazyAjv({ firstError: true, fillDefaults: false }),
   );
-  const ensureLoaded = createEnsureLoaded(logger);
-  const migrate = createMigrate(validators, logger);
-  const validate = createValidate(validators, logger);
-  const resume = createResume(deps.confirmations);
-  const confirm = createConfirm({ confirmations: deps.confirmations, fallback: deps.confirmationFallback ?? "refuse" });
-  const execute = createExecute({
-    logger,
-    redactor,
-    run: deps.run ?? createBoundedRun({ logger, redactor }),
-    carry: deps.confirmations.carry,
-  });
-  const shape = createShape(validators, logger);
+  // Traced, each stage opens a span when its call carries a trace; otherwise the stages are the functions themselves.
+  const staged = deps.traced === true ? tracedStage : untraced;
+  const authorize = staged("authorize", authorizeStage);
+  const ensureLoaded = staged("ensure-loaded", createEnsureLoaded(logger));
+  const migrate = staged("migrate", createMigrate(validators, logger));
+  const validate = staged("validate", createValidate(validators, logger));
+  const resume = staged("resume", createResume(deps.confirmations));
+  const confirm = staged(
+    "confirm",
+    createConfirm({ confirmations: deps.confirmations, fallback: deps.confirmationFallback ?? "refuse" }),
+  );
+  const execute = staged(
+    "execute",
+    createExecute({
+      logger,
+      redactor,
+      run: deps.run ?? createBoundedRun({ logger, redactor }),
+      carry: deps.confirmations.carry,
+    }),
+  );
+  const shape = staged("shape", createShape(validators, logger));
   const { discovery, separator } = deps.names ?? { discovery: { mode: "all", searchTool: "" }, separator: "." };
   const finder =
     discovery.mode === "search"
@@ -135,6 +154,8 @@ export function createPipeline(registry: Registry, deps: PipelineDeps): Pipeline
   function finished(answered: Answered, input: unknown): CallOutcome {
     const { call, outcome } = answered;
     const { entry, options } = call;
+    const { trace } = options;
+    const redacting = trace === undefined ? undefined : stageSpan(trace, "skillport.redact");
     const redacted = redactor.active
       ? {
           ...outcome,
@@ -147,6 +168,13 @@ export function createPipeline(registry: Registry, deps: PipelineDeps): Pipeline
             : { elicit: { message: redactor.string(outcome.elicit.message), state: outcome.elicit.state } }),
         }
       : outcome;
+    if (trace !== undefined && redacting !== undefined) {
+      // How many secrets the redactor replaced in the answer: a count, never what they were.
+      const count = redactor.active ? redactionsIn(redacted) - redactionsIn(outcome) : 0;
+      if (count > 0) redacting.event(TRACE_EVENTS.redacted, { "skillport.redactions": count });
+      endStage(trace, redacting, call);
+    }
+    const auditing = trace === undefined ? undefined : stageSpan(trace, "skillport.audit");
     const { risk, brief } = auditFacts(call);
     audit({
       traceId: call.traceId,
@@ -160,6 +188,7 @@ export function createPipeline(registry: Registry, deps: PipelineDeps): Pipeline
       caller: options.caller?.id,
       arguments: input,
     });
+    if (trace !== undefined && auditing !== undefined) endStage(trace, auditing, call);
     return redacted;
   }
 
@@ -167,7 +196,8 @@ export function createPipeline(registry: Registry, deps: PipelineDeps): Pipeline
     // Not an async function either (see through): one promise for the call's answer, chained on the run's.
     call(fullName, input, options = {}) {
       try {
-        const traceId = randomUUID();
+        // A traced call's id is its trace's: the envelope then names the trace an operator finds it in.
+        const traceId = options.trace === undefined ? randomUUID() : options.trace.request.traceId;
         const startedAt = performance.now();
         const entry = registry.tools.get(fullName);
         if (entry === undefined) {
@@ -188,6 +218,17 @@ export function createPipeline(registry: Registry, deps: PipelineDeps): Pipeline
 }
 
 // --- internal ---
+
+/** A stage as it is, for a pipeline that does not trace. */
+function untraced<S>(_name: TracedStageName, stage: S): S {
+  return stage;
+}
+
+/** How many `[REDACTED]` an outcome's envelope and content hold (traced calls only: it serialises them). */
+function redactionsIn(outcome: CallOutcome): number {
+  const text = JSON.stringify([outcome.envelope, outcome.content ?? null, outcome.elicit?.message ?? null]);
+  return text.split(REDACTED).length - 1;
+}
 
 /**
  * The answer for a name the table does not have: not a tool's failure, so nothing is audited. It names the closest

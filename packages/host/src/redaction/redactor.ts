@@ -30,7 +30,9 @@ export const REDACTED = "[REDACTED]";
  * - protocol errors that name what the client sent: an unknown tool (pipeline.ts `call`), a resource not found
  *   (mcp/server.ts);
  * - over stdio, whatever a skill writes to stdout (mcp/serve-stdio.ts), and every log and audit line
- *   (logging/logger.ts, pipeline/audit.ts).
+ *   (logging/logger.ts, pipeline/audit.ts);
+ * - OpenTelemetry spans when tracing is on: every span name, attribute, event and status message
+ *   (tracing/otel-tracing.ts), before the SDK sees it.
  * Not passed, as they hold no value read at run time: notifications/tools/list_changed (no params); initialize
  * (the manifest's name and version, instance ids), the resource, template and prompt lists and the Skills
  * extension's SKILL.md files (the skill packages' own text); HTTP response headers (fixed text, the configured

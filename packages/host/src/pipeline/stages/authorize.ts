@@ -1,4 +1,5 @@
 import { missingScopes } from "../../entries/check-scopes.js";
+import { TRACE_EVENTS } from "../../tracing/tracing.js";
 import type { Answered, Call } from "../call.js";
 import { answer } from "../call.js";
 import { failureOutcome } from "../envelope.js";
@@ -11,6 +12,7 @@ export function authorize(call: Call): Call | Answered {
   const { entry, options } = call;
   const missing = missingScopes(entry, options.caller);
   if (missing !== undefined) {
+    options.trace?.event(TRACE_EVENTS.scopeRefused, { "skillport.scopes.missing": missing.length });
     const them = missing.length === 1 ? "it" : "them";
     return answer(
       call,

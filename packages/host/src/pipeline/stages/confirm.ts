@@ -1,3 +1,4 @@
+import { TRACE_EVENTS } from "../../tracing/tracing.js";
 import type { Answered, ConfirmationQuestion, ResumedCall } from "../call.js";
 import { answer } from "../call.js";
 import type { ConfirmationSubject, Confirmations } from "../confirmations.js";
@@ -27,6 +28,17 @@ export function createConfirm({ confirmations, fallback }: ConfirmOptions) {
 
   async function confirmDangerous(call: ResumedCall): Promise<ResumedCall | Answered> {
     const outcome = await refusal(call);
+    const trace = call.options.trace;
+    if (trace !== undefined) {
+      // The decision, by the code it answered with: asked (the user or the client is asked, or an operation id
+      // issued), refused, or accepted (the call runs).
+      const code = outcome === undefined || outcome.envelope.ok ? undefined : outcome.envelope.error.code;
+      const asking = code === "CONFIRMATION_REQUIRED" ? via(outcome) : undefined;
+      if (code === undefined) trace.event(TRACE_EVENTS.confirmationAccepted);
+      else if (asking !== undefined)
+        trace.event(TRACE_EVENTS.confirmationAsked, { "skillport.confirmation.via": asking });
+      else trace.event(TRACE_EVENTS.confirmationRefused, { "skillport.outcome": code });
+    }
     return outcome === undefined ? call : answer(call, "confirm", outcome);
   }
 
@@ -133,6 +145,14 @@ export function createConfirm({ confirmations, fallback }: ConfirmOptions) {
 }
 
 // --- internal ---
+
+/** How a user is asked: through the client (elicitation) or with an operation id; undefined: not at all (refused). */
+function via(outcome: Outcome | undefined): string | undefined {
+  if (outcome?.elicit !== undefined) return "elicitation";
+  return outcome?.envelope.ok === false && outcome.envelope.error.operationId !== undefined
+    ? "operation-id"
+    : undefined;
+}
 
 /** A brief ended before the next sentence: a one-line brief with a full stop, one of several lines with a break. */
 function sentence(brief: string): string {

@@ -1,6 +1,7 @@
 import { isToolResult } from "@skillport/core";
 import { deeperThan } from "../../json/json-pointer.js";
 import type { Logger } from "../../logging/logger.js";
+import { TRACE_EVENTS } from "../../tracing/tracing.js";
 import type { Answered, ExecutedCall } from "../call.js";
 import { answer } from "../call.js";
 import type { ContentBlock } from "../content-blocks.js";
@@ -49,6 +50,8 @@ export function createShape(validators: Validators, logger: Logger) {
     }
     if (problem === undefined) return answer(call, "shape", outcome);
     const at = `/data${problem.where === "/" ? "" : problem.where}`;
+    // Where the data drifted (a JSON pointer into the tool's own output schema), not what it held.
+    call.options.trace?.event(TRACE_EVENTS.outputSchemaMismatch, { "skillport.schema.at": at });
     return refuse(call, { at, problem: problem.message }, "answered with data that does not match its output schema");
   };
 
