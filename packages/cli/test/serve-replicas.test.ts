@@ -4,9 +4,9 @@
 import { access, mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
+import type { RedisServer } from "@skillport/test-utils";
+import { skipWithout, startRedis } from "@skillport/test-utils";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { RedisServer } from "./redis-server.js";
-import { SKIP_REDIS, startRedis } from "./redis-server.js";
 import type { ServedHttp, Workspace } from "./workspace.js";
 import { makeWorkspace, REPO, serveHttp } from "./workspace.js";
 
@@ -31,7 +31,7 @@ async function until(check: () => Promise<boolean>, ms = 30_000): Promise<void> 
   }
 }
 
-describe.skipIf(SKIP_REDIS)("two skillport serve --http processes sharing one Redis", () => {
+describe.skipIf(skipWithout("redis-server"))("two skillport serve --http processes sharing one Redis", () => {
   let ws: Workspace;
   let redis: RedisServer;
   const servers: ServedHttp[] = [];

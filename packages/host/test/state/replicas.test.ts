@@ -5,6 +5,8 @@ import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
+import type { RedisServer } from "@skillport/test-utils";
+import { skipWithout, startRedis } from "@skillport/test-utils";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Host } from "../../src/host.js";
 import { createHost } from "../../src/host.js";
@@ -13,8 +15,6 @@ import type { HttpServing } from "../../src/mcp/serve-http.js";
 import { serveHostHttp } from "../../src/mcp/serve-http.js";
 import { ECHO, manifestOf, silentLogger } from "../helpers.js";
 import { capturingLogger, connect, ERAS, raw, rpc, until } from "../http-helpers.js";
-import type { RedisServer } from "../redis-server.js";
-import { SKIP_REDIS, startRedis } from "../redis-server.js";
 
 /** One token per use, so each test spends its own budget: alice makes the MCP calls, the others count. */
 const TOKENS = {
@@ -40,7 +40,7 @@ interface Replica {
   alice: Client;
 }
 
-describe.skipIf(SKIP_REDIS)("two replicas sharing one Redis", () => {
+describe.skipIf(skipWithout("redis-server"))("two replicas sharing one Redis", () => {
   let redis: RedisServer;
   let dir: string;
   let a: Replica;

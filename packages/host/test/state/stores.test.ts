@@ -1,3 +1,5 @@
+import type { RedisServer } from "@skillport/test-utils";
+import { skipWithout, startRedis } from "@skillport/test-utils";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createMemoryStore } from "../../src/state/memory-store.js";
@@ -5,8 +7,6 @@ import { createRedisStore } from "../../src/state/redis-store.js";
 import type { StateStore } from "../../src/state/store.js";
 import { StoreUnavailableError } from "../../src/state/store.js";
 import { until } from "../http-helpers.js";
-import type { RedisServer } from "../redis-server.js";
-import { SKIP_REDIS, startRedis } from "../redis-server.js";
 
 const RATE = { requestsPerMinute: 60, burst: 3 };
 
@@ -82,7 +82,7 @@ describe("the memory store", () => {
   });
 });
 
-describe.skipIf(SKIP_REDIS)("the redis store", () => {
+describe.skipIf(skipWithout("redis-server"))("the redis store", () => {
   let redis: RedisServer;
   beforeAll(async () => {
     redis = await startRedis();
