@@ -1,4 +1,5 @@
 import { defineConfig } from "vitest/config";
+import CountingReporter from "./vitest.report.ts";
 
 /**
  * The one vitest setup every package shares: tests live under test/. Type tests (*.test-d.ts) are compiled by each
@@ -8,8 +9,9 @@ export const shared = defineConfig({
   test: {
     include: ["test/**/*.test.ts"],
     // Green is quiet: a passing run prints its counts; a failure prints itself, with the console output of the test
-    // that failed (that of passing tests is dropped).
-    reporters: ["minimal"],
+    // that failed (that of passing tests is dropped). The counting reporter writes .test-report.json, which
+    // .ci/test-summary.mjs adds up over every package, with the reason for each group of skipped tests.
+    reporters: ["minimal", new CountingReporter()],
     silent: "passed-only",
     // Generous: tests spawn real processes, and CI machines are shared.
     testTimeout: 90_000,

@@ -34,7 +34,7 @@ function run(command: string, args: string[], cwd: string) {
  */
 async function makeWorkspace(): Promise<string> {
   const dir = await mkdtemp(path.join(os.tmpdir(), "skillport-new-"));
-  for (const file of ["tsconfig.base.json", "vitest.shared.ts", "pnpm-workspace.yaml"]) {
+  for (const file of ["tsconfig.base.json", "vitest.shared.ts", "vitest.report.ts", "pnpm-workspace.yaml"]) {
     await cp(path.join(REPO, file), path.join(dir, file));
   }
   await mkdir(path.join(dir, ".changeset"));
