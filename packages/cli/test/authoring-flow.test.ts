@@ -1,11 +1,10 @@
 // The README's "Writing a skill", walked end to end as a newcomer would, in a scratch clone of this repository:
 // set up, `skillport new weather`, install, build and test the new skill, enable it, lock, check, list, call, and
 // then what keeps the repository green with the new skill in it: `pnpm lint` over the whole tree (build, Biome, knip,
-// typecheck) and every test that reads what the flow changed at the root (the manifest, its lock, the README's
-// promises about them; ROOT_READERS, checked below to be complete). The other tests read only their own fixtures,
-// which adding a skill cannot change, so the clone does not run them again. The clone's build and typecheck start
-// from this checkout's turbo cache (read only), so only what the new skill changed is built and checked again. One
-// test: slow, and each step needs the one before.
+// typecheck) and every test that reads what the flow changed at the root, the manifest and its lock (ROOT_READERS,
+// checked below to be complete). The other tests read only their own fixtures, which adding a skill cannot change,
+// so the clone does not run them again. The clone's build and typecheck use this checkout's turbo cache, so only
+// what the new skill changed is built and checked again. One test: slow, and each step needs the one before.
 import { execFile } from "node:child_process";
 import { existsSync } from "node:fs";
 import { cp, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
@@ -155,8 +154,9 @@ async function turboCacheOf(repo: string): Promise<string | undefined> {
 async function run(command: string, args: string[], cwd: string): Promise<Omit<Step, "command">> {
   const cache = await turboCacheOf(REPO);
   return runCombined(command, args, cwd, {
-    // Read only: what the clone builds (the new skill) stays in the clone.
-    ...(cache === undefined ? {} : { TURBO_CACHE_DIR: cache, TURBO_CACHE: "local:r" }),
+    // Shared: what the clone builds and checks again (the new skill, and what depends on the lockfile) goes into the
+    // same cache, under its own hash, so the lint after the build finds it there.
+    ...(cache === undefined ? {} : { TURBO_CACHE_DIR: cache }),
     TURBO_TELEMETRY_DISABLED: "1",
     NO_COLOR: "1",
     FORCE_COLOR: "0",
