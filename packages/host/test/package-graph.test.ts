@@ -47,6 +47,6 @@ describe("the workspace's packages", () => {
     };
     for (const name of graph.keys()) visit(name, []);
     expect([...cycles]).toEqual([]);
-    expect(graph.get("@skillport/host")).toEqual(["@skillport/core"]);
+    expect(graph.get("@skillport/host")).toEqual(["@skillport/core", "@skillport/test-utils"]);
   });
 });
