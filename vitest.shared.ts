@@ -13,6 +13,10 @@ export const shared = defineConfig({
     // .ci/test-summary.mjs adds up over every package, with the reason for each group of skipped tests.
     reporters: ["minimal", new CountingReporter()],
     silent: "passed-only",
+    // The files of a package share their worker's modules instead of importing everything again per file: on two
+    // cores importing took more time than the tests themselves. A test that changes something global (an
+    // environment variable, a listener) puts it back when it finishes.
+    isolate: false,
     // Generous: tests spawn real processes, and CI machines are shared.
     testTimeout: 90_000,
     hookTimeout: 90_000,
