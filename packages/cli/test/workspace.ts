@@ -167,7 +167,7 @@ export function serveHttp(args: string[], cwd: string, env: Record<string, strin
 }
 
 // biome-ignore lint/suspicious/noExplicitAny: JSON-RPC messages of any method
-export type Message = any;
+type Message = any;
 
 /** `skillport serve --stdio` driven byte by byte: every stdout line is kept, parsed or not. */
 export interface RawServer {

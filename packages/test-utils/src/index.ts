@@ -3,6 +3,9 @@
 export type { ThrownSkillError } from "./failure.js";
 export { failure } from "./failure.js";
 export { builtEntries, importsOf, isBuiltin, packagesOf, staticImportsOf } from "./imports-of.js";
+export type { LineEnds, LinePipe, Message } from "./line-pipe.js";
+export { linePipe } from "./line-pipe.js";
+export { jsonLineIn, linesOf, untilLines } from "./lines.js";
 export type { Tool } from "./needs.js";
 export { CHROMIUM, CI, hasTool, missingTool, SKIPS_FILE_VARIABLE, skipWithout } from "./needs.js";
 export type { RedisServer } from "./redis-server.js";
