@@ -1,4 +1,5 @@
-import { defineConfig } from "vitest/config";
+import { availableParallelism } from "node:os";
+import { defineConfig, mergeConfig } from "vitest/config";
 import CountingReporter from "./vitest.report.ts";
 
 /**
@@ -17,8 +18,17 @@ export const shared = defineConfig({
     // cores importing took more time than the tests themselves. A test that changes something global (an
     // environment variable, a listener) puts it back when it finishes.
     isolate: false,
+    // Two files at a time even on two cores (vitest's default there is one): a test often waits on a child process,
+    // a socket or a file, and the other file runs meanwhile.
+    maxWorkers: Math.max(2, availableParallelism() - 1),
     // Generous: tests spawn real processes, and CI machines are shared.
     testTimeout: 90_000,
     hookTimeout: 90_000,
   },
 });
+
+/**
+ * The shared setup for a package whose tests mostly wait on child processes they spawn (the CLI's: `skillport`
+ * commands, servers, clones): more files at a time than cores, since each spends most of its time waiting.
+ */
+export const spawning = mergeConfig(shared, { test: { maxWorkers: Math.max(4, availableParallelism()) } });
