@@ -26,7 +26,7 @@ export interface InProcessOptions {
 }
 
 /** A host built as `skillport serve` builds it, in this process. */
-export interface InProcessHost {
+interface InProcessHost {
   host: Host;
   /** The host's log lines so far, JSON lines as the command writes them to stderr. */
   stderr(): string;
@@ -37,7 +37,7 @@ export interface InProcessHost {
 }
 
 /** The host `skillport serve --manifest <manifest>` builds, in this process. */
-export async function hostInProcess(manifest: string, options: InProcessOptions = {}): Promise<InProcessHost> {
+async function hostInProcess(manifest: string, options: InProcessOptions = {}): Promise<InProcessHost> {
   const restore = setEnv(options.env ?? {});
   let text = "";
   const waiters = new Set<() => void>();
