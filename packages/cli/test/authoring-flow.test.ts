@@ -1,10 +1,10 @@
 // The README's "Writing a skill", walked end to end as a newcomer would, in a scratch clone of this repository:
 // set up, `skillport new weather`, install, build and test the new skill, enable it, lock, check, list, call, and
-// then what keeps the repository green with the new skill in it: `pnpm lint` over the whole tree (build, Biome, knip,
-// typecheck) and every test that reads what the flow changed at the root, the manifest and its lock (ROOT_READERS,
-// checked below to be complete). The other tests read only their own fixtures, which adding a skill cannot change,
-// so the clone does not run them again. The clone's build and typecheck use this checkout's turbo cache, so only
-// what the new skill changed is built and checked again. One test: slow, and each step needs the one before.
+// then what keeps the repository green with the new skill in it: Biome and knip over the whole tree, the new
+// package's typecheck (no other package's build or typecheck reads it), and every test that reads what the flow
+// changed at the root, the manifest and its lock (ROOT_READERS, checked below to be complete). The other tests read
+// only their own fixtures, which adding a skill cannot change, so the clone does not run them again. The clone's
+// build uses this checkout's turbo cache, so only the new skill is built. One test: each step needs the one before.
 import { execFile } from "node:child_process";
 import { existsSync } from "node:fs";
 import { cp, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
@@ -25,7 +25,7 @@ const ROOT_READERS: Record<string, string[]> = {
     "test/default-manifest.test.ts",
     "test/lock-files.test.ts",
     "test/names-compat.test.ts",
-    "test/new.test.ts",
+    "test/new-repository.test.ts",
     "test/readme.test.ts",
   ],
   "@skillport/host": ["test/manifest-validator.test.ts"],
@@ -41,7 +41,7 @@ interface Step {
 }
 
 describe("the README's authoring flow, in a scratch clone", () => {
-  it("new → install → build → test → enable → lock → check → list → call → lint and the root's tests: all green", async () => {
+  it("new → install → build → test → enable → lock → check → list → call → Biome, knip, typecheck and the root's tests: all green", async () => {
     const dir = await mkdtemp(path.join(os.tmpdir(), "skillport-authoring-"));
     const repo = path.join(dir, "repo");
     const steps: Step[] = [];
@@ -83,8 +83,12 @@ describe("the README's authoring flow, in a scratch clone", () => {
       const call = await sh(["pnpm", "exec", "skillport", "call", "weather.get_weather", '{"query":"Paris"}']);
       expect(call.output).toMatch(/"ok":\s*true/);
 
-      // The repository with the new skill in it: build, Biome, knip, typecheck, and the tests that read the root.
-      await sh(["pnpm", "lint"]);
+      // The repository with the new skill in it: what pnpm lint checks that a new package can change (Biome and knip
+      // over the whole tree, the new package's typecheck; no other package's build or typecheck reads it), and the
+      // tests that read the root.
+      await sh(["pnpm", "exec", "biome", "check", "."]);
+      await sh(["pnpm", "exec", "knip"]);
+      await sh(["pnpm", "--filter", "@skillport/skill-weather", "typecheck"]);
       for (const [pkg, files] of Object.entries(ROOT_READERS)) {
         await sh(["pnpm", "--filter", pkg, "exec", "vitest", "run", ...files]);
       }
@@ -154,8 +158,8 @@ async function turboCacheOf(repo: string): Promise<string | undefined> {
 async function run(command: string, args: string[], cwd: string): Promise<Omit<Step, "command">> {
   const cache = await turboCacheOf(REPO);
   return runCombined(command, args, cwd, {
-    // Shared: what the clone builds and checks again (the new skill, and what depends on the lockfile) goes into the
-    // same cache, under its own hash, so the lint after the build finds it there.
+    // Shared: the clone's first build finds every package this checkout built; what it builds itself (the new skill)
+    // goes into the same cache under its own hash.
     ...(cache === undefined ? {} : { TURBO_CACHE_DIR: cache }),
     TURBO_TELEMETRY_DISABLED: "1",
     NO_COLOR: "1",
