@@ -267,13 +267,8 @@ async function makeScratch(): Promise<string> {
 async function serve(args: string[], env: Record<string, string> = {}): Promise<Served> {
   const served = serveHttp(args, scratch, env);
   const urlValue = await served.url;
-  const end = "with no server to keep running:";
-  const deadline = Date.now() + 30_000;
   // The banner is written right after the listening line; wait for its last setup.
-  while (!/with no server to keep running:[\s\S]*\n\}\n[\s\S]*\n\}\n/.test(served.stderr())) {
-    if (Date.now() > deadline) throw new Error(`no banner ending in "${end}":\n${served.stderr()}`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
+  await served.stderrUntil((text) => /with no server to keep running:[\s\S]*\n\}\n[\s\S]*\n\}\n/.test(text));
   const banner = served.stderr().slice(served.stderr().indexOf("\nSkillport is serving") + 1);
   return Object.assign(served, { urlValue, banner: banner.split(scratch).join(PLACEHOLDER_ROOT) });
 }

@@ -90,6 +90,7 @@ describe.each([
 
     for (const tool of ["bad.match", "bad.answer"]) {
       const rounds = [];
+      const benign = [];
       for (let round = 0; round < 3; round++) {
         rounds.push(
           await Promise.all([
@@ -97,6 +98,7 @@ describe.each([
             timed(other, "notes.search_notes", { keyword: "agent" }),
           ]),
         );
+        benign.push(await timed(attacker, tool, { text: "aaa" }));
       }
       for (const [attack, served] of rounds) {
         expect(attack.envelope).toMatchObject({ ok: false });
@@ -105,9 +107,12 @@ describe.each([
         expect(attack.envelope.error?.code).toBe(tool === "bad.match" ? "ARGUMENT_INVALID" : "UPSTREAM_ERROR");
         expect(served.envelope.ok).toBe(true);
       }
-      // The best of three rounds is held to the bound (a backtracking engine never answers any of them).
-      expect(Math.min(...rounds.map(([attack]) => attack.ms))).toBeLessThan(BOUND_MS);
-      expect(Math.min(...rounds.map(([, served]) => served.ms))).toBeLessThan(BOUND_MS);
+      // The best of three rounds is held to the bound (a backtracking engine never answers any of them): what the
+      // hostile text costs over the same call with a benign one (both wait on the upstream server the same way), and
+      // the other caller's call, served meanwhile.
+      const best = (ms: number[]) => Math.min(...ms);
+      expect(best(rounds.map(([attack]) => attack.ms)) - best(benign.map((b) => b.ms))).toBeLessThan(BOUND_MS);
+      expect(best(rounds.map(([, served]) => served.ms))).toBeLessThan(BOUND_MS);
     }
   }, 60_000);
 

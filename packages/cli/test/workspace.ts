@@ -126,12 +126,10 @@ export async function connectStdio(manifest: string, cwd: string, options: Stdio
     stderr: "pipe",
   });
   // Read as it comes, so a talkative server never blocks on a full pipe.
-  let stderr = "";
-  transport.stderr?.on("data", (d: Buffer) => {
-    stderr += d.toString();
-  });
+  const stderr = textStream();
+  transport.stderr?.on("data", (d: Buffer) => stderr.add(d.toString()));
   const client = new Client({ name: "skillport-cli-test", version: "0.0.0" }, options.client as never);
-  return { client, transport, ready: client.connect(transport), stderr: () => stderr };
+  return { client, transport, ready: client.connect(transport), stderr: stderr.text, stderrUntil: stderr.until };
 }
 
 /** `skillport serve --http --port 0` in a child process; `url` resolves from its {"msg":"listening"} log line. */
@@ -139,6 +137,8 @@ export interface ServedHttp {
   child: ChildProcess;
   url: Promise<string>;
   stderr(): string;
+  /** Resolves once `check` holds of its stderr (checked as each chunk arrives). */
+  stderrUntil(check: (text: string) => boolean): Promise<void>;
   exit: Promise<number | null>;
 }
 
@@ -148,22 +148,22 @@ export function serveHttp(args: string[], cwd: string, env: Record<string, strin
     env: { ...process.env, ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });
-  let stderr = "";
+  const stderr = textStream();
   const url = new Promise<string>((resolve, reject) => {
     child.stderr?.on("data", (d: Buffer) => {
-      stderr += d.toString();
+      stderr.add(d.toString());
       // Log lines are JSON; the banner around them is not.
-      for (const line of stderr.split("\n").slice(0, -1)) {
+      for (const line of stderr.text().split("\n").slice(0, -1)) {
         if (!line.startsWith('{"level"')) continue;
         const entry = JSON.parse(line) as { msg?: string; url?: string };
         if (entry.msg === "listening" && entry.url !== undefined) resolve(entry.url);
       }
     });
-    child.on("exit", (code) => reject(new Error(`serve exited with ${code} before listening:\n${stderr}`)));
+    child.on("exit", (code) => reject(new Error(`serve exited with ${code} before listening:\n${stderr.text()}`)));
   });
   url.catch(() => undefined);
   const exit = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
-  return { child, url, stderr: () => stderr, exit };
+  return { child, url, stderr: stderr.text, stderrUntil: stderr.until, exit };
 }
 
 // biome-ignore lint/suspicious/noExplicitAny: JSON-RPC messages of any method
@@ -275,6 +275,29 @@ export const MODERN_META = {
 };
 
 // --- internal ---
+
+/** Text that arrives in chunks, and waits for a condition on it that are checked as each chunk arrives. */
+function textStream() {
+  let text = "";
+  const waiters = new Set<() => void>();
+  return {
+    add(chunk: string) {
+      text += chunk;
+      for (const wake of [...waiters]) wake();
+    },
+    text: () => text,
+    until: (check: (text: string) => boolean) =>
+      new Promise<void>((resolve) => {
+        const wake = () => {
+          if (!check(text)) return;
+          waiters.delete(wake);
+          resolve();
+        };
+        waiters.add(wake);
+        wake();
+      }),
+  };
+}
 
 export function withEnv(extra: Record<string, string | undefined>): NodeJS.ProcessEnv {
   const env = { ...process.env };
