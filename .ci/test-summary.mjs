@@ -1,10 +1,10 @@
 #!/usr/bin/env node
-// The last step of `pnpm test`: builds, typechecks and tests every package in one turbo run (a package's tests start
-// as soon as what they need is built, beside the typechecks still running) and closes with one line over every
-// package's tests, "N passed, N failed, N skipped", after one line per reason tests were skipped (no bubblewrap, no
-// chromium, no redis-server). Green is quiet: turbo shows a task's log only when it fails (outputLogs
-// "errors-only"), and what turbo itself prints is shown only when something failed. The counts come from each
-// package's .test-report.json, written by the shared vitest reporter (vitest.report.ts) and kept by turbo, so a
+// The last step of `pnpm test`: builds, typechecks and tests every package and builds the docs site in one turbo run
+// (a package's tests start as soon as what they need is built, beside the typechecks still running) and closes with
+// one line over every package's tests, "N passed, N failed, N skipped", after one line per reason tests were skipped
+// (no bubblewrap, no chromium, no redis-server). Green is quiet: turbo shows a task's log only when it fails
+// (outputLogs "errors-only"), and what turbo itself prints is shown only when something failed. The counts come from
+// each package's .test-report.json, written by the shared vitest reporter (vitest.report.ts) and kept by turbo, so a
 // cached task still counts. Exits with turbo's status.
 import { spawn } from "node:child_process";
 import { existsSync, readdirSync, readFileSync, rmSync } from "node:fs";
@@ -29,6 +29,7 @@ const turbo = spawn(
     "build",
     "typecheck",
     "test",
+    "//#docs:build",
     "--output-logs=errors-only",
     "--continue",
     ...(color ? ["--color"] : []),
@@ -70,7 +71,7 @@ turbo.on("close", (code, signal) => {
   }
   const seconds = ((performance.now() - started) / 1000).toFixed(1);
   process.stdout.write(
-    `build, typecheck and tests: ${status === 0 ? "ok" : "failed"} in ${seconds} s (${reported} packages tested)\n`,
+    `build, typecheck, docs site and tests: ${status === 0 ? "ok" : "failed"} in ${seconds} s (${reported} packages tested)\n`,
   );
   for (const [reason, { tests, files }] of reasons) {
     const where = files.length <= 2 ? files.join(", ") : `${files.slice(0, 2).join(", ")} and ${files.length - 2} more`;

@@ -4,6 +4,7 @@
 // in turn, several short rounds each, interleaved, at each concurrency and in both protocol eras; the medians are
 // reported, with each server's CPU time per call (Linux) as a measure that machine load disturbs less.
 // Writes its section of bench/RESULTS.md. Run with `pnpm bench`.
+import { execFileSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import os from "node:os";
 import path from "node:path";
@@ -20,12 +21,20 @@ const ROUNDS = 3;
 const WARMUP_S = 2;
 const TOKEN = randomBytes(24).toString("hex");
 
-const servers = {
-  raw: await start("raw", [path.join(HERE, "raw-sdk-server.mjs")]),
-  skillport: await start(
-    "skillport",
+// `--baseline <checkout>[,<checkout>…]`: other built checkouts of Skillport served too, interleaved with this build,
+// over this build's bench manifest: old and new side by side in one run.
+const BASELINES = process.argv.includes("--baseline")
+  ? process.argv[process.argv.indexOf("--baseline") + 1].split(",").map((checkout) => {
+      const root = path.resolve(checkout);
+      const commit = execFileSync("git", ["-C", root, "rev-parse", "--short", "HEAD"], { encoding: "utf8" }).trim();
+      return { root, commit, name: `build ${commit}` };
+    })
+  : [];
+const skillport = (root, name) =>
+  start(
+    name,
     [
-      path.join(ROOT, "packages/cli/bin/skillport.js"),
+      path.join(root, "packages/cli/bin/skillport.js"),
       "serve",
       "--http",
       "--port",
@@ -34,8 +43,13 @@ const servers = {
       path.join(HERE, "bench.manifest.json"),
     ],
     { SKILLPORT_BENCH_TOKEN: TOKEN, SKILLPORT_LOG_LEVEL: "info" },
-  ),
+  );
+const servers = {
+  raw: await start("raw", [path.join(HERE, "raw-sdk-server.mjs")]),
+  skillport: await skillport(ROOT, "skillport"),
 };
+for (const build of BASELINES) servers[build.name] = await skillport(build.root, build.name);
+const NAMES = Object.keys(servers);
 
 const rows = [];
 try {
@@ -44,15 +58,16 @@ try {
       raw: requestFor(era, "bench.echo", {}),
       skillport: requestFor(era, "bench.echo", { authorization: `Bearer ${TOKEN}` }),
     };
-    for (const name of ["raw", "skillport"]) {
+    for (const build of BASELINES) requests[build.name] = requests.skillport;
+    for (const name of NAMES) {
       await check(servers[name].url, requests[name]);
       await run(servers[name].url, requests[name], 16, WARMUP_S);
     }
     for (const connections of CONCURRENCY) {
-      const rounds = { raw: [], skillport: [] };
-      // Short rounds, interleaved, so changes in the machine's load touch both servers alike.
+      const rounds = Object.fromEntries(NAMES.map((name) => [name, []]));
+      // Short rounds, interleaved, so changes in the machine's load touch every server alike.
       for (let round = 0; round < ROUNDS; round++) {
-        for (const name of ["raw", "skillport"]) {
+        for (const name of NAMES) {
           const before = cpuMs(servers[name].child.pid);
           const r = await run(servers[name].url, requests[name], connections, DURATION_S);
           const after = cpuMs(servers[name].child.pid);
@@ -67,7 +82,7 @@ try {
         }
       }
       const result = {};
-      for (const name of ["raw", "skillport"]) {
+      for (const name of NAMES) {
         const list = rounds[name];
         const ok = list.reduce((n, r) => n + r.ok, 0);
         const cpu = list.every((r) => r.cpu !== undefined) ? list.reduce((n, r) => n + r.cpu, 0) : undefined;
@@ -105,6 +120,21 @@ const table = rows
   )
   .join("\n");
 const mean = rows.reduce((n, r) => n + r.ratio, 0) / rows.length;
+const baselineTable =
+  BASELINES.length === 0
+    ? ""
+    : `\n**Earlier builds in the same run** (\`--baseline\`: the same command from another built checkout, over this
+build's manifest, interleaved with the servers above):
+
+| era | connections | this build req/s | this build CPU/call | ${BASELINES.map((b) => `${b.name} req/s | ${b.name} CPU/call | this build ÷ ${b.name}`).join(" | ")} |
+| --- | ---: | ---: | ---: | ${BASELINES.map(() => "---: | ---: | ---:").join(" | ")} |
+${rows
+  .map(
+    (r) =>
+      `| ${r.era} | ${r.connections} | ${fmt(r.skillport.rps)} | ${us(r.skillport.cpuUsPerCall)} | ${BASELINES.map((b) => `${fmt(r[b.name].rps)} | ${us(r[b.name].cpuUsPerCall)} | ${(r.skillport.rps / r[b.name].rps).toFixed(2)}×`).join(" | ")} |`,
+  )
+  .join("\n")}
+`;
 const load = os
   .loadavg()
   .map((n) => n.toFixed(1))
@@ -134,6 +164,6 @@ ${table}
 
 Throughput ratio: lowest **${worst.toFixed(2)}×**, mean **${mean.toFixed(2)}×** of the raw SDK's (target, issue 15: at least
 1.2× at 16 and 64 connections, with auth, validation and the audit line on).
-`;
+${baselineTable}`;
 writeSection("# HTTP benchmark: Skillport vs the raw SDK", report);
 process.stderr.write(`\n${WROTE} — throughput ratio lowest ${worst.toFixed(2)}×, mean ${mean.toFixed(2)}×\n`);

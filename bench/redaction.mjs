@@ -5,7 +5,7 @@
 // it, JSON-escaped. Each cell is the median of rounds of many texts (each a fresh string, as a call's would be).
 // Writes its section of bench/RESULTS.md. Run with `pnpm bench` or `node bench/redaction.mjs [--rounds 5]`.
 import os from "node:os";
-import { createRedactor } from "@skillport/host";
+import { createRedactor } from "@skillport/host/testing";
 import { WROTE, writeSection } from "./results-file.mjs";
 import { flag } from "./run-options.mjs";
 import { median } from "./sequential-calls.mjs";

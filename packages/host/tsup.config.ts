@@ -5,7 +5,7 @@ export default packageBuild({
   stdio: "src/stdio.ts",
   testing: "src/testing.ts",
   http: "src/http.ts",
-  tooling: "src/tooling.ts",
+  surface: "src/surface.ts",
   worker: "src/entries/isolated/worker-main.ts",
   process: "src/entries/isolated/process-main.ts",
 });

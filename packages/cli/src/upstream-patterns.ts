@@ -1,6 +1,6 @@
 import type { Host } from "@skillport/host";
-import type { UpstreamPatternFinding } from "@skillport/host/tooling";
-import { lintUpstreamPatterns } from "@skillport/host/tooling";
+import type { UpstreamPatternFinding } from "@skillport/tooling";
+import { lintUpstreamPatterns } from "@skillport/tooling";
 
 /** One pattern finding of a served upstream tool, with where it is: `servers[0] ("bad"), tool match /inputSchema/…`. */
 export interface UpstreamPatternReport extends UpstreamPatternFinding {

@@ -5,8 +5,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ServedHttp, Workspace } from "./workspace.js";
 import { makeWorkspace, NOTES_SKILL, serveHttp } from "./workspace.js";
 
-// The README's AI SDK setup, against a real `skillport serve --http`: the AI SDK turns MCP tools into model tools
-// keyed by their MCP names, which it then sends to the model provider as they are.
+// The AI SDK setup in docs/getting-started.md, against a real `skillport serve --http`: the AI SDK turns MCP tools
+// into model tools keyed by their MCP names, which it then sends to the model provider as they are.
 const PROVIDER_NAME = /^[A-Za-z0-9_-]{1,64}$/;
 
 describe.each([
@@ -61,8 +61,8 @@ describe.each([
   );
 });
 
-it("the README shows this setup", async () => {
-  const readme = await readFile(path.join(import.meta.dirname, "../../../README.md"), "utf8");
-  expect(readme).toContain('import { createMCPClient } from "@ai-sdk/mcp";');
-  expect(readme).toContain('transport: { type: "http", url: "http://127.0.0.1:3333/mcp" }');
+it("the docs show this setup", async () => {
+  const page = await readFile(path.join(import.meta.dirname, "../../../docs/getting-started.md"), "utf8");
+  expect(page).toContain('import { createMCPClient } from "@ai-sdk/mcp";');
+  expect(page).toContain('transport: { type: "http", url: "http://127.0.0.1:3333/mcp" }');
 });

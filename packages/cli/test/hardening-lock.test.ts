@@ -1,7 +1,7 @@
 import { readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
-import type { LockFile } from "@skillport/host/tooling";
-import { hashOf, stringifyLock } from "@skillport/host/tooling";
+import type { LockFile } from "@skillport/host/surface";
+import { hashOf, stringifyLock } from "@skillport/host/surface";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Workspace } from "./workspace.js";
 import { connectStdio, makeWorkspace, REPO, runCli } from "./workspace.js";

@@ -4,7 +4,7 @@
 // (progress streamed as server-sent events) in this process, the upstream server in its own, driven by the official
 // SDK client. Each kind must reach the client (the test sees
 // it arrive) and hold no piece of either secret. KINDS is the list: what each message is and where it passes the
-// redactor (packages/host/src/pipeline/redact.ts lists the same).
+// redactor (packages/host/src/redaction/redactor.ts lists the same).
 import { randomBytes } from "node:crypto";
 import { writeFile } from "node:fs/promises";
 import path from "node:path";

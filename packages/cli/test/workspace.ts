@@ -137,7 +137,7 @@ export interface ServedHttp {
   child: ChildProcess;
   url: Promise<string>;
   stderr(): string;
-  /** Resolves once `check` holds of its stderr (checked as each chunk arrives). */
+  /** Resolves once `check` holds of its stderr (checked as each chunk arrives); rejects if the process exits first. */
   stderrUntil(check: (text: string) => boolean): Promise<void>;
   exit: Promise<number | null>;
 }
@@ -163,7 +163,13 @@ export function serveHttp(args: string[], cwd: string, env: Record<string, strin
   });
   url.catch(() => undefined);
   const exit = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
-  return { child, url, stderr: stderr.text, stderrUntil: stderr.until, exit };
+  // On "close", not "exit": the last of its stderr may still be on its way when it exits.
+  const exited = new Promise<never>((_, reject) =>
+    child.on("close", (code) => reject(new Error(`serve exited with ${code}; its stderr:\n${stderr.text()}`))),
+  );
+  exited.catch(() => undefined);
+  const stderrUntil = (check: (text: string) => boolean) => Promise.race([stderr.until(check), exited]);
+  return { child, url, stderr: stderr.text, stderrUntil, exit };
 }
 
 // biome-ignore lint/suspicious/noExplicitAny: JSON-RPC messages of any method

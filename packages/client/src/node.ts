@@ -2,6 +2,7 @@
 // The browser-safe core (the HTTP transport, McpHub, the types) is the root entry, @skillport/client.
 
 import { createHandle } from "./handle.js";
+import { linearRegExp } from "./linear-reg-exp.js";
 import { httpConnector } from "./transports/http.js";
 import { inprocConnector } from "./transports/inproc.js";
 import { stdioConnector } from "./transports/stdio.js";
@@ -35,7 +36,7 @@ export function connect(spec: ServerSpec): McpHandle {
     case "http":
       return createHandle(httpConnector(spec), spec);
     case "inproc":
-      return createHandle(inprocConnector(spec), spec);
+      return createHandle(inprocConnector(spec, hostClient), spec);
     case "worker":
       return createHandle(workerConnector(spec), spec);
     default:
@@ -44,3 +45,8 @@ export function connect(spec: ServerSpec): McpHandle {
       );
   }
 }
+
+// --- internal ---
+
+/** What an inproc host mounts a manifest's `servers` with: this entry's `connect` and `linearRegExp`. */
+const hostClient = async () => ({ connect, linearRegExp });

@@ -1,5 +1,7 @@
 // The contract every MCP connection has, whatever carries it. Nothing here imports the SDK: a caller holds plain
-// data (tool specs, call results, structured errors) and never needs an SDK type.
+// data (tool specs, call results, structured errors) and never needs an SDK type. The MCP shapes themselves (a tool
+// listing, content blocks, resource contents) are @skillport/core's, declared once for every package.
+import type { McpContentBlock, McpResourceContents, McpTool, McpToolResult } from "@skillport/core";
 
 /** How a handle reaches its server. */
 export type TransportKind = "stdio" | "http" | "inproc" | "worker";
@@ -7,27 +9,11 @@ export type TransportKind = "stdio" | "http" | "inproc" | "worker";
 /** Where a handle is in its life: nothing opened yet, opening, serving, or failed (the reason is in `error`). */
 export type ConnectionState = "idle" | "starting" | "ready" | "error";
 
-/** A tool as the server lists it: its name, descriptions and JSON Schemas, as published. */
-export interface ToolSpec {
-  name: string;
-  title?: string;
-  description?: string;
-  /** The JSON Schema of the arguments (an object schema), exactly as the server published it. */
-  inputSchema: Record<string, unknown>;
-  /** The JSON Schema of `structuredContent`, when the server publishes one. */
-  outputSchema?: Record<string, unknown>;
-  /** MCP hints: readOnlyHint, destructiveHint, idempotentHint, openWorldHint, title. */
-  annotations?: Record<string, unknown>;
-  _meta?: Record<string, unknown>;
-}
+/** A tool as the server lists it: its name, descriptions and JSON Schemas, as published (MCP's tool listing). */
+export type ToolSpec = McpTool;
 
 /** What a tool answered: MCP content blocks, and structured data when the tool gives it. */
-export interface ToolResult {
-  content: unknown[];
-  structuredContent?: unknown;
-  isError?: boolean;
-  _meta?: Record<string, unknown>;
-}
+export type ToolResult = McpToolResult;
 
 /**
  * Why something failed, as a value: a stable `code` to branch on and a `message` a person can act on. Every
@@ -111,13 +97,7 @@ export interface ResourceTemplateSpec {
 }
 
 /** One part of what `resources/read` answered: text, or base64 `blob` for binary contents. */
-export interface ResourceContents {
-  uri: string;
-  mimeType?: string;
-  text?: string;
-  blob?: string;
-  _meta?: Record<string, unknown>;
-}
+export type ResourceContents = McpResourceContents;
 
 /** A prompt as the server lists it (`prompts/list`), with the arguments it takes. */
 export interface PromptSpec {
@@ -131,7 +111,7 @@ export interface PromptSpec {
 /** What `prompts/get` answered: the rendered messages (MCP `PromptMessage`s: `role` and one content block). */
 export interface PromptResult {
   description?: string;
-  messages: { role: "user" | "assistant"; content: unknown }[];
+  messages: { role: "user" | "assistant"; content: McpContentBlock }[];
   _meta?: Record<string, unknown>;
 }
 

@@ -9,7 +9,8 @@ import type { WorkerReport, WorkerStart } from "./transports/worker-protocol.js"
 const report = (message: WorkerReport) => parentPort?.postMessage(message);
 const start = workerData as WorkerStart;
 
-const runtime = await loadHost();
+// A manifest's `servers` are mounted through this same client, imported only when one has servers.
+const runtime = await loadHost(() => import("./node.js"));
 if (!("open" in runtime)) {
   report({ type: "failed", missing: runtime.missing, message: runtime.message });
 } else {

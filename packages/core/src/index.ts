@@ -53,6 +53,8 @@ export type {
 export { defineSkill } from "./define-skill.js";
 export type { Capability, DataOf, LegacyInput, ParamsOf, ToolDefinition, ToolSpec } from "./define-tool.js";
 export { defineTool } from "./define-tool.js";
+export { escapePointer, resolveRef } from "./json-pointer.js";
+export type { McpContentBlock, McpResourceContents, McpTool, McpToolResult } from "./mcp.js";
 export type {
   Envelope,
   EnvelopeMeta,

@@ -1,28 +1,28 @@
 import path from "node:path";
-import { lazyAjv } from "./ajv.js";
-import type { UpstreamClient } from "./entries/upstream-server.js";
-import { HostError } from "./errors.js";
-import type { Logger } from "./log.js";
-import { createLogger, redactingLogger } from "./log.js";
+import type { UpstreamClient } from "./entries/upstream-client.js";
+import { HostError } from "./errors/host-error.js";
+import type { Logger } from "./logging/logger.js";
+import { createLogger, redactingLogger } from "./logging/logger.js";
 import type { ManifestReading } from "./manifest/load-manifest.js";
 import { manifestError, readManifest } from "./manifest/load-manifest.js";
 import type { LoadedManifest } from "./manifest/manifest.js";
+import { readSecret } from "./manifest/read-secret.js";
 import type { Audit } from "./pipeline/audit.js";
 import { createAudit } from "./pipeline/audit.js";
 import { createBoundedRun } from "./pipeline/bounded-run.js";
 import { createConfirmations, MIN_CONFIRMATION_SECRET_BYTES } from "./pipeline/confirmations.js";
 import type { Pipeline } from "./pipeline/pipeline.js";
 import { createPipeline } from "./pipeline/pipeline.js";
-import type { Redactor } from "./pipeline/redact.js";
-import { createRedactor } from "./pipeline/redact.js";
 import type { Requests } from "./pipeline/requests.js";
 import { createRequests } from "./pipeline/requests.js";
 import { createValidators } from "./pipeline/validators.js";
-import type { SkillModule } from "./registry/build-registry.js";
+import type { Redactor } from "./redaction/redactor.js";
+import { createRedactor } from "./redaction/redactor.js";
 import { buildRegistry } from "./registry/build-registry.js";
 import { lockCommand, lockPathOf, readLock, requireLock } from "./registry/lock.js";
-import { readSecret } from "./registry/read-secret.js";
 import type { Registry } from "./registry/registry.js";
+import type { SkillModule } from "./registry/skill-instances.js";
+import { lazyAjv } from "./schema/ajv.js";
 import { openStore } from "./state/open-store.js";
 import type { SharedState } from "./state/shared-state.js";
 import { createSharedState } from "./state/shared-state.js";
@@ -49,7 +49,7 @@ export interface HostOptions {
   modules?: Readonly<Record<string, SkillModule>>;
   /**
    * Whether to start from the manifest's lock (`skills.lock.json` beside `skills.manifest.json`; see lockPathOf in
-   * `@skillport/host/tooling`): "auto" uses a current lock and warns about a stale one (then imports
+   * `@skillport/host/surface`): "auto" uses a current lock and warns about a stale one (then imports
    * every skill now); "frozen" refuses to start without a current lock (CI, production); "off" imports every skill.
    * With a current lock tools/list needs no skill import; each skill is imported on its first call.
    * @default "off"
@@ -244,7 +244,7 @@ function startupError(file: string, failures: readonly HostError[]): HostError {
   );
 }
 
-/** Below this length the redactor matches a secret only whole and plain (see pipeline/redact.ts). */
+/** Below this length the redactor matches a secret only whole and plain (see redaction/secret-forms.ts). */
 const SHORT_SECRET = 8;
 
 /** The manifest's confirmation secret, if it names one; a missing or short one stops the host. */

@@ -2,7 +2,6 @@
 
 export type { HttpServeOptions, HttpServing } from "./mcp/serve-http.js";
 export { serveHostHttp } from "./mcp/serve-http.js";
-export type { RateDecision } from "./state/store.js";
 export type { Authenticator, AuthOutcome } from "./transports/http/auth.js";
 export { ANONYMOUS, createAuthenticator } from "./transports/http/auth.js";
 export type {

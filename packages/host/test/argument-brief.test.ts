@@ -1,8 +1,8 @@
 // The brief an upstream tool's confirmation question shows: every argument named, on its own line, where the call
 // acts first; values shortened in the middle with their length; nothing invisible, nothing that reads as another line.
 import { describe, expect, it } from "vitest";
-import { createArgumentBrief } from "../src/pipeline/argument-brief.js";
-import { showInvisible } from "../src/pipeline/show-invisible.js";
+import { createArgumentBrief } from "../src/entries/argument-brief.js";
+import { showInvisible } from "../src/entries/show-invisible.js";
 
 const TIDY = {
   type: "object",

@@ -4,7 +4,7 @@ import os from "node:os";
 import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { HostError } from "../src/errors.js";
+import { HostError } from "../src/errors/host-error.js";
 import { createAuditDestination, FLUSH_AT, LATER_LINE_SIZE } from "../src/pipeline/audit-destination.js";
 import { ECHO } from "./helpers.js";
 

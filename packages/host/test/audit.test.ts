@@ -6,7 +6,7 @@ import pino from "pino";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { AuditRecord } from "../src/pipeline/audit.js";
 import { createAudit } from "../src/pipeline/audit.js";
-import { createRedactor, REDACTED } from "../src/pipeline/redact.js";
+import { createRedactor, REDACTED } from "../src/redaction/redactor.js";
 
 // The audit builds its lines itself (a general logger's serialiser was a tenth of a call's CPU); a line must read
 // as the pino line it replaced did, for every consumer of the audit trail.

@@ -52,20 +52,41 @@ describe("the root entry of @skillport/host", () => {
     expect(LAZY.filter((s) => imports.includes(s))).toEqual(LAZY);
   });
 
-  it("and leaves the tools around a host to the tooling entry, which imports no SDK either", async () => {
+  it("exports at most 15 values, each declared on purpose", async () => {
     const host = await import("../dist/index.js");
-    expect(Object.keys(host)).not.toContain("lintSkill");
-    const tooling = await import("../dist/tooling.js");
-    expect(Object.keys(tooling)).toEqual(
-      expect.arrayContaining(["lintSkill", "compileSchema", "LINT_RULES", "lockOf"]),
+    expect(Object.keys(host).sort()).toEqual([
+      "DEFAULT_MANIFEST",
+      "HTTP_DEFAULTS",
+      "HostError",
+      "REDACTED",
+      "StoreUnavailableError",
+      "buildRegistry",
+      "createHost",
+      "createLogger",
+      "createMemoryStore",
+      "createRedisStore",
+      "installProcessGuards",
+      "loadManifest",
+      "parseManifest",
+    ]);
+  });
+
+  it("and leaves a skill's surface, the lock and the host's checks to the surface entry, which imports no SDK either", async () => {
+    const host = await import("../dist/index.js");
+    expect(Object.keys(host)).not.toContain("surfaceOf");
+    const surface = await import("../dist/surface.js");
+    expect(Object.keys(surface)).toEqual(
+      expect.arrayContaining(["surfaceOf", "compileSchema", "readLock", "hashOf", "instanceConfig"]),
     );
-    const imports = await importsOf(path.join(DIST, "tooling.js"));
+    const imports = await importsOf(path.join(DIST, "surface.js"));
     expect(imports.filter((s) => s.startsWith("@modelcontextprotocol"))).toEqual([]);
   });
 
-  it("while the testing entry serves a host in process with the SDK", async () => {
+  it("while the testing entry serves a host in process with the SDK, beside the test kit's pieces", async () => {
     const imports = await importsOf(path.join(DIST, "testing.js"));
     expect(imports).toContain("@modelcontextprotocol/server");
+    const testing = await import("../dist/testing.js");
+    expect(Object.keys(testing).sort()).toEqual(["connectInMemory", "createRedactor", "credentialAccess"]);
   });
 
   it("while the stdio entry does", async () => {

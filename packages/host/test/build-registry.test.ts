@@ -3,7 +3,7 @@ import os from "node:os";
 import path from "node:path";
 import { defineSkill, defineTool } from "@skillport/core";
 import { describe, expect, it } from "vitest";
-import { HostError } from "../src/errors.js";
+import { HostError } from "../src/errors/host-error.js";
 import { parseManifest } from "../src/manifest/load-manifest.js";
 import { buildRegistry } from "../src/registry/build-registry.js";
 import { BROKEN_IMPORT, ECHO, FIXTURES, manifestOf, NOTEBOOK } from "./helpers.js";

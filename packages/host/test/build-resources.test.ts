@@ -3,12 +3,12 @@ import os from "node:os";
 import path from "node:path";
 import { Client } from "@modelcontextprotocol/client";
 import { describe, expect, it } from "vitest";
-import { HostError } from "../src/errors.js";
+import { HostError } from "../src/errors/host-error.js";
 import { createHost } from "../src/host.js";
 import { connectInMemory } from "../src/mcp/connect-in-memory.js";
 import { buildRegistry } from "../src/registry/build-registry.js";
-import { hashOf, lockOf } from "../src/registry/lock.js";
-import { ECHO, FIXTURES, manifestOf, silentLogger } from "./helpers.js";
+import { hashOf } from "../src/registry/lock.js";
+import { ECHO, FIXTURES, lockFor, manifestOf, silentLogger } from "./helpers.js";
 
 const LIBRARY = path.join(FIXTURES, "skill-library");
 
@@ -91,7 +91,7 @@ describe("resources, prompts and SKILL.md in the table", () => {
 
   it("lists resources and prompts from the lock without importing the skill, and imports it on the first read", async () => {
     const manifest = manifestOf({ skills: [{ path: LIBRARY }] });
-    const lock = lockOf(manifest, await buildRegistry(manifest));
+    const lock = lockFor(manifest, await buildRegistry(manifest));
     expect(lock.instances[0]?.skill.prompts?.map((p) => p.name)).toEqual(["summarize_book", "ask_topic"]);
     const host = await createHost({ manifest, logger: silentLogger() });
     const fromLock = await buildRegistry(manifest, { lock });
@@ -106,7 +106,7 @@ describe("resources, prompts and SKILL.md in the table", () => {
 
   it("answers UNAVAILABLE for a read when the lock was edited to describe another resource surface", async () => {
     const manifest = manifestOf({ skills: [{ path: LIBRARY }] });
-    const lock = lockOf(manifest, await buildRegistry(manifest));
+    const lock = lockFor(manifest, await buildRegistry(manifest));
     const locked = lock.instances[0];
     if (locked?.skill.resources === undefined) throw new Error("the lock has no resources");
     // An edit that keeps the lock's own hash consistent, as an attacker rewriting the file would.
@@ -119,7 +119,7 @@ describe("resources, prompts and SKILL.md in the table", () => {
 
   it("keeps the lock hash of a tools-only skill as it was: no empty resource fields in its surface", async () => {
     const manifest = manifestOf({ skills: [{ path: ECHO }] });
-    const lock = lockOf(manifest, await buildRegistry(manifest));
+    const lock = lockFor(manifest, await buildRegistry(manifest));
     expect(Object.keys(lock.instances[0]?.skill ?? {}).sort()).toEqual([
       "configSchema",
       "credentials",

@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { canonicalJson, sortKeys } from "../src/canonical-json.js";
+import { canonicalJson, sortKeys } from "../src/json/canonical-json.js";
 
 // canonicalJson writes the text directly (lock hashes are checked at every start): it must be exactly the text of
 // the sorted copy, or every lock written before would stop matching.

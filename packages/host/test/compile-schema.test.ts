@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { compileSchema } from "../src/compile-schema.js";
+import { compileSchema } from "../src/schema/compile-schema.js";
 
 describe("compileSchema", () => {
   const check = compileSchema({

@@ -1,11 +1,11 @@
 import { describe, expect, it } from "vitest";
-import { HostError } from "../src/errors.js";
+import { surfaceOf } from "../src/entries/surface.js";
+import { HostError } from "../src/errors/host-error.js";
 import { createHost } from "../src/host.js";
 import { buildRegistry } from "../src/registry/build-registry.js";
 import type { LockFile } from "../src/registry/lock.js";
-import { hashOf, lockOf, lockProblems, stringifyLock } from "../src/registry/lock.js";
-import { surfaceOf } from "../src/registry/surface.js";
-import { BROKEN_IMPORT, ECHO, manifestOf, NOTEBOOK, pipelineOf, silentLogger } from "./helpers.js";
+import { hashOf, lockProblems, stringifyLock } from "../src/registry/lock.js";
+import { BROKEN_IMPORT, ECHO, lockFor, manifestOf, NOTEBOOK, pipelineOf, silentLogger } from "./helpers.js";
 
 const notes = (extra: Record<string, unknown> = {}) => ({ path: NOTEBOOK, config: { vault: "./vault" }, ...extra });
 
@@ -130,7 +130,7 @@ describe("composing instances", () => {
 describe("the lock", () => {
   it("builds a registry from a current lock without importing, then loads on the first call", async () => {
     const manifest = manifestOf({ skills: [notes(), { path: ECHO }] });
-    const lock = lockOf(manifest, await buildRegistry(manifest));
+    const lock = lockFor(manifest, await buildRegistry(manifest));
     const registry = await buildRegistry(manifest, { lock });
     expect(registry.fromLock).toBe(true);
     expect(registry.instances.every((i) => !i.loaded)).toBe(true);
@@ -144,7 +144,7 @@ describe("the lock", () => {
 
   it("answers UNAVAILABLE with the cause for the tools of a locked skill that fails to import; others work", async () => {
     const manifest = manifestOf({ skills: [{ path: BROKEN_IMPORT, mcp: "broken" }, { path: ECHO }] });
-    const echoLock = lockOf(
+    const echoLock = lockFor(
       manifestOf({ skills: [{ path: ECHO }] }),
       await buildRegistry(manifestOf({ skills: [{ path: ECHO }] })),
     );

@@ -5,7 +5,7 @@
 // it never holds.
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { canonicalJson } from "../src/canonical-json.js";
+import { canonicalJson } from "../src/json/canonical-json.js";
 import type { ConfirmationSubject } from "../src/pipeline/confirmations.js";
 import { createConfirmations, INPUT_STATE_PREFIX } from "../src/pipeline/confirmations.js";
 

@@ -8,7 +8,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { formatJson } from "../src/format-json.js";
+import { formatJson } from "../src/json/format-json.js";
 
 const REPO = fileURLToPath(new URL("../../../", import.meta.url));
 const BIOME = path.join(REPO, "node_modules/.bin/biome");

@@ -3,13 +3,16 @@ import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { onTestFinished } from "vitest";
-import { createLogger, redactingLogger } from "../src/log.js";
+import { createLogger, redactingLogger } from "../src/logging/logger.js";
 import { parseManifest } from "../src/manifest/load-manifest.js";
+import type { LoadedManifest } from "../src/manifest/manifest.js";
 import type { AuditRecord } from "../src/pipeline/audit.js";
 import type { ConfirmationsOptions } from "../src/pipeline/confirmations.js";
 import { createConfirmations } from "../src/pipeline/confirmations.js";
 import { createPipeline } from "../src/pipeline/pipeline.js";
-import { createRedactor } from "../src/pipeline/redact.js";
+import { createRedactor } from "../src/redaction/redactor.js";
+import type { LockFile } from "../src/registry/lock.js";
+import { hashOf, serverSourceOf } from "../src/registry/lock.js";
 import type { Registry } from "../src/registry/registry.js";
 
 export const FIXTURES = fileURLToPath(new URL("./fixtures/", import.meta.url));
@@ -18,6 +21,40 @@ export const NEEDS_TOKEN = path.join(FIXTURES, "skill-needs-token");
 export const BROKEN_IMPORT = path.join(FIXTURES, "skill-broken-import");
 /** A skill shaped like the bundled notes skill (name "notes", three tools, a vault config), answering from memory. */
 export const NOTEBOOK = path.join(FIXTURES, "skill-notebook");
+
+/**
+ * The lock of an eagerly built registry, as `skillport lock` writes it (@skillport/tooling's lockOf, which the host
+ * and its tests cannot import: tooling depends on the host). tooling's tests check that a lock it writes is read
+ * back here.
+ */
+export function lockFor(manifest: LoadedManifest, registry: Registry): LockFile {
+  return {
+    lockfileVersion: 1,
+    manifest: path.basename(manifest.file),
+    instances: registry.instances.map((instance) => {
+      const entry = manifest.skills[instance.index];
+      return {
+        entry: instance.index,
+        source: entry?.package ?? entry?.path ?? instance.packageName,
+        package: instance.packageName,
+        version: instance.version,
+        hash: hashOf(instance.surface),
+        skill: instance.surface,
+      };
+    }),
+    ...(registry.servers.length === 0
+      ? {}
+      : {
+          servers: registry.servers.map((server) => ({
+            entry: server.index,
+            mcp: server.id,
+            source: serverSourceOf(server.entry),
+            hash: hashOf(server.tools),
+            tools: [...server.tools],
+          })),
+        }),
+  };
+}
 
 /** A manifest as if written in the fixtures folder. */
 export function manifestOf(json: unknown) {

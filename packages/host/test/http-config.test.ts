@@ -1,7 +1,7 @@
 import { writeFile } from "node:fs/promises";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { HostError } from "../src/errors.js";
+import { HostError } from "../src/errors/host-error.js";
 import { buildRegistry } from "../src/registry/build-registry.js";
 import { isLoopback, resolveHttpConfig } from "../src/transports/http/config.js";
 import { createRateLimiter } from "../src/transports/http/rate-limit.js";

@@ -6,7 +6,7 @@ import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/cli
 import { linesOf, untilLines } from "@skillport/test-utils";
 import pino from "pino";
 import { createHost } from "../src/host.js";
-import type { Logger } from "../src/log.js";
+import type { Logger } from "../src/logging/logger.js";
 import type { HttpServeOptions, HttpServing } from "../src/mcp/serve-http.js";
 import { serveHostHttp } from "../src/mcp/serve-http.js";
 import { FIXTURES, manifestOf, silentLogger } from "./helpers.js";

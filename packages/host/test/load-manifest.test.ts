@@ -2,9 +2,9 @@ import { writeFile } from "node:fs/promises";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import manifestSchema from "../manifest.schema.json" with { type: "json" };
-import { createAjv } from "../src/ajv.js";
-import { HostError } from "../src/errors.js";
+import { HostError } from "../src/errors/host-error.js";
 import { loadManifest, readManifest } from "../src/manifest/load-manifest.js";
+import { createAjv } from "../src/schema/ajv.js";
 import { manifestOf, scratch } from "./helpers.js";
 
 function problemsOf(json: unknown): HostError {

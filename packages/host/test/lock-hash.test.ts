@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import type { SkillSurface } from "../src/entries/surface.js";
 import { hashOf, matchesHash, stringifyLock } from "../src/registry/lock.js";
-import type { SkillSurface } from "../src/registry/surface.js";
 
 const surface = {
   name: "demo",

@@ -7,10 +7,11 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import manifestSchema from "../manifest.schema.json" with { type: "json" };
-import { createAjv } from "../src/ajv.js";
 import { MANIFEST_SCHEMA_FILE, manifestSchemaText } from "../src/manifest/manifest-json-schema.js";
-import { ManifestSchema, OBJECT_NAMES } from "../src/manifest/manifest-schema.js";
+import { ManifestSchema } from "../src/manifest/manifest-schema.js";
+import { OBJECT_NAMES } from "../src/manifest/schema-blocks.js";
 import { buildRegistry } from "../src/registry/build-registry.js";
+import { createAjv } from "../src/schema/ajv.js";
 import { resolveHttpConfig } from "../src/transports/http/config.js";
 import { ECHO, manifestOf } from "./helpers.js";
 

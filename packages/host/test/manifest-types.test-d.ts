@@ -2,6 +2,7 @@
 // filled in, with the type the source says. The input types (Manifest, SkillEntry, …) are inferred from the source.
 import { describe, expectTypeOf, it } from "vitest";
 import type { z } from "zod";
+import type { HttpSettingsSchema } from "../src/manifest/http-settings-schema.js";
 import type {
   ConfirmationFallback,
   HttpSettings,
@@ -12,7 +13,7 @@ import type {
   Separator,
   SkillEntry,
 } from "../src/manifest/manifest.js";
-import type { HttpSettingsSchema, ManifestSchema, StdioSettingsSchema } from "../src/manifest/manifest-schema.js";
+import type { ManifestSchema, StdioSettingsSchema } from "../src/manifest/manifest-schema.js";
 
 type Filled = z.output<typeof ManifestSchema>;
 type FilledHttp = z.output<typeof HttpSettingsSchema>;

@@ -4,7 +4,7 @@ import { fileURLToPath } from "node:url";
 import type { ValidateFunction } from "ajv";
 import { describe, expect, it } from "vitest";
 import manifestSchema from "../manifest.schema.json" with { type: "json" };
-import { createAjv } from "../src/ajv.js";
+import { createAjv } from "../src/schema/ajv.js";
 
 // The build compiles manifest.schema.json ahead of time (dist/manifest-validator.cjs); the host loads it instead of
 // compiling at start-up. It must judge every manifest exactly as the validator compiled at run time does.

@@ -2,7 +2,7 @@
 // every JavaScript object answers to, and must never pass for a declared credential, a tool or a package.
 import { defineSkill, defineTool } from "@skillport/core";
 import { describe, expect, it } from "vitest";
-import { HostError } from "../src/errors.js";
+import { HostError } from "../src/errors/host-error.js";
 import type { LoadedManifest } from "../src/manifest/manifest.js";
 import { buildRegistry } from "../src/registry/build-registry.js";
 import { resolveHttpConfig } from "../src/transports/http/config.js";

@@ -10,9 +10,9 @@ import { createConfirmations } from "../src/pipeline/confirmations.js";
 import { createPipeline } from "../src/pipeline/pipeline.js";
 import { buildRegistry } from "../src/registry/build-registry.js";
 import type { LockFile } from "../src/registry/lock.js";
-import { hashOf, lockOf } from "../src/registry/lock.js";
+import { hashOf } from "../src/registry/lock.js";
 import type { Registry } from "../src/registry/registry.js";
-import { BROKEN_IMPORT, ECHO, manifestOf, silentLogger } from "./helpers.js";
+import { BROKEN_IMPORT, ECHO, lockFor, manifestOf, silentLogger } from "./helpers.js";
 
 const busy = defineSkill({
   name: "busy",
@@ -33,7 +33,7 @@ const busy = defineSkill({
 /** A host whose broken skill starts from a lock (so it fails on its first call), and a skill answering UNAVAILABLE. */
 async function hostWithFailures() {
   const echoOnly = manifestOf({ skills: [{ path: ECHO }] });
-  const echoLock = lockOf(echoOnly, (await createHost({ manifest: echoOnly, logger: silentLogger() })).registry);
+  const echoLock = lockFor(echoOnly, (await createHost({ manifest: echoOnly, logger: silentLogger() })).registry);
   const echoLocked = echoLock.instances[0];
   if (echoLocked === undefined) throw new Error("no lock");
   const brokenSurface = { ...echoLocked.skill, name: "broken", tools: echoLocked.skill.tools.slice(0, 1) };
@@ -43,7 +43,7 @@ async function hostWithFailures() {
     modules: { "skill-busy": { register: busy } },
     logger: silentLogger(),
   });
-  const busyLocked = lockOf(busyOnly, busyHost.registry).instances[0];
+  const busyLocked = lockFor(busyOnly, busyHost.registry).instances[0];
   if (busyLocked === undefined) throw new Error("no lock");
   const lock: LockFile = {
     lockfileVersion: 1,

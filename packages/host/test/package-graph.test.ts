@@ -1,4 +1,6 @@
-// Dependencies point one way (DESIGN.md): skills → core, host → core, testing → host. A host test that used a
+// Dependencies point one way (DESIGN.md): skills → core, host → core, tooling → host, testing → tooling and host,
+// cli → tooling and host. The runtime host never imports the tooling (lock writing, change classification, the spec
+// lint), which builds on it through @skillport/host/surface. A host test that used a
 // bundled skill made host depend on skill-notes, whose tests use testing, which depends on host: pnpm and turbo
 // warned about that cycle on every run. Host tests use host's own fixtures (test/fixtures/) instead.
 import { readdir, readFile } from "node:fs/promises";
@@ -48,5 +50,16 @@ describe("the workspace's packages", () => {
     for (const name of graph.keys()) visit(name, []);
     expect([...cycles]).toEqual([]);
     expect(graph.get("@skillport/host")).toEqual(["@skillport/core", "@skillport/test-utils"]);
+    expect(graph.get("@skillport/tooling")?.sort()).toEqual(["@skillport/core", "@skillport/host"]);
+  });
+
+  it("and the host's code imports nothing of @skillport/tooling", async () => {
+    const src = path.join(ROOT, "packages/host/src");
+    const files = (await readdir(src, { recursive: true })).filter((file) => /\.[cm]?ts$/.test(file));
+    const importing: string[] = [];
+    for (const file of files) {
+      if (/["']@skillport\/tooling["'/]/.test(await readFile(path.join(src, file), "utf8"))) importing.push(file);
+    }
+    expect(importing).toEqual([]);
   });
 });

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createHost } from "../src/host.js";
 import { textOf } from "../src/mcp/tools-core.js";
 import { createAudit } from "../src/pipeline/audit.js";
-import { createRedactor, REDACTED } from "../src/pipeline/redact.js";
+import { createRedactor, REDACTED } from "../src/redaction/redactor.js";
 import { buildRegistry } from "../src/registry/build-registry.js";
 import { createMemoryStore } from "../src/state/memory-store.js";
 import { ECHO, manifestOf, NEEDS_TOKEN, pipelineOf, silentLogger } from "./helpers.js";

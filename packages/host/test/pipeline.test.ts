@@ -1,13 +1,13 @@
 import { defineSkill, defineTool } from "@skillport/core";
 import pino from "pino";
 import { beforeAll, describe, expect, it } from "vitest";
-import { createAjv } from "../src/ajv.js";
 import { textOf } from "../src/mcp/tools-core.js";
 import { CallStop } from "../src/pipeline/call-stop.js";
 import type { Pipeline } from "../src/pipeline/pipeline.js";
 import { createValidators } from "../src/pipeline/validators.js";
 import { buildRegistry } from "../src/registry/build-registry.js";
 import type { Registry } from "../src/registry/registry.js";
+import { createAjv } from "../src/schema/ajv.js";
 import { ECHO, manifestOf, pipelineOf } from "./helpers.js";
 
 describe("the call pipeline", () => {

@@ -3,7 +3,7 @@ import type { ValidateFunction } from "ajv";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import addFormats from "ajv-formats";
 import { describe, expect, it } from "vitest";
-import { compileSchema as compileFromSources } from "../src/tooling.js";
+import { compileSchema as compileFromSources } from "../src/schema/compile-schema.js";
 
 // The build's compiled copies (scripts/generate-validators.mjs) stand in for work ajv does at run time: they must
 // say exactly what ajv says.
@@ -48,7 +48,7 @@ describe("the build's compiled checks", () => {
   }
 
   it("the built host refuses the schemas ajv refuses, in the same words, and compiles the others", async () => {
-    const built = (await import(new URL("../dist/tooling.js", import.meta.url).href)) as {
+    const built = (await import(new URL("../dist/surface.js", import.meta.url).href)) as {
       compileSchema: typeof compileFromSources;
     };
     const outcome = (compile: typeof compileFromSources, schema: unknown): string => {

@@ -5,7 +5,7 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseManifest } from "../src/manifest/load-manifest.js";
-import { readSecret } from "../src/registry/read-secret.js";
+import { readSecret } from "../src/manifest/read-secret.js";
 import { resolveHttpConfig } from "../src/transports/http/config.js";
 
 let dir: string;

@@ -4,10 +4,10 @@ import path from "node:path";
 import pino from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createHost } from "../src/host.js";
-import type { Logger } from "../src/log.js";
-import { hostLoggerOptions } from "../src/log.js";
+import type { Logger } from "../src/logging/logger.js";
+import { hostLoggerOptions } from "../src/logging/logger.js";
 import { createAudit } from "../src/pipeline/audit.js";
-import { createRedactor } from "../src/pipeline/redact.js";
+import { createRedactor } from "../src/redaction/redactor.js";
 import { ECHO, manifestOf } from "./helpers.js";
 
 const SECRET = "sk-live-4b1d2c3e9f8a7b6c5d4e3f2a";

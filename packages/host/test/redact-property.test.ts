@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { createRedactor } from "../src/pipeline/redact.js";
+import { createRedactor } from "../src/redaction/redactor.js";
 
 // Property: a registered secret never survives value() in any form it can leave in, at any offset inside any text:
 // no run of RUN secret characters (or bytes, for base64 and hex) can be decoded back from what comes out; cut at

@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { createRedactor, REDACTED } from "../src/pipeline/redact.js";
+import { createRedactor, REDACTED } from "../src/redaction/redactor.js";
 
 // A token shaped like GitHub's, and a password full of characters every encoding escapes.
 const TOKEN = "ghp_R8x2Lq7VwZ4nT1kPc9Ys3Hd6Gf0Jm5Ba2Ue";

@@ -5,7 +5,7 @@ import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { resolve as resolveImport } from "import-meta-resolve";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { HostError } from "../src/errors.js";
+import { HostError } from "../src/errors/host-error.js";
 import { resolveSkill } from "../src/registry/resolve-skill.js";
 
 // A `path` entry whose package.json has "exports" is imported by its own name, as Node resolves it. The host reads

@@ -1,12 +1,10 @@
 // Each stage of the call pipeline on its own: a call goes in, the same call (enriched) or an answer comes out.
 import pino from "pino";
 import { beforeAll, describe, expect, it, vi } from "vitest";
-import { createAjv } from "../src/ajv.js";
 import type { ToolEntry } from "../src/entries/tool-entry.js";
 import type { Answered, Call, LoadedCall, MigratedCall, ValidatedCall } from "../src/pipeline/call.js";
 import { isAnswered } from "../src/pipeline/call.js";
 import { createConfirmations } from "../src/pipeline/confirmations.js";
-import { createRedactor } from "../src/pipeline/redact.js";
 import { authorize } from "../src/pipeline/stages/authorize.js";
 import { createConfirm } from "../src/pipeline/stages/confirm.js";
 import { createEnsureLoaded } from "../src/pipeline/stages/ensure-loaded.js";
@@ -15,8 +13,10 @@ import { createMigrate } from "../src/pipeline/stages/migrate.js";
 import { createShape } from "../src/pipeline/stages/shape.js";
 import { createValidate } from "../src/pipeline/stages/validate.js";
 import { createValidators } from "../src/pipeline/validators.js";
+import { createRedactor } from "../src/redaction/redactor.js";
 import { buildRegistry } from "../src/registry/build-registry.js";
 import type { Registry } from "../src/registry/registry.js";
+import { createAjv } from "../src/schema/ajv.js";
 import { ECHO, manifestOf, NEEDS_TOKEN, silentLogger } from "./helpers.js";
 
 let registry: Registry;

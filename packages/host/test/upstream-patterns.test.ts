@@ -1,14 +1,13 @@
-// The host's side of an upstream server's patterns: where each one is (JSON pointers), the lint check and lock
-// report, and the validators compiling an upstream input schema with the engine the client gives (here a stand-in
-// with the client's contract: throws for what it cannot run, a RangeError for a text too long, and no toString of
-// its own, which the host's ajv setup must not need).
+// The host's side of an upstream server's patterns: where each one is (JSON pointers), and the validators
+// compiling an upstream input schema with the engine the client gives (here a stand-in with the client's contract:
+// throws for what it cannot run, a RangeError for a text too long, and no toString of its own, which the host's ajv
+// setup must not need). The report `skillport check` prints of them is tested in @skillport/tooling.
 import { describe, expect, it } from "vitest";
-import type { PatternEngine } from "../src/ajv.js";
-import { lazyAjv } from "../src/ajv.js";
 import type { Runnable } from "../src/entries/tool-entry.js";
 import { createValidators } from "../src/pipeline/validators.js";
-import { lintUpstreamPatterns } from "../src/spec-lint/lint-upstream.js";
-import { schemaPatterns } from "../src/spec-lint/schema-patterns.js";
+import type { PatternEngine } from "../src/schema/ajv.js";
+import { lazyAjv } from "../src/schema/ajv.js";
+import { schemaPatterns } from "../src/schema/schema-patterns.js";
 
 const engine: PatternEngine = (pattern) => {
   if (pattern.includes("(?=")) throw new Error(`the pattern ${JSON.stringify(pattern)} cannot be run: lookahead`);
@@ -46,24 +45,6 @@ describe("schemaPatterns", () => {
     let schema: Record<string, unknown> = { pattern: "^deep$" };
     for (let i = 0; i < 20_000; i++) schema = { items: schema };
     expect(schemaPatterns(schema)).toHaveLength(1);
-  });
-});
-
-describe("lintUpstreamPatterns", () => {
-  it("errs on a pattern the engine cannot run and warns on a super-linear one, in input and output schemas", () => {
-    const findings = lintUpstreamPatterns(
-      {
-        inputSchema: { properties: { a: { pattern: "^(a+)+$" }, b: { pattern: "^[a-z]+$" } } },
-        outputSchema: { properties: { c: { pattern: "^(?=a)a$" } } },
-      },
-      engine,
-    );
-    expect(findings).toEqual([
-      expect.objectContaining({ severity: "warning", pointer: "/inputSchema/properties/a/pattern" }),
-      expect.objectContaining({ severity: "error", pointer: "/outputSchema/properties/c/pattern" }),
-    ]);
-    expect(findings[0]?.message).toContain("exponential");
-    expect(findings[1]?.message).toContain("lookahead");
   });
 });
 

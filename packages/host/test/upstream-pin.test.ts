@@ -1,8 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { pinUpstream } from "../src/entries/upstream-pin.js";
-import type { UpstreamTool } from "../src/entries/upstream-server.js";
-import { upstreamRisk } from "../src/entries/upstream-server.js";
-import type { Logger } from "../src/log.js";
+import type { UpstreamTool } from "../src/entries/upstream-client.js";
+import { pinUpstream, upstreamRisk } from "../src/entries/upstream-pin.js";
+import type { Logger } from "../src/logging/logger.js";
 
 const LOCK = { name: "up.lock.json", command: "skillport lock --manifest up.manifest.json" };
 

@@ -2,8 +2,8 @@
 // The handle here stands for @skillport/client's (the boundary the host reaches upstream servers through); the
 // whole path, with a real server failing at every start, is in the CLI's upstream-lifecycle test.
 import { describe, expect, it } from "vitest";
+import type { UpstreamError, UpstreamHandle } from "../src/entries/upstream-client.js";
 import { withRestartBackoff } from "../src/entries/upstream-restart.js";
-import type { UpstreamError, UpstreamHandle } from "../src/entries/upstream-server.js";
 
 type Snapshot = { value: string; error?: UpstreamError; change: "state" | "tools" };
 

@@ -3,8 +3,9 @@
 // child's environment), and a host created without a client. Calls to real upstream servers are tested through
 // `skillport serve --stdio` in the CLI's tests (upstream-*.test.ts).
 import { describe, expect, it } from "vitest";
-import { upstreamRisk, upstreamSpec } from "../src/entries/upstream-server.js";
-import { HostError } from "../src/errors.js";
+import { upstreamRisk } from "../src/entries/upstream-pin.js";
+import { upstreamSpec } from "../src/entries/upstream-server.js";
+import { HostError } from "../src/errors/host-error.js";
 import { parseManifest } from "../src/manifest/load-manifest.js";
 import { buildRegistry } from "../src/registry/build-registry.js";
 import { manifestOf } from "./helpers.js";

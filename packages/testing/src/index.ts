@@ -1,7 +1,7 @@
 // Any new export added here becomes public API. Use named exports, not wildcards.
 
 export type { ConformanceSetup, TestSkillOptions } from "./conformance.js";
-export { ConformanceError } from "./conformance.js";
+export { ConformanceError } from "./conformance-error.js";
 export type {
   AskedQuestion,
   LogRecord,

@@ -9,8 +9,8 @@ import type {
   SkillContext,
 } from "@skillport/core";
 import { SkillError } from "@skillport/core";
-import { createRedactor, credentialAccess } from "@skillport/host";
-import { instanceConfig, surfaceOf } from "@skillport/host/tooling";
+import { instanceConfig, surfaceOf } from "@skillport/host/surface";
+import { createRedactor, credentialAccess } from "@skillport/host/testing";
 
 /** Options for {@link mockContext}. */
 export interface MockContextOptions<Config = unknown> {

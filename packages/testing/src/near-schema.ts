@@ -1,5 +1,5 @@
 import type { JsonSchema } from "@skillport/core";
-import { resolveRef } from "@skillport/host/tooling";
+import { resolveRef } from "@skillport/core";
 import fc from "fast-check";
 
 /**

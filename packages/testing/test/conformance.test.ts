@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import type { TestSkillOptions } from "../src/conformance.js";
-import { ConformanceError, planConformance } from "../src/conformance.js";
+import { planConformance } from "../src/conformance.js";
+import { ConformanceError } from "../src/conformance-error.js";
 import { BROKEN, good, skillOf, unanswered } from "./fixtures/skills.js";
 
 /** Runs every check of a plan and returns the failures (and, in `skipped`, the checks that had nothing to check). */

@@ -1,4 +1,4 @@
-import { compileSchema } from "@skillport/host/tooling";
+import { compileSchema } from "@skillport/host/surface";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";

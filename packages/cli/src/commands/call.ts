@@ -1,8 +1,8 @@
 import { createInterface } from "node:readline/promises";
 import type { CallConfirmation, Host } from "@skillport/host";
 import { createHost, DEFAULT_MANIFEST } from "@skillport/host";
-import { messageOf } from "@skillport/host/tooling";
 import { closestNames } from "../closest-names.js";
+import { messageOf } from "../message-of.js";
 import { quietLogger } from "../quiet-logger.js";
 import { upstreamClient } from "../upstream-client.js";
 

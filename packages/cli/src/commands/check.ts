@@ -4,22 +4,14 @@ import type { RegisteredSkill } from "@skillport/core";
 import { sandboxAvailable } from "@skillport/core/sandbox";
 import type { Host } from "@skillport/host";
 import { createHost } from "@skillport/host";
-import type { LockFile, SurfaceChange } from "@skillport/host/tooling";
-import {
-  classifyServerChanges,
-  classifySkillChanges,
-  compileSchema,
-  hashOf,
-  lintSkill,
-  lintSkillDoc,
-  lockCommand,
-  lockPathOf,
-  messageOf,
-  readLock,
-} from "@skillport/host/tooling";
+import type { LockFile } from "@skillport/host/surface";
+import { compileSchema, hashOf, lockCommand, lockPathOf, readLock } from "@skillport/host/surface";
+import type { SurfaceChange } from "@skillport/tooling";
+import { classifyServerChanges, classifySkillChanges, lintSkill, lintSkillDoc } from "@skillport/tooling";
 import semver from "semver";
 import { count } from "../count.js";
 import { formatTable } from "../format-table.js";
+import { messageOf } from "../message-of.js";
 import { providerNamesNote, separatorFixes } from "../provider-names.js";
 import { quietLogger } from "../quiet-logger.js";
 import { upstreamClient } from "../upstream-client.js";

@@ -1,5 +1,5 @@
 import { createHost } from "@skillport/host";
-import { lockOf, writeLock } from "@skillport/host/tooling";
+import { lockOf, writeLock } from "@skillport/tooling";
 import { count } from "../count.js";
 import { quietLogger } from "../quiet-logger.js";
 import { upstreamClient } from "../upstream-client.js";

@@ -1,8 +1,8 @@
 import { existsSync } from "node:fs";
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { messageOf } from "@skillport/host/tooling";
 import { insertSkillEntry } from "../insert-skill-entry.js";
+import { messageOf } from "../message-of.js";
 import type { SkillTemplateInput } from "../templates/skill.js";
 import { skillChangeset, skillFiles, toolName } from "../templates/skill.js";
 

@@ -1,20 +1,22 @@
 import { clientError } from "../errors.js";
 import type { Connector } from "../handle.js";
 import type { InprocSpec } from "../types.js";
+import type { ClientLoader } from "./load-host.js";
 import { loadHost } from "./load-host.js";
 
 /**
  * A Skillport host in this process: `createHost` and `connectInMemory` from `@skillport/host`, imported at the
- * first start (an optional peer dependency; HOST_MISSING when it is not installed). The 2025-11-25 era.
+ * first start (an optional peer dependency; HOST_MISSING when it is not installed). The 2025-11-25 era. The host
+ * mounts a manifest's `servers` through `client`.
  */
-export function inprocConnector(spec: InprocSpec): Connector {
+export function inprocConnector(spec: InprocSpec, client: ClientLoader): Connector {
   const source = spec.name ?? (typeof spec.manifest === "string" ? spec.manifest : "inproc");
   return {
     transport: "inproc",
     source,
     versionNegotiation: undefined,
     async open() {
-      const runtime = await loadHost();
+      const runtime = await loadHost(client);
       if (!("open" in runtime)) {
         return {
           ok: false,

@@ -23,10 +23,17 @@ export interface HostLoadFailure {
 }
 
 /**
- * Imports `@skillport/host` (an optional peer dependency) the first time a host is needed. Missing, it answers
- * a failure that says how to install it, instead of throwing a resolution error.
+ * What the host reaches a manifest's upstream servers with (`createHost`'s `client`): this package's node entry,
+ * `connect` and `linearRegExp`. Called only when the manifest has servers.
  */
-export async function loadHost(): Promise<HostRuntime | HostLoadFailure> {
+export type ClientLoader = () => Promise<unknown>;
+
+/**
+ * Imports `@skillport/host` (an optional peer dependency) the first time a host is needed. Missing, it answers
+ * a failure that says how to install it, instead of throwing a resolution error. The hosts it opens mount a
+ * manifest's `servers` through `client`.
+ */
+export async function loadHost(client: ClientLoader): Promise<HostRuntime | HostLoadFailure> {
   let root: HostRootModule;
   let testing: { connectInMemory(host: unknown): Promise<Transport> };
   try {
@@ -56,7 +63,7 @@ export async function loadHost(): Promise<HostRuntime | HostLoadFailure> {
         logger: root.createLogger({ level: options.logLevel ?? "warn" }),
         lock: options.lock ?? "off",
         // A manifest's `servers` are mounted through this same client, imported only when one has servers.
-        client: () => import("../node.js"),
+        client,
         ...(options.modules === undefined ? {} : { modules: options.modules }),
       });
       try {

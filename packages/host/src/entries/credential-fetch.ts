@@ -1,6 +1,6 @@
 import type { RegisteredSkill } from "@skillport/core";
 import { SkillError } from "@skillport/core";
-import { messageOf } from "../errors.js";
+import { messageOf } from "../errors/host-error.js";
 
 /** A `fetch`-shaped function: the global one, or a stand-in for the network in tests. */
 export type FetchLike = (input: string | URL | Request, init?: RequestInit) => Promise<Response>;

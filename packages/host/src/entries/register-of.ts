@@ -1,5 +1,5 @@
 import type { RegisteredSkill, RegisterSkill } from "@skillport/core";
-import { HostError, messageOf } from "../errors.js";
+import { HostError, messageOf } from "../errors/host-error.js";
 
 /** Imports a skill package's entry and registers it, with the checks of {@link registerOf}. */
 export async function importSkill(entryUrl: string, where: string): Promise<RegisteredSkill> {

@@ -1,6 +1,7 @@
 import type { JsonSchema, PromptArgumentListing } from "@skillport/core";
 import type { SkillInstance } from "./skill-instance.js";
 import type { RunCall } from "./tool-entry.js";
+import type { UriMount } from "./uri-template.js";
 
 /** A resource as resources/list shows it. */
 export interface ResourceListing {
@@ -26,15 +27,6 @@ export interface PromptListing {
   title?: string;
   description?: string;
   arguments: PromptArgumentListing[];
-}
-
-/**
- * How a source's own URIs become the URIs clients see, and back: each skill instance serves its URIs under its
- * mcp id (`github://user/starred` → `github://gh/user/starred`), or as they are when mounted without a prefix.
- */
-export interface UriMount {
-  /** The URI a client sees for one in the source's own scheme; other URIs are returned unchanged. */
-  served(uri: string): string;
 }
 
 /** What every entry of the table shares, whatever it serves: where it comes from, who may use it, its time limit. */

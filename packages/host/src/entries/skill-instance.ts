@@ -1,5 +1,5 @@
 import type { RegisteredSkill } from "@skillport/core";
-import type { SkillSurface } from "../registry/surface.js";
+import type { SkillSurface } from "./surface.js";
 import type { ToolOwner } from "./tool-entry.js";
 
 /** One skill instance from the manifest: where it comes from, how it is configured, and how to load its code. */

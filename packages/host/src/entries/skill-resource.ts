@@ -1,5 +1,4 @@
 import type { RegisteredSkill } from "@skillport/core";
-import type { UriTemplate } from "../registry/uri-template.js";
 import type { CompleteParams } from "./capability.js";
 import type {
   PromptEntry,
@@ -10,11 +9,11 @@ import type {
   ResourceListing,
   ResourceTemplateEntry,
   ResourceTemplateListing,
-  UriMount,
 } from "./resource-entry.js";
 import type { SkillInstance } from "./skill-instance.js";
 import type { Invoke, Isolates } from "./skill-tool.js";
 import { invokerOf } from "./skill-tool.js";
+import type { UriMount, UriTemplate } from "./uri-template.js";
 
 /** What every skill resource, template or prompt entry is made of, besides its instance. */
 interface SkillEntryInit {

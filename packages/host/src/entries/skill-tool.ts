@@ -1,15 +1,15 @@
 import type { RegisteredSkill, RegisteredTool, Risk } from "@skillport/core";
-import type { Logger } from "../log.js";
+import type { Logger } from "../logging/logger.js";
 import type { CapabilityTarget } from "./capability.js";
 import { capabilityOf, describeTarget } from "./capability.js";
 import { fetchWithCredentials, hasCredential, lazyHeldCredentials, skillCredentials } from "./credential-fetch.js";
 import { spawnProcess } from "./isolated/process-pool.js";
 import { spawnThread, WorkerPool } from "./isolated/worker-pool.js";
-import type { UriMount } from "./resource-entry.js";
 import type { InstanceParts } from "./skill-context.js";
 import { createSkillContext } from "./skill-context.js";
 import type { SkillInstance } from "./skill-instance.js";
 import type { RunCall, Runnable, ToolEntry, ToolListing } from "./tool-entry.js";
+import type { UriMount } from "./uri-template.js";
 
 /** What a skill tool's entry is made of, besides its instance. */
 export interface SkillToolInit {

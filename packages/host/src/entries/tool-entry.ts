@@ -1,17 +1,15 @@
-import type { JsonSchema, Risk, SkillContext, SkillLogger, ToolAnnotations } from "@skillport/core";
-import type { SchemaCompiler } from "../ajv.js";
-import type { Caller } from "../pipeline/check-scopes.js";
-import type { UriMount } from "./resource-entry.js";
+import type { JsonSchema, McpTool, Risk, SkillContext, SkillLogger } from "@skillport/core";
+import type { SchemaCompiler } from "../schema/ajv.js";
+import type { Caller } from "./check-scopes.js";
+import type { UriMount } from "./uri-template.js";
 
-/** A tool as tools/list shows it. */
-export interface ToolListing {
-  name: string;
-  title: string;
-  description: string;
+/**
+ * A tool as this host's tools/list shows it: MCP's tool listing with every field set, both schemas object schemas.
+ */
+export type ToolListing = Required<Pick<McpTool, "name" | "title" | "description" | "annotations">> & {
   inputSchema: JsonSchema & { type: "object" };
   outputSchema: JsonSchema & { type: "object" };
-  annotations: ToolAnnotations;
-}
+};
 
 /**
  * What a tool entry comes from, as far as the pipeline needs it: a skill instance or an upstream MCP server. Its
@@ -95,7 +93,7 @@ export interface Runnable {
 }
 
 /** An older argument shape: its JSON Schema, how to turn it into the current one, and the note that says so. */
-export interface LegacyShape {
+interface LegacyShape {
   schema: JsonSchema;
   migrate(old: Record<string, unknown>): Record<string, unknown>;
   note: string;

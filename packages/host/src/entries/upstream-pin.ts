@@ -1,7 +1,6 @@
-import { canonicalJson } from "../canonical-json.js";
-import type { Logger } from "../log.js";
-import type { UpstreamTool } from "./upstream-server.js";
-import { upstreamRisk } from "./upstream-server.js";
+import { canonicalJson } from "../json/canonical-json.js";
+import type { Logger } from "../logging/logger.js";
+import type { UpstreamTool } from "./upstream-client.js";
 
 /**
  * What an upstream server's tools were reviewed as, kept on its `UpstreamServer` for the life of the process (through
@@ -84,6 +83,16 @@ export function fingerprint(tool: UpstreamTool): string {
     outputSchema: tool.outputSchema ?? null,
     annotations: tool.annotations ?? null,
   });
+}
+
+/**
+ * The risk an upstream tool's annotations declare: read-only → read_only; else destructive → dangerous (allow and
+ * confirmation); else write.
+ */
+export function upstreamRisk(tool: UpstreamTool): "read_only" | "write" | "dangerous" {
+  const hints = tool.annotations ?? {};
+  if (hints.readOnlyHint === true) return "read_only";
+  return hints.destructiveHint === true ? "dangerous" : "write";
 }
 
 // --- internal ---

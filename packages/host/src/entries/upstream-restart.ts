@@ -1,4 +1,4 @@
-import type { UpstreamHandle } from "./upstream-server.js";
+import type { UpstreamHandle } from "./upstream-client.js";
 
 /** How an upstream server that keeps failing is started again (the manifest's `servers[i].restart`). */
 export interface RestartPolicy {

@@ -1,109 +1,10 @@
 import path from "node:path";
-import type { PatternEngine, SchemaCompiler } from "../ajv.js";
 import { SERVER_DEFAULTS } from "../manifest/defaults.js";
 import type { ServerEntry } from "../manifest/manifest.js";
+import type { PatternEngine, SchemaCompiler } from "../schema/ajv.js";
 import type { ToolOwner } from "./tool-entry.js";
+import type { GivenCredential, UpstreamHandle, UpstreamSpec, UpstreamTool } from "./upstream-client.js";
 import type { UpstreamPin } from "./upstream-pin.js";
-
-// An upstream MCP server (the manifest's `servers`) is reached through @skillport/client. The host does not depend
-// on that package (the client's inproc transport runs a host, so the dependency would go both ways): whoever
-// creates the host passes `connect` (the CLI passes @skillport/client/node's), and the host names here only the part
-// of the client's contract it uses. A client handle fits these types as it is.
-
-/** A tool as an upstream server lists it (the client's `ToolSpec`). */
-export interface UpstreamTool {
-  name: string;
-  title?: string;
-  description?: string;
-  inputSchema: Record<string, unknown>;
-  outputSchema?: Record<string, unknown>;
-  annotations?: Record<string, unknown>;
-}
-
-/** A failure the client reports as a value (the client's `ClientError`). */
-export interface UpstreamError {
-  code: string;
-  message: string;
-  rpcCode?: number;
-  status?: number;
-}
-
-/** What an upstream tool answered (the client's `ToolResult`). */
-export interface UpstreamResult {
-  content: unknown[];
-  structuredContent?: unknown;
-  isError?: boolean;
-}
-
-/** The part of a `@skillport/client` handle the host uses. */
-export interface UpstreamHandle {
-  start(): Promise<{ ok: true; tools: readonly UpstreamTool[] } | { ok: false; error: UpstreamError }>;
-  stop(): Promise<void>;
-  callTool(
-    name: string,
-    args: Record<string, unknown>,
-    options: {
-      signal: AbortSignal;
-      timeoutMs: number;
-      onProgress?: (progress: { progress: number; total?: number; message?: string }) => void;
-    },
-  ): Promise<{ ok: true; result: UpstreamResult } | { ok: false; error: UpstreamError; result?: UpstreamResult }>;
-  readonly state: {
-    readonly value: string;
-    readonly tools: readonly UpstreamTool[] | undefined;
-    subscribe(
-      listener: (snapshot: {
-        value: string;
-        error?: UpstreamError;
-        tools?: readonly UpstreamTool[];
-        change: "state" | "tools";
-      }) => void,
-    ): () => void;
-  };
-}
-
-/** A secret given to an upstream server as it is: read by the host from its environment. */
-interface GivenCredential<To> {
-  from: { value: string };
-  to: To;
-}
-
-/** How the host asks the client for a connection: a subset of `@skillport/client/node`'s `ServerSpec`. */
-export type UpstreamSpec =
-  | {
-      transport: "stdio";
-      name: string;
-      command: string;
-      args: string[];
-      cwd: string;
-      env: Record<string, string>;
-      inheritEnv: string[];
-      credentials: Record<string, GivenCredential<{ env: string }>>;
-      startTimeoutMs: number;
-      maxResultBytes: number;
-      idleTimeoutMs?: number;
-    }
-  | {
-      transport: "http";
-      name: string;
-      url: string;
-      headers: Record<string, string>;
-      credentials: Record<string, GivenCredential<{ header: string }>>;
-      startTimeoutMs: number;
-      maxResultBytes: number;
-    };
-
-/** Opens a handle on an upstream MCP server (nothing is started before its first use): the client's `connect`. */
-export type UpstreamConnect = (spec: UpstreamSpec) => UpstreamHandle;
-
-/**
- * Imports the client the host reaches upstream servers with, when the manifest has any: its `connect`, and its
- * `linearRegExp`, which compiles the patterns of the servers' schemas for RE2 (linear time).
- *
- * @example
- * const client: UpstreamClient = () => import("@skillport/client/node");
- */
-export type UpstreamClient = () => Promise<{ connect: UpstreamConnect; linearRegExp: PatternEngine }>;
 
 /** One enabled `servers` entry: its handle (nothing opened until used), its limits and what it lists. */
 export interface UpstreamServer extends ToolOwner {
@@ -194,16 +95,6 @@ export function upstreamSpec(
     };
   }
   return { spec, secrets: secrets.filter((s) => s !== ""), missing };
-}
-
-/**
- * The risk an upstream tool's annotations declare: read-only → read_only; else destructive → dangerous (allow and
- * confirmation); else write.
- */
-export function upstreamRisk(tool: UpstreamTool): "read_only" | "write" | "dangerous" {
-  const hints = tool.annotations ?? {};
-  if (hints.readOnlyHint === true) return "read_only";
-  return hints.destructiveHint === true ? "dangerous" : "write";
 }
 
 // --- internal ---

@@ -1,14 +1,14 @@
 import type { ErrorCode, Risk } from "@skillport/core";
 import { ERROR_CODES, result, SkillError } from "@skillport/core";
-import { messageOf } from "../errors.js";
+import { messageOf } from "../errors/host-error.js";
 import { SERVER_DEFAULTS } from "../manifest/defaults.js";
-import { createArgumentBrief } from "../pipeline/argument-brief.js";
-import { schemaPatterns } from "../spec-lint/schema-patterns.js";
-import type { UriMount } from "./resource-entry.js";
+import { upstreamPatterns } from "../schema/schema-patterns.js";
+import { createArgumentBrief } from "./argument-brief.js";
 import type { RunCall, Runnable, ToolEntry, ToolListing } from "./tool-entry.js";
-import { fingerprint } from "./upstream-pin.js";
-import type { UpstreamError, UpstreamResult, UpstreamServer, UpstreamTool } from "./upstream-server.js";
-import { upstreamRisk } from "./upstream-server.js";
+import type { UpstreamError, UpstreamResult, UpstreamTool } from "./upstream-client.js";
+import { fingerprint, upstreamRisk } from "./upstream-pin.js";
+import type { UpstreamServer } from "./upstream-server.js";
+import type { UriMount } from "./uri-template.js";
 
 /** An upstream server's URIs (in resource links and embedded resources) are its own: passed on as they are. */
 const AS_IS: UriMount = { served: (uri) => uri };
@@ -73,11 +73,7 @@ export function upstreamToolEntry(server: UpstreamServer, init: UpstreamToolInit
  * the pattern, rather than having it run by a backtracking RegExp.
  */
 function refuseNonLinear(server: UpstreamServer, tool: UpstreamTool): void {
-  const patterns = [
-    ...schemaPatterns(tool.inputSchema, "/inputSchema"),
-    ...schemaPatterns(tool.outputSchema, "/outputSchema"),
-  ];
-  for (const { pattern, pointer } of patterns) {
+  for (const { pattern, pointer } of upstreamPatterns(tool)) {
     try {
       server.linearRegExp(pattern, "u");
     } catch (error) {

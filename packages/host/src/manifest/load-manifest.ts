@@ -1,11 +1,11 @@
 import { readFile } from "node:fs/promises";
 import path from "node:path";
 import type { ErrorObject, ValidateFunction } from "ajv";
-import { createAjv } from "../ajv.js";
-import { HostError, messageOf } from "../errors.js";
-import { fromSources, requireFromHost } from "../package-files.js";
+import { HostError, messageOf } from "../errors/host-error.js";
+import { fromSources, requireFromHost } from "../package/package-files.js";
+import { createAjv } from "../schema/ajv.js";
+import { describeAjvErrors } from "../schema/format-ajv-errors.js";
 import { DEFAULT_MANIFEST, HTTP_DEFAULTS, MANIFEST_DEFAULTS, STATE_DEFAULTS, STDIO_DEFAULTS } from "./defaults.js";
-import { describeAjvErrors } from "./format-ajv-errors.js";
 import type {
   HttpSettings,
   LoadedHttpSettings,
@@ -14,8 +14,6 @@ import type {
   ServerEntry,
   SkillEntry,
 } from "./manifest.js";
-
-export { DEFAULT_MANIFEST, HTTP_DEFAULTS };
 
 /**
  * Reads a manifest file and checks it against manifest.schema.json. Every problem is reported at once, each

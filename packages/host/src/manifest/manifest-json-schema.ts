@@ -1,7 +1,7 @@
 // Build time only: turns the manifest's zod schemas into the published manifest.schema.json text.
 // scripts/generate-manifest-schema.mjs writes it; test/manifest-schema.test.ts checks the committed file matches.
 import { z } from "zod";
-import { formatJson } from "../format-json.js";
+import { formatJson } from "../json/format-json.js";
 import { ManifestSchema } from "./manifest-schema.js";
 
 /** The file generated from {@link ManifestSchema}, beside the package.json of @skillport/host. */

@@ -1,20 +1,18 @@
-// The manifest's types, inferred from its one definition (manifest-schema.ts), which also generates
+// The manifest's types, inferred from its one definition (manifest-schema.ts and its sections), which also generates
 // manifest.schema.json: a field added there appears here and in the published schema at once. Type imports only:
 // nothing here runs.
 import type { z } from "zod";
+import type { HttpSettingsSchema, JwtSettingsSchema, StaticTokenSchema } from "./http-settings-schema.js";
 import type {
   ConfirmationFallbackSchema,
-  HttpSettingsSchema,
-  JwtSettingsSchema,
   ManifestSchema,
-  SecretSourceSchema,
   SeparatorSchema,
-  ServerEntrySchema,
-  SkillEntrySchema,
   StateSettingsSchema,
-  StaticTokenSchema,
   StdioSettingsSchema,
 } from "./manifest-schema.js";
+import type { SecretSourceSchema } from "./schema-blocks.js";
+import type { ServerEntrySchema } from "./server-entry-schema.js";
+import type { SkillEntrySchema } from "./skill-entry-schema.js";
 
 /** The manifest as written in skills.manifest.json (see manifest.schema.json for every field's meaning). */
 export type Manifest = z.input<typeof ManifestSchema>;

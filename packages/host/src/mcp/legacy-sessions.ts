@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { AuthInfo, EventStore, JSONRPCMessage, McpRequestContext, Server } from "@modelcontextprotocol/server";
 import { isInitializeRequest, WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/server";
-import type { Logger } from "../log.js";
+import type { Logger } from "../logging/logger.js";
 import { rpcError } from "../transports/http/responses.js";
 
 /** Options for {@link createLegacySessions}. */

@@ -8,10 +8,10 @@ import {
   ResourceNotFoundError,
   Server,
 } from "@modelcontextprotocol/server";
+import type { Caller } from "../entries/check-scopes.js";
+import { refusalOf } from "../entries/check-scopes.js";
 import type { PromptListing, ResourceTemplateListing } from "../entries/resource-entry.js";
 import type { Host } from "../host.js";
-import type { Caller } from "../pipeline/check-scopes.js";
-import { refusalOf } from "../pipeline/check-scopes.js";
 import type { RequestOutcome } from "../pipeline/requests.js";
 import type { SkillsCatalog } from "./skills.js";
 import {

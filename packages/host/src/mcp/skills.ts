@@ -4,7 +4,7 @@
 // (frontmatter, digests, sizes, the extension's rules).
 import type { Resource } from "@modelcontextprotocol/server";
 import type { DirectoryResource, Skill } from "@modelcontextprotocol/server/ext/skills";
-import type { Logger } from "../log.js";
+import type { Logger } from "../logging/logger.js";
 import type { SkillDoc } from "../registry/skill-docs.js";
 import { readSkillFiles, SKILL_FILE } from "../registry/skill-docs.js";
 

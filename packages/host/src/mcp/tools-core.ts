@@ -14,11 +14,11 @@ import type {
 } from "@modelcontextprotocol/server";
 import { inputRequired, inputResponse, ProtocolErrorCode } from "@modelcontextprotocol/server";
 import type { Envelope, SkillLogger } from "@skillport/core";
+import type { Caller } from "../entries/check-scopes.js";
 import type { InputFeature } from "../entries/tool-entry.js";
 import type { Host } from "../host.js";
 import type { CallOptions, CallOutcome, StageName } from "../pipeline/call.js";
 import type { CallStop } from "../pipeline/call-stop.js";
-import type { Caller } from "../pipeline/check-scopes.js";
 import type { Registry } from "../registry/registry.js";
 
 /**

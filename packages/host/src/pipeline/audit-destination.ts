@@ -1,6 +1,6 @@
 import { accessSync, appendFileSync, closeSync, constants, mkdirSync, openSync, statSync, writeSync } from "node:fs";
 import path from "node:path";
-import { HostError } from "../errors.js";
+import { HostError } from "../errors/host-error.js";
 
 /** Where the audit's lines go. */
 export interface AuditDestination {

@@ -1,5 +1,5 @@
+import type { Redactor } from "../redaction/redactor.js";
 import { createAuditDestination } from "./audit-destination.js";
-import type { Redactor } from "./redact.js";
 
 /** One audit line: what was called, by whom, and how it ended. Arguments and the brief only when the manifest asks. */
 export interface AuditRecord {

@@ -1,14 +1,14 @@
 import type { SkillLogger } from "@skillport/core";
-import { lazyAjv } from "../ajv.js";
 import type { RunCall, ToolOwner } from "../entries/tool-entry.js";
-import type { Logger } from "../log.js";
+import type { Logger } from "../logging/logger.js";
+import type { Redactor } from "../redaction/redactor.js";
+import { lazyAjv } from "../schema/ajv.js";
 import type { CallOptions } from "./call.js";
 import { CallStop } from "./call-stop.js";
 import type { InputRound } from "./confirmations.js";
 import type { OpenRound } from "./input.js";
 import { InputNeeded, openRound } from "./input.js";
 import { Limiter } from "./limiter.js";
-import type { Redactor } from "./redact.js";
 import type { SendProgress } from "./throttle-progress.js";
 import { throttleProgress } from "./throttle-progress.js";
 

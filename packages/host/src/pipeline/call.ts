@@ -1,7 +1,7 @@
 import type { Envelope, Risk, SkillLogger } from "@skillport/core";
+import type { Caller } from "../entries/check-scopes.js";
 import type { InputRequest, Runnable, ToolEntry, ToolListing } from "../entries/tool-entry.js";
 import type { CallStop } from "./call-stop.js";
-import type { Caller } from "./check-scopes.js";
 import type { InputRound } from "./confirmations.js";
 import type { ContentBlock } from "./content-blocks.js";
 import type { CallInput } from "./input.js";

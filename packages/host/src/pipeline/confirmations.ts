@@ -1,5 +1,5 @@
 import { createHash, createHmac, randomBytes, timingSafeEqual } from "node:crypto";
-import { canonicalJson } from "../canonical-json.js";
+import { canonicalJson } from "../json/canonical-json.js";
 import { createMemoryStore } from "../state/memory-store.js";
 import type { StateStore } from "../state/store.js";
 import { StoreUnavailableError } from "../state/store.js";

@@ -1,25 +1,11 @@
-import type { UriMount } from "../entries/resource-entry.js";
+import type { McpContentBlock, McpResourceContents } from "@skillport/core";
+import type { UriMount } from "../entries/uri-template.js";
 
 /** One part of a resource as MCP sends it: text, or bytes as base64. */
-export type ResourceBlock =
-  | { uri: string; mimeType?: string; text: string }
-  | { uri: string; mimeType?: string; blob: string };
+export type ResourceBlock = McpResourceContents;
 
 /** A content block as MCP sends it (tool results, prompt messages). */
-export type ContentBlock =
-  | { type: "text"; text: string }
-  | { type: "image"; data: string; mimeType: string }
-  | { type: "audio"; data: string; mimeType: string }
-  | {
-      type: "resource_link";
-      uri: string;
-      name: string;
-      title?: string;
-      description?: string;
-      mimeType?: string;
-      size?: number;
-    }
-  | { type: "resource"; resource: ResourceBlock };
+export type ContentBlock = McpContentBlock;
 
 /** A prompt rendered for prompts/get. */
 export type RenderedPrompt = {

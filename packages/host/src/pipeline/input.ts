@@ -1,6 +1,6 @@
 import type { ValidateFunction } from "ajv";
-import type { SchemaCompiler } from "../ajv.js";
 import type { InputChannel, InputFeature, InputRequest } from "../entries/tool-entry.js";
+import type { SchemaCompiler } from "../schema/ajv.js";
 import type { CallStop } from "./call-stop.js";
 import type { InputRound } from "./confirmations.js";
 

@@ -1,14 +1,14 @@
 import { randomUUID } from "node:crypto";
-import { lazyAjv } from "../ajv.js";
-import type { Logger } from "../log.js";
+import type { Logger } from "../logging/logger.js";
+import type { Redactor } from "../redaction/redactor.js";
 import type { Registry } from "../registry/registry.js";
+import { lazyAjv } from "../schema/ajv.js";
 import type { Audit } from "./audit.js";
 import type { BoundedRun } from "./bounded-run.js";
 import { createBoundedRun } from "./bounded-run.js";
 import type { Answered, Call, CallOptions, CallOutcome, LoadedCall, ResumedCall } from "./call.js";
 import { auditFacts, isAnswered } from "./call.js";
 import type { Confirmations } from "./confirmations.js";
-import type { Redactor } from "./redact.js";
 import { authorize } from "./stages/authorize.js";
 import { createConfirm } from "./stages/confirm.js";
 import { createEnsureLoaded } from "./stages/ensure-loaded.js";

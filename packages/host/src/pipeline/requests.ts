@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { ErrorCode } from "@skillport/core";
 import { isSkillError } from "@skillport/core";
+import { refusalOf } from "../entries/check-scopes.js";
 import type {
   PromptEntry,
   PromptListing,
@@ -12,19 +13,18 @@ import type {
   ResourceTemplateListing,
 } from "../entries/resource-entry.js";
 import type { InputRequest, RunCall } from "../entries/tool-entry.js";
-import { messageOf } from "../errors.js";
-import type { Logger } from "../log.js";
+import { messageOf } from "../errors/host-error.js";
+import type { Logger } from "../logging/logger.js";
+import type { Redactor } from "../redaction/redactor.js";
 import type { Registry } from "../registry/registry.js";
 import type { Audit } from "./audit.js";
 import type { BoundedRun, RunSubject } from "./bounded-run.js";
 import type { CallOptions } from "./call.js";
-import { refusalOf } from "./check-scopes.js";
 import type { Confirmations, InputRound } from "./confirmations.js";
 import { INPUT_STATE_PREFIX, unlessUnavailable } from "./confirmations.js";
 import type { RenderedPrompt, ResourceBlock } from "./content-blocks.js";
 import { ContentError, renderedPrompt, resourceBlocks } from "./content-blocks.js";
 import { QueueFullError } from "./limiter.js";
-import type { Redactor } from "./redact.js";
 import { WHY } from "./stages/resume.js";
 import type { Validators } from "./validators.js";
 

@@ -1,9 +1,9 @@
 import type { JsonSchema } from "@skillport/core";
 import type { ValidateFunction } from "ajv";
-import type { SchemaCompiler } from "../ajv.js";
 import type { Runnable } from "../entries/tool-entry.js";
-import { messageOf } from "../errors.js";
-import { describeAjvErrors } from "../manifest/format-ajv-errors.js";
+import { messageOf } from "../errors/host-error.js";
+import type { SchemaCompiler } from "../schema/ajv.js";
+import { describeAjvErrors } from "../schema/format-ajv-errors.js";
 
 /** Thrown when a tool's published schema does not compile: the skill's fault, not the caller's. */
 export class SchemaCompileError extends Error {

@@ -9,13 +9,14 @@ import type {
 import type { SkillInstance } from "../entries/skill-instance.js";
 import { skillPromptEntry, skillResourceEntry, skillTemplateEntry } from "../entries/skill-resource.js";
 import type { Isolates } from "../entries/skill-tool.js";
-import type { HostErrorCode } from "../errors.js";
+import { compileUriTemplate, instanceMount } from "../entries/uri-template.js";
+import type { HostErrorCode } from "../errors/host-error.js";
 import type { LoadedManifest, SkillEntry } from "../manifest/manifest.js";
+import { ownValue } from "./own-value.js";
 import type { ScopeGap } from "./scope-keys.js";
 import { PROMPTS_KEY, RESOURCES_KEY, scopeGapOf, surfaceScopes } from "./scope-keys.js";
 import type { SkillDoc } from "./skill-docs.js";
 import { SKILL_FILE } from "./skill-docs.js";
-import { compileUriTemplate, instanceMount } from "./uri-template.js";
 
 /** A problem that stops the host, with its code. */
 interface Problem {
@@ -310,8 +311,4 @@ function optional<T extends Record<string, string | undefined>>(fields: T): Part
   return Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== undefined)) as Partial<
     Record<keyof T, string>
   >;
-}
-
-function ownValue<T>(map: Readonly<Record<string, T>> | undefined, name: string): T | undefined {
-  return map !== undefined && Object.hasOwn(map, name) ? map[name] : undefined;
 }

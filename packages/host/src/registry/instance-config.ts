@@ -1,11 +1,11 @@
 import os from "node:os";
 import path from "node:path";
 import type { JsonSchema } from "@skillport/core";
-import type { SchemaCompiler } from "../ajv.js";
-import { createAjv } from "../ajv.js";
-import { HostError } from "../errors.js";
-import { describeAjvErrors } from "../manifest/format-ajv-errors.js";
-import type { SkillSurface } from "./surface.js";
+import type { SkillSurface } from "../entries/surface.js";
+import { HostError } from "../errors/host-error.js";
+import type { SchemaCompiler } from "../schema/ajv.js";
+import { createAjv } from "../schema/ajv.js";
+import { describeAjvErrors } from "../schema/format-ajv-errors.js";
 
 /** Options for {@link instanceConfig}. */
 export interface InstanceConfigOptions {

@@ -1,13 +1,12 @@
 import { createHash } from "node:crypto";
-import { readFile, writeFile } from "node:fs/promises";
+import { readFile } from "node:fs/promises";
 import path from "node:path";
-import { canonicalJson, sortKeys } from "../canonical-json.js";
-import type { UpstreamTool } from "../entries/upstream-server.js";
-import { HostError, messageOf } from "../errors.js";
-import { formatJson } from "../format-json.js";
+import type { SkillSurface } from "../entries/surface.js";
+import type { UpstreamTool } from "../entries/upstream-client.js";
+import { HostError, messageOf } from "../errors/host-error.js";
+import { canonicalJson, sortKeys } from "../json/canonical-json.js";
+import { formatJson } from "../json/format-json.js";
 import type { LoadedManifest, ServerEntry } from "../manifest/manifest.js";
-import type { Registry } from "./registry.js";
-import type { SkillSurface } from "./surface.js";
 
 /**
  * A manifest's lock: what `skillport lock` resolved, so a host can start without importing any skill. Each manifest
@@ -78,64 +77,12 @@ export function lockCommand(manifest: LoadedManifest): string {
   return `skillport lock --manifest ${/[\s"'$\\]/.test(relative) ? JSON.stringify(relative) : relative}`;
 }
 
-/** The lock of an eagerly built registry (every skill imported). */
-export function lockOf(manifest: LoadedManifest, registry: Registry): LockFile {
-  return {
-    lockfileVersion: 1,
-    manifest: path.basename(manifest.file),
-    instances: registry.instances.map((instance) => {
-      const entry = manifest.skills[instance.index];
-      const skill = instance.surface;
-      return {
-        entry: instance.index,
-        source: entry?.package ?? entry?.path ?? instance.packageName,
-        package: instance.packageName,
-        version: instance.version,
-        hash: hashOf(skill),
-        skill,
-      };
-    }),
-    // A manifest without servers keeps the lock it always had.
-    ...(registry.servers.length === 0
-      ? {}
-      : {
-          servers: registry.servers.map((server) => ({
-            entry: server.index,
-            mcp: server.id,
-            source: serverSourceOf(server.entry),
-            hash: hashOf(server.tools),
-            tools: [...server.tools],
-          })),
-        }),
-  };
-}
-
 /**
  * Deterministic JSON: keys sorted at every level, laid out as the repository's formatter (Biome) writes JSON, with a
  * final newline; so `skillport lock` on an unchanged workspace writes the same bytes, which `biome check` accepts.
  */
 export function stringifyLock(lock: LockFile): string {
   return formatJson(sortKeys(lock));
-}
-
-/**
- * Writes the manifest's lock beside it and answers its path. Refuses (LOCK_CONFLICT), writing nothing, when a file
- * at that path belongs to another manifest or is not a lock at all: one manifest never overwrites another's lock.
- */
-export async function writeLock(manifest: LoadedManifest, lock: LockFile): Promise<string> {
-  const file = lockPathOf(manifest);
-  const base = path.basename(manifest.file);
-  const existing = await readLockFile(file, base);
-  if (existing.kind === "other" || existing.kind === "foreign") {
-    const whose =
-      existing.kind === "other" ? `is the lock of ${existing.manifest}, not of ${base}` : "is not a skill lock";
-    throw new HostError(
-      "LOCK_CONFLICT",
-      `[skillport] not locked: ${file} ${whose}, and it is left as it is; rename ${base} (e.g. to <name>.manifest.json, whose lock is <name>.lock.json) so that each manifest has its own lock`,
-    );
-  }
-  await writeFile(file, stringifyLock({ ...lock, manifest: base }));
-  return file;
 }
 
 /**
@@ -204,6 +151,30 @@ export function matchesHash(value: SkillSurface | readonly UpstreamTool[], hash:
   return hashOf(value) === hash;
 }
 
+/** What the file at a manifest's lock path holds (see {@link readLockFile}). */
+export type LockReading =
+  | { kind: "absent" }
+  /** Not JSON, or a lock of another version: a damaged lock, which `skillport lock` may write again. */
+  | { kind: "broken"; problem: string }
+  /** JSON, but no lock (a manifest, a package.json): never overwritten. */
+  | { kind: "foreign" }
+  /** The lock of another manifest. */
+  | { kind: "other"; manifest: string }
+  | { kind: "lock"; lock: LockFile };
+
+/**
+ * What the file at the manifest's lock path holds: nothing, this manifest's lock, the lock of another manifest, a
+ * JSON file that is no lock, or a damaged lock (not JSON, or not a version 1 lock). A writer reads it first: it may
+ * replace this manifest's lock or a damaged one, never another manifest's lock or a file that is no lock.
+ *
+ * @example
+ * const reading = await readLockFile(manifest);
+ * if (reading.kind === "other") console.error(`that is the lock of ${reading.manifest}`);
+ */
+export async function readLockFile(manifest: LoadedManifest): Promise<LockReading> {
+  return readLockAt(lockPathOf(manifest), path.basename(manifest.file));
+}
+
 /** Why `--frozen-lock` refuses to start. */
 export function frozenLockError(manifest: LoadedManifest, problems: readonly string[]): HostError {
   return new HostError(
@@ -229,7 +200,7 @@ async function ownLock(
   const file = lockPathOf(manifest);
   const name = path.basename(file);
   const base = path.basename(manifest.file);
-  const reading = await readLockFile(file, base);
+  const reading = await readLockAt(file, base);
   switch (reading.kind) {
     case "lock":
       return { lock: reading.lock };
@@ -247,18 +218,8 @@ async function ownLock(
   }
 }
 
-type LockReading =
-  | { kind: "absent" }
-  /** Not JSON, or a lock of another version: a damaged lock, which `skillport lock` may write again. */
-  | { kind: "broken"; problem: string }
-  /** JSON, but no lock (a manifest, a package.json): never overwritten. */
-  | { kind: "foreign" }
-  /** The lock of another manifest. */
-  | { kind: "other"; manifest: string }
-  | { kind: "lock"; lock: LockFile };
-
 /** What the file at a manifest's lock path holds, and whether it is that manifest's (`base`, its file name). */
-async function readLockFile(file: string, base: string): Promise<LockReading> {
+async function readLockAt(file: string, base: string): Promise<LockReading> {
   let text: string;
   try {
     text = await readFile(file, "utf8");

@@ -2,7 +2,7 @@ import { readFileSync, realpathSync, statSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
-import { HostError, messageOf } from "../errors.js";
+import { HostError, messageOf } from "../errors/host-error.js";
 import type { SkillEntry } from "../manifest/manifest.js";
 
 /** Where a manifest entry's skill lives. */

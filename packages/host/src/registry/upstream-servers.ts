@@ -1,21 +1,23 @@
 import path from "node:path";
 import { envelopeSchema } from "@skillport/core";
-import { lazyAjv } from "../ajv.js";
 import type { ToolEntry, ToolListing } from "../entries/tool-entry.js";
-import { pinUpstream } from "../entries/upstream-pin.js";
+import type { UpstreamClient, UpstreamTool } from "../entries/upstream-client.js";
+import { pinUpstream, upstreamRisk } from "../entries/upstream-pin.js";
 import { withRestartBackoff } from "../entries/upstream-restart.js";
-import type { UpstreamClient, UpstreamServer, UpstreamTool } from "../entries/upstream-server.js";
-import { upstreamRisk, upstreamSpec } from "../entries/upstream-server.js";
+import type { UpstreamServer } from "../entries/upstream-server.js";
+import { upstreamSpec } from "../entries/upstream-server.js";
 import { upstreamToolEntry } from "../entries/upstream-tool.js";
-import type { HostErrorCode } from "../errors.js";
-import type { Logger } from "../log.js";
-import { createLogger } from "../log.js";
+import type { HostErrorCode } from "../errors/host-error.js";
+import type { Logger } from "../logging/logger.js";
+import { createLogger } from "../logging/logger.js";
 import { SERVER_DEFAULTS } from "../manifest/defaults.js";
 import type { LoadedManifest, ServerEntry } from "../manifest/manifest.js";
-import { advertisedInput, FULL_NAME, ownValue, toolScopes } from "./build-registry.js";
+import { lazyAjv } from "../schema/ajv.js";
 import type { LockFile } from "./lock.js";
 import { lockCommand, lockPathOf, matchesHash, serverSourceOf } from "./lock.js";
+import { ownValue } from "./own-value.js";
 import { isReservedKey } from "./scope-keys.js";
+import { advertisedInput, FULL_NAME, toolScopes } from "./tool-naming.js";
 
 /** How {@link openServers} reaches and lists the manifest's upstream servers. */
 export interface OpenServersOptions {

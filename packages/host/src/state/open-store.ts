@@ -1,9 +1,9 @@
-import { HostError } from "../errors.js";
-import type { Logger } from "../log.js";
+import { HostError } from "../errors/host-error.js";
+import type { Logger } from "../logging/logger.js";
 import { STATE_DEFAULTS } from "../manifest/defaults.js";
 import type { LoadedManifest } from "../manifest/manifest.js";
-import type { Redactor } from "../pipeline/redact.js";
-import { readSecret } from "../registry/read-secret.js";
+import { readSecret } from "../manifest/read-secret.js";
+import type { Redactor } from "../redaction/redactor.js";
 import { createMemoryStore } from "./memory-store.js";
 import { createRedisStore } from "./redis-store.js";
 import type { StateStore, StoreHealth } from "./store.js";
@@ -71,7 +71,7 @@ export async function openStore(manifest: LoadedManifest, options: OpenStoreOpti
 
 // --- internal ---
 
-/** Below this length the redactor matches a secret only whole and plain (see pipeline/redact.ts). */
+/** Below this length the redactor matches a secret only whole and plain (see redaction/secret-forms.ts). */
 const SHORT_SECRET = 8;
 
 function parseRedisUrl(text: string): URL | undefined {

@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import type { Redis as RedisClient } from "ioredis";
-import { messageOf } from "../errors.js";
+import { messageOf } from "../errors/host-error.js";
 import { retryAfter } from "./memory-store.js";
 import type { Claim, StateStore, StoreHealth } from "./store.js";
 import { StoreUnavailableError } from "./store.js";

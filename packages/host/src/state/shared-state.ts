@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import os from "node:os";
-import { messageOf } from "../errors.js";
-import type { Logger } from "../log.js";
+import { messageOf } from "../errors/host-error.js";
+import type { Logger } from "../logging/logger.js";
 import { createTokenBuckets } from "./memory-store.js";
 import type { Claim, Rate, RateDecision, StateStore } from "./store.js";
 import { StoreUnavailableError } from "./store.js";

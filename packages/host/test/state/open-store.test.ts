@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { HostError } from "../../src/errors.js";
-import { createRedactor, REDACTED } from "../../src/pipeline/redact.js";
+import { HostError } from "../../src/errors/host-error.js";
+import { createRedactor, REDACTED } from "../../src/redaction/redactor.js";
 import { openStore } from "../../src/state/open-store.js";
 import { manifestOf, silentLogger } from "../helpers.js";
 

@@ -1,7 +1,7 @@
 // The entry of an isolated child process: waits for its setup on the IPC channel (credentials never travel in
 // the environment or the command line), then runs one skill instance (worker-runner) over that channel.
 
-import { messageOf } from "../../errors.js";
+import { messageOf } from "../../errors/host-error.js";
 import type { FromWorker, ToWorker } from "./worker-protocol.js";
 import { runIsolated } from "./worker-runner.js";
 

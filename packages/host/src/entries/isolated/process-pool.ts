@@ -3,7 +3,7 @@ import { existsSync, realpathSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import type { SandboxMount, SandboxStatus } from "@skillport/core/sandbox";
-import { hostFile } from "../../package-files.js";
+import { hostFile } from "../../package/package-files.js";
 import { moduleMounts, orderMounts, packageDirOf } from "./process-mounts.js";
 import type { Isolate, SpawnIsolate } from "./worker-pool.js";
 import type { FromWorker, ToWorker } from "./worker-protocol.js";

@@ -1,9 +1,9 @@
 import { Worker } from "node:worker_threads";
 import type { Content, ErrorCode, RegisteredSkill, SkillContext } from "@skillport/core";
 import { isSkillError, result, SkillError } from "@skillport/core";
-import { messageOf } from "../../errors.js";
-import type { Logger } from "../../log.js";
-import { hostFile } from "../../package-files.js";
+import { messageOf } from "../../errors/host-error.js";
+import type { Logger } from "../../logging/logger.js";
+import { hostFile } from "../../package/package-files.js";
 import type { CapabilityTarget } from "../capability.js";
 import { hasCredential, skillCredentials } from "../credential-fetch.js";
 import type { SkillInstance } from "../skill-instance.js";

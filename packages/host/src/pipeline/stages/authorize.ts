@@ -1,6 +1,6 @@
+import { missingScopes } from "../../entries/check-scopes.js";
 import type { Answered, Call } from "../call.js";
 import { answer } from "../call.js";
-import { missingScopes } from "../check-scopes.js";
 import { failureOutcome } from "../envelope.js";
 
 /**

@@ -1,7 +1,7 @@
 import { isSkillError } from "@skillport/core";
 import type { ToolOwner } from "../../entries/tool-entry.js";
-import { messageOf } from "../../errors.js";
-import type { Logger } from "../../log.js";
+import { messageOf } from "../../errors/host-error.js";
+import type { Logger } from "../../logging/logger.js";
 import type { Answered, Call, LoadedCall } from "../call.js";
 import { answer, passOn } from "../call.js";
 import { failureOutcome } from "../envelope.js";

@@ -1,5 +1,6 @@
 import type { InputRequest } from "../../entries/tool-entry.js";
-import type { Logger } from "../../log.js";
+import type { Logger } from "../../logging/logger.js";
+import type { Redactor } from "../../redaction/redactor.js";
 import type { BoundedRun, RunResult } from "../bounded-run.js";
 import { createBoundedRun } from "../bounded-run.js";
 import type { Answered, ExecutedCall, ResumedCall } from "../call.js";
@@ -10,7 +11,6 @@ import type { Outcome } from "../envelope.js";
 import { failureOutcome, thrownOutcome } from "../envelope.js";
 import type { OpenRound } from "../input.js";
 import { QueueFullError } from "../limiter.js";
-import type { Redactor } from "../redact.js";
 
 /** What running calls needs. */
 export interface ExecuteOptions {

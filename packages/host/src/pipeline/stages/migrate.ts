@@ -1,5 +1,5 @@
-import { deeperThan } from "../../json-pointer.js";
-import type { Logger } from "../../log.js";
+import { deeperThan } from "../../json/json-pointer.js";
+import type { Logger } from "../../logging/logger.js";
 import type { Answered, LoadedCall, MigratedCall } from "../call.js";
 import { answer, passOn } from "../call.js";
 import { failureOutcome } from "../envelope.js";

@@ -1,4 +1,4 @@
-import type { Logger } from "../../log.js";
+import type { Logger } from "../../logging/logger.js";
 import type { Answered, Call, StageName } from "../call.js";
 import { answer } from "../call.js";
 import { failureOutcome } from "../envelope.js";

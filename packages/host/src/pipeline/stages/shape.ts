@@ -1,6 +1,6 @@
 import { isToolResult } from "@skillport/core";
-import { deeperThan } from "../../json-pointer.js";
-import type { Logger } from "../../log.js";
+import { deeperThan } from "../../json/json-pointer.js";
+import type { Logger } from "../../logging/logger.js";
 import type { Answered, ExecutedCall } from "../call.js";
 import { answer } from "../call.js";
 import type { ContentBlock } from "../content-blocks.js";

@@ -1,8 +1,8 @@
-import type { Logger } from "../../log.js";
+import { showInvisible } from "../../entries/show-invisible.js";
+import type { Logger } from "../../logging/logger.js";
 import type { Answered, MigratedCall, ValidatedCall } from "../call.js";
 import { answer, passOn } from "../call.js";
 import { failureOutcome } from "../envelope.js";
-import { showInvisible } from "../show-invisible.js";
 import type { Validators } from "../validators.js";
 import { schemaFailure } from "./schema-failure.js";
 

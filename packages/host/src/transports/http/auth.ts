@@ -1,7 +1,7 @@
 import { createHash, timingSafeEqual } from "node:crypto";
 import type { JWTPayload, JWTVerifyGetKey } from "jose";
 import { createLocalJWKSet, createRemoteJWKSet, errors as joseErrors, jwtVerify } from "jose";
-import type { Caller } from "../../pipeline/check-scopes.js";
+import type { Caller } from "../../entries/check-scopes.js";
 import type { ResolvedHttpConfig, ResolvedJwt, ResolvedToken } from "./config.js";
 
 /** What authenticating one request found. */

@@ -1,9 +1,9 @@
 import { readFile } from "node:fs/promises";
 import path from "node:path";
 import type { JSONWebKeySet } from "jose";
-import { HostError, messageOf } from "../../errors.js";
+import { HostError, messageOf } from "../../errors/host-error.js";
 import type { LoadedHttpSettings, LoadedManifest, SecretSource } from "../../manifest/manifest.js";
-import { readSecret } from "../../registry/read-secret.js";
+import { readSecret } from "../../manifest/read-secret.js";
 import { RESERVED_PATHS, WELL_KNOWN_PREFIX } from "./routes.js";
 
 /** Command-line values that override the manifest's `http` object. */

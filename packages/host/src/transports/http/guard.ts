@@ -1,4 +1,4 @@
-import type { Caller } from "../../pipeline/check-scopes.js";
+import type { Caller } from "../../entries/check-scopes.js";
 
 /**
  * What the guards of one request to the MCP endpoint learn, for the guards and the endpoint after them. The

@@ -1,4 +1,4 @@
-import type { Logger } from "../../log.js";
+import type { Logger } from "../../logging/logger.js";
 import type { Authenticator } from "./auth.js";
 import type { ResolvedHttpConfig } from "./config.js";
 import type { EdgeContext, EdgeRequest, Endpoint, Guard, SerializedAnswer } from "./guard.js";

@@ -1,6 +1,6 @@
 import type { IncomingMessage, Server as NodeServer, ServerResponse } from "node:http";
-import { HostError } from "../../errors.js";
-import type { Logger } from "../../log.js";
+import { HostError } from "../../errors/host-error.js";
+import type { Logger } from "../../logging/logger.js";
 import type { ResolvedHttpConfig } from "./config.js";
 import type { EdgeContext, SerializedAnswer } from "./guard.js";
 import type { HttpEdge, ServeState } from "./handler.js";

@@ -1,4 +1,4 @@
-import type { Logger } from "../../log.js";
+import type { Logger } from "../../logging/logger.js";
 import type { HttpMetrics } from "./metrics.js";
 import type { ProtectedResourceOptions } from "./protected-resource.js";
 import { isMetadataPath, protectedResourceMetadata } from "./protected-resource.js";

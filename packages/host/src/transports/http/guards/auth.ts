@@ -1,4 +1,4 @@
-import type { Logger } from "../../../log.js";
+import type { Logger } from "../../../logging/logger.js";
 import type { Authenticator } from "../auth.js";
 import type { Guard } from "../guard.js";
 import { bearerChallenge, protectedResourceUrl } from "../protected-resource.js";

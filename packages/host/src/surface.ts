@@ -1,0 +1,34 @@
+// @skillport/host/surface: a skill as the host publishes, records and checks it, for tools around a host
+// (@skillport/tooling, the skillport command, @skillport/testing) that must see it exactly as the host does: a
+// skill's surface, the lock that records surfaces (its format, where it is, reading it, its hashes), and the host's
+// own checks (a tool's JSON Schema, an instance's config, a SKILL.md's frontmatter, an upstream tool's patterns and
+// risk). No MCP SDK import.
+// Any new export added here becomes public API. Use named exports, not wildcards.
+
+export type {
+  PromptSurface,
+  ResourceSurface,
+  ResourceTemplateSurface,
+  SkillSurface,
+  ToolSurface,
+} from "./entries/surface.js";
+export { surfaceOf } from "./entries/surface.js";
+export { upstreamRisk } from "./entries/upstream-pin.js";
+export type { InstanceConfig, InstanceConfigOptions } from "./registry/instance-config.js";
+export { instanceConfig } from "./registry/instance-config.js";
+export type { LockedInstance, LockedServer, LockFile, LockReading } from "./registry/lock.js";
+export {
+  hashOf,
+  lockCommand,
+  lockPathOf,
+  readLock,
+  readLockFile,
+  serverSourceOf,
+  stringifyLock,
+} from "./registry/lock.js";
+export { parseSkillHead } from "./registry/skill-docs.js";
+export type { PatternEngine } from "./schema/ajv.js";
+export type { SchemaCheck } from "./schema/compile-schema.js";
+export { compileSchema } from "./schema/compile-schema.js";
+export type { SchemaPattern } from "./schema/schema-patterns.js";
+export { upstreamPatterns } from "./schema/schema-patterns.js";
