@@ -23,10 +23,11 @@ const exec = promisify(execFile);
 const ROOT_READERS: Record<string, string[]> = {
   skillport: [
     "test/default-manifest.test.ts",
+    "test/docs-generated.test.ts",
+    "test/docs.test.ts",
     "test/lock-files.test.ts",
     "test/names-compat.test.ts",
     "test/new-repository.test.ts",
-    "test/readme.test.ts",
   ],
   "@skillport/host": ["test/manifest-validator.test.ts"],
 };
