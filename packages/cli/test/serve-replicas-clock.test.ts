@@ -11,28 +11,19 @@ import type { RedisServer } from "@skillport/test-utils";
 import { skipWithout, startRedis } from "@skillport/test-utils";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ServedHttp, Workspace } from "./workspace.js";
-import { connectStdio, makeWorkspace, REPO, serveHttp } from "./workspace.js";
+import { connectStdio, makeWorkspace, REPO, serveHttp, storeState } from "./workspace.js";
 
 const FILES_SKILL = path.join(REPO, "skills/skill-files");
 const CLOCK_AHEAD = fileURLToPath(new URL("./fixtures/clock-ahead.mjs", import.meta.url));
 const TOKEN = "alice-token-0123456789abcdef";
 
 type Envelope = { ok: boolean; message: string; error?: { code: string; operationId?: string } };
-type Readyz = { state: { reachable: boolean; replicas: string[] } };
 
 const exists = (file: string) =>
   access(file).then(
     () => true,
     () => false,
   );
-
-async function until(check: () => Promise<boolean>, ms = 30_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!(await check().catch(() => false))) {
-    if (Date.now() > deadline) throw new Error("timed out waiting");
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
 
 describe.skipIf(skipWithout("redis-server"))(
   "operation ids across a Redis that lost its data, whatever the replicas' clocks",
@@ -41,7 +32,6 @@ describe.skipIf(skipWithout("redis-server"))(
     let redis: RedisServer;
     let redisUrl: string;
     const servers: ServedHttp[] = [];
-    const urls: string[] = [];
     const clients: Client[] = [];
 
     /** A manifest over the files skill (delete_file allowed, operation ids on), its state under `prefix` in Redis. */
@@ -71,7 +61,6 @@ describe.skipIf(skipWithout("redis-server"))(
       servers.push(serveHttp(["--manifest", manifest], ws.dir, env));
       for (const server of servers) {
         const url = await server.url;
-        urls.push(url);
         const client = new Client({ name: "clock-skew-caller", version: "0.0.0" });
         await client.connect(
           new StreamableHTTPClientTransport(new URL(url), {
@@ -80,7 +69,8 @@ describe.skipIf(skipWithout("redis-server"))(
         );
         clients.push(client);
       }
-      await until(async () => (await Promise.all(urls.map(readyz))).every((r) => r.state.replicas.length === 2));
+      // Each says it shares through the store (on its first heartbeat, or its second if Redis was not connected yet).
+      await Promise.all(servers.map((s) => s.stderrUntil((text) => storeState(text) === "reachable")));
     });
 
     afterAll(async () => {
@@ -91,9 +81,6 @@ describe.skipIf(skipWithout("redis-server"))(
       await ws?.dispose();
     });
 
-    async function readyz(url: string): Promise<Readyz> {
-      return (await (await fetch(new URL("/readyz", url))).json()) as Readyz;
-    }
     async function victim(name: string): Promise<string> {
       const file = path.join(ws.dir, "data", name);
       await writeFile(file, "keep me\n");
@@ -116,9 +103,11 @@ describe.skipIf(skipWithout("redis-server"))(
       expect(await deleteFile(ahead, "skewed.txt", id)).toMatchObject({ ok: true });
       expect(await exists(file)).toBe(false);
 
+      // Both see Redis go (on their next heartbeat), then come back empty.
       await redis.stop();
+      await Promise.all(servers.map((s) => s.stderrUntil((text) => storeState(text) === "unreachable")));
       await redis.start();
-      await until(async () => (await Promise.all(urls.map(readyz))).every((r) => r.state.reachable));
+      await Promise.all(servers.map((s) => s.stderrUntil((text) => storeState(text) === "reachable")));
       await victim("skewed.txt");
       const replayed = await deleteFile(other, "skewed.txt", id);
       expect(replayed, JSON.stringify(replayed)).toMatchObject({ ok: false, error: { code: "PERMISSION_DENIED" } });
@@ -144,7 +133,8 @@ describe.skipIf(skipWithout("redis-server"))(
       } finally {
         await redis.start();
       }
-      await until(async () => (await Promise.all(urls.map(readyz))).every((r) => r.state.reachable));
+      // Each refused a call while Redis was down (so said it cannot reach it); each says when it is back.
+      await Promise.all(servers.map((s) => s.stderrUntil((text) => storeState(text) === "reachable")));
       const id = await operationId(ahead, "down.txt");
       expect(await deleteFile(other, "down.txt", id)).toMatchObject({ ok: true });
       expect(await exists(file)).toBe(false);

@@ -172,6 +172,25 @@ export function serveHttp(args: string[], cwd: string, env: Record<string, strin
   return { child, url, stderr: stderr.text, stderrUntil, exit };
 }
 
+/**
+ * What a served process last logged about its shared state store (`state` in the manifest): "reachable" once it
+ * says it shares through the store or that the store is back, "unreachable" once it says it cannot reach it, and
+ * undefined before it said either. It says so on its heartbeat (every 2 s) and on a call that reaches the store.
+ *
+ * @example
+ * await served.stderrUntil((text) => storeState(text) === "reachable");
+ */
+export function storeState(stderr: string): "reachable" | "unreachable" | undefined {
+  const up = Math.max(stderr.lastIndexOf(STORE_SHARED), stderr.lastIndexOf(STORE_BACK));
+  const down = stderr.lastIndexOf(STORE_DOWN);
+  if (up === -1 && down === -1) return undefined;
+  return up > down ? "reachable" : "unreachable";
+}
+
+const STORE_SHARED = "sharing rate limits and confirmations through the state store";
+const STORE_BACK = "the state store is reachable again";
+const STORE_DOWN = "the state store cannot be reached";
+
 // biome-ignore lint/suspicious/noExplicitAny: JSON-RPC messages of any method
 type Message = any;
 
