@@ -1,5 +1,7 @@
 import { availableParallelism } from "node:os";
 import { defineConfig, mergeConfig } from "vitest/config";
+import type { TestSpecification } from "vitest/node";
+import { BaseSequencer } from "vitest/node";
 import CountingReporter from "./vitest.report.ts";
 
 /**
@@ -28,7 +30,25 @@ export const shared = defineConfig({
 });
 
 /**
+ * Test files that walk a whole workflow one step after another (the authoring flow's clone: install, build, lint,
+ * test) and so run longest: started first, so the other files fill the cores around them instead of waiting on
+ * them at the end. Without this, a fresh clone (no durations recorded yet) starts the largest files first.
+ */
+const RUNS_LONGEST = ["authoring-flow.test.ts"];
+
+/** vitest's own order (slowest or failed first once it has run, else largest first), RUNS_LONGEST ahead of it. */
+class LongestFirst extends BaseSequencer {
+  override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
+    const sorted = await super.sort(files);
+    const longest = (file: TestSpecification) => RUNS_LONGEST.some((name) => file.moduleId.endsWith(`/${name}`));
+    return [...sorted.filter(longest), ...sorted.filter((file) => !longest(file))];
+  }
+}
+
+/**
  * The shared setup for a package whose tests mostly wait on child processes they spawn (the CLI's: `skillport`
  * commands, servers, clones): more files at a time than cores, since each spends most of its time waiting.
  */
-export const spawning = mergeConfig(shared, { test: { maxWorkers: Math.max(4, availableParallelism()) } });
+export const spawning = mergeConfig(shared, {
+  test: { maxWorkers: Math.max(4, availableParallelism()), sequence: { sequencer: LongestFirst } },
+});
