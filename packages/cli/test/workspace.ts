@@ -293,11 +293,6 @@ export const initialize = (id: number) => ({
   params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "raw", version: "0" } },
 });
 export const initialized = { jsonrpc: "2.0", method: "notifications/initialized" };
-export const MODERN_META = {
-  "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-  "io.modelcontextprotocol/clientInfo": { name: "raw", version: "0" },
-  "io.modelcontextprotocol/clientCapabilities": {},
-};
 
 // --- internal ---
 
