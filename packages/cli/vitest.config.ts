@@ -1,1 +1,1 @@
-export { shared as default } from "../../vitest.shared.ts";
+export { spawning as default } from "../../vitest.shared.ts";

@@ -1,13 +1,16 @@
 // The README's "Writing a skill", walked end to end as a newcomer would, in a scratch clone of this repository:
 // set up, `skillport new weather`, install, build and test the new skill, enable it, lock, check, list, call, and
-// the repository's own `pnpm test` — which must stay green. Slow (it runs the whole suite once more, inside the clone),
-// so it is one test. The clone's own run of this file is skipped (SKILLPORT_AUTHORING_FLOW=inner). The clone carries
-// what is not committed yet, so a user who has walked the flow already has a weather skill in it: the flow then
-// scaffolds a name the tree does not use yet (weather2, …), so this test holds in a repository where the README was
-// followed.
+// then what keeps the repository green with the new skill in it: Biome and knip over the whole tree, the new
+// package's typecheck (no other package's build or typecheck reads it), and every test that reads what the flow
+// changed at the root, the manifest and its lock (ROOT_READERS, checked below to be complete). The other tests read
+// only their own fixtures, which adding a skill cannot change, so the clone does not run them again. The clone's
+// build uses this checkout's turbo cache, so only the new skill is built. One test: each step needs the one before.
+// The clone carries what is not committed yet, so a user who has walked the flow already has a weather skill in it:
+// the flow then scaffolds a name the tree does not use yet (weather2, …), so this test holds in a repository where
+// the README was followed.
 import { execFile } from "node:child_process";
 import { existsSync } from "node:fs";
-import { cp, mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { cp, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
@@ -16,7 +19,22 @@ import { toolName } from "../src/templates/skill.js";
 import { REPO, runCli, runCombined } from "./workspace.js";
 
 const exec = promisify(execFile);
-const INNER = process.env.SKILLPORT_AUTHORING_FLOW === "inner";
+
+/**
+ * The test files that read the repository's root manifest or lock, by package: the ones a new skill in the manifest
+ * can turn red. The test below checks that no other test file reads them.
+ */
+const ROOT_READERS: Record<string, string[]> = {
+  skillport: [
+    "test/default-manifest.test.ts",
+    "test/docs-generated.test.ts",
+    "test/docs.test.ts",
+    "test/lock-files.test.ts",
+    "test/names-compat.test.ts",
+    "test/new-repository.test.ts",
+  ],
+  "@skillport/host": ["test/manifest-validator.test.ts"],
+};
 
 /** pnpm as the running script was started with (pnpm sets npm_execpath), else from PATH. */
 const PNPM = process.env.npm_execpath?.includes("pnpm") ? [process.execPath, process.env.npm_execpath] : ["pnpm"];
@@ -27,8 +45,8 @@ interface Step {
   output: string;
 }
 
-describe.skipIf(INNER)("the README's authoring flow, in a scratch clone", () => {
-  it("new → install → build → test → enable → lock → check → list → call → pnpm test at the root: all green", async () => {
+describe("the README's authoring flow, in a scratch clone", () => {
+  it("new → install → build → test → enable → lock → check → list → call → Biome, knip, typecheck and the root's tests: all green", async () => {
     const dir = await mkdtemp(path.join(os.tmpdir(), "skillport-authoring-"));
     const repo = path.join(dir, "repo");
     const steps: Step[] = [];
@@ -79,12 +97,38 @@ describe.skipIf(INNER)("the README's authoring flow, in a scratch clone", () => 
       const call = await sh(["pnpm", "exec", "skillport", "call", tool, '{"query":"Paris"}']);
       expect(call.output).toMatch(/"ok":\s*true/);
 
-      // The repository's own test command, with the new skill in it: build, Biome, knip, typecheck, every test.
-      await sh(["pnpm", "test"]);
+      // The repository with the new skill in it: what pnpm lint checks that a new package can change (Biome and knip
+      // over the whole tree, the new package's typecheck; no other package's build or typecheck reads it), and the
+      // tests that read the root.
+      await sh(["pnpm", "exec", "biome", "check", "."]);
+      await sh(["pnpm", "exec", "knip"]);
+      await sh(["pnpm", "--filter", "@skillport/skill-weather", "typecheck"]);
+      for (const [pkg, files] of Object.entries(ROOT_READERS)) {
+        await sh(["pnpm", "--filter", pkg, "exec", "vitest", "run", ...files]);
+      }
     } finally {
       await rm(dir, { recursive: true, force: true });
     }
-  }, 3_600_000);
+  }, 1_800_000);
+
+  it("runs every test file that reads the root's manifest or lock", async () => {
+    const readers: string[] = [];
+    for (const folder of ["packages", "skills"]) {
+      for (const pkg of await readdir(path.join(REPO, folder))) {
+        const tests = path.join(REPO, folder, pkg, "test");
+        if (!existsSync(tests)) continue;
+        for (const file of await readdir(tests, { recursive: true })) {
+          if (!/\.test\.ts$/.test(file) || file.endsWith("authoring-flow.test.ts")) continue;
+          const text = await readFile(path.join(tests, file), "utf8");
+          if (ROOT_READS.some((pattern) => pattern.test(text))) readers.push(path.join(folder, pkg, "test", file));
+        }
+      }
+    }
+    const listed = Object.entries(ROOT_READERS).flatMap(([pkg, files]) =>
+      files.map((file) => path.join(pkg === "skillport" ? "packages/cli" : `packages/${pkg.split("/")[1]}`, file)),
+    );
+    expect(readers.sort()).toEqual(listed.sort());
+  });
 });
 
 describe("the authoring flow's name for the new skill", () => {
@@ -149,10 +193,27 @@ async function cloneWorkingTree(into: string): Promise<void> {
   }
 }
 
-/** Runs a command to completion with stdout and stderr together; the clone's own run of this file is skipped. */
-function run(command: string, args: string[], cwd: string): Promise<Omit<Step, "command">> {
+/** How a test names the repository's root manifest or lock, or runs a command on them (in the root). */
+const ROOT_READS = [
+  /REPO, "skills\.(manifest|lock)\.json"/,
+  /\.\.\/\.\.\/\.\.\/skills\.(manifest|lock)\.json/,
+  /\], REPO\)/,
+];
+
+/** This checkout's turbo cache (a worktree's is its main checkout's), where `pnpm test` left every build. */
+async function turboCacheOf(repo: string): Promise<string | undefined> {
+  const { stdout } = await exec("git", ["rev-parse", "--path-format=absolute", "--git-common-dir"], { cwd: repo });
+  const cache = path.join(path.dirname(stdout.trim()), ".turbo", "cache");
+  return existsSync(cache) ? cache : undefined;
+}
+
+/** Runs a command to completion with stdout and stderr together. */
+async function run(command: string, args: string[], cwd: string): Promise<Omit<Step, "command">> {
+  const cache = await turboCacheOf(REPO);
   return runCombined(command, args, cwd, {
-    SKILLPORT_AUTHORING_FLOW: "inner",
+    // Shared: the clone's first build finds every package this checkout built; what it builds itself (the new skill)
+    // goes into the same cache under its own hash.
+    ...(cache === undefined ? {} : { TURBO_CACHE_DIR: cache }),
     TURBO_TELEMETRY_DISABLED: "1",
     NO_COLOR: "1",
     FORCE_COLOR: "0",

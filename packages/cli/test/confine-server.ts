@@ -1,8 +1,7 @@
 import { writeFile } from "node:fs/promises";
 import path from "node:path";
-import { Client } from "@modelcontextprotocol/client";
-import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
-import { CLI, REPO } from "./workspace.js";
+import { stdioInProcess } from "./in-process.js";
+import { REPO } from "./workspace.js";
 
 export const FILES_SKILL = path.join(REPO, "skills/skill-files");
 export const NOTES_SKILL_DIR = path.join(REPO, "skills/skill-notes");
@@ -17,7 +16,7 @@ type Envelope = {
   error?: { code: string; field?: string; retryable: boolean };
 };
 
-/** A `skillport serve --stdio` subprocess driven by the SDK client. */
+/** The host `skillport serve --stdio` builds, served in this process and driven by the SDK client. */
 export interface StdioServer {
   /** Calls a tool; `timeout` bounds a call that would otherwise hang (a failure, not a timing check). */
   call(name: string, args: Record<string, unknown>, timeout?: number): Promise<Envelope>;
@@ -26,7 +25,7 @@ export interface StdioServer {
   close(): Promise<void>;
 }
 
-/** Writes `manifest` into `dir` and serves it over stdio; `env` is added to the server's environment. */
+/** Writes `manifest` into `dir` and serves it over stdio; `env` is set for the host's life. */
 export async function serveStdio(
   dir: string,
   manifest: Record<string, unknown>,
@@ -34,25 +33,13 @@ export async function serveStdio(
 ): Promise<StdioServer> {
   const file = path.join(dir, "confine.manifest.json");
   await writeFile(file, JSON.stringify({ name: "confine-test", version: "1.0.0", ...manifest }, null, 2));
-  const transport = new StdioClientTransport({
-    command: process.execPath,
-    args: [CLI, "serve", "--stdio", "--manifest", file],
-    cwd: dir,
-    env: { ...(process.env as Record<string, string>), SKILLPORT_LOG_LEVEL: "warn", ...env },
-    stderr: "pipe",
-  });
-  let stderr = "";
-  transport.stderr?.on("data", (d: Buffer) => {
-    stderr += d.toString();
-  });
-  const client = new Client({ name: "confine-test", version: "0.0.0" });
-  await client.connect(transport);
+  const served = await stdioInProcess(file, { env, logLevel: "warn" });
   return {
     async call(name, args, timeout = 60_000) {
-      const result = await client.callTool({ name, arguments: args }, { timeout });
+      const result = await served.client.callTool({ name, arguments: args }, { timeout });
       return result.structuredContent as Envelope;
     },
-    stderr: () => stderr,
-    close: () => client.close(),
+    stderr: served.stderr,
+    close: () => served.close(),
   };
 }

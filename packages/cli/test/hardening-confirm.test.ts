@@ -1,11 +1,12 @@
 import { access, mkdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
-import type { JSONRPCMessage } from "@modelcontextprotocol/client";
+import type { JSONRPCMessage, Transport } from "@modelcontextprotocol/client";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
-import type { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import type { ServedHttp, Workspace } from "./workspace.js";
-import { connectStdio, makeWorkspace, REPO, runCli, serveHttp } from "./workspace.js";
+import type { HttpInProcess, StdioInProcess } from "./in-process.js";
+import { httpInProcess, stdioInProcess } from "./in-process.js";
+import type { Workspace } from "./workspace.js";
+import { makeWorkspace, REPO, runCli } from "./workspace.js";
 
 const FILES_SKILL = path.join(REPO, "skills/skill-files");
 
@@ -36,12 +37,14 @@ async function setUp(ws: Workspace, confirmation: Record<string, unknown> = {}) 
   );
 }
 
-// Each attack tries to complete a dangerous tool's confirmation without the human, against a real server process.
+// Each attack tries to complete a dangerous tool's confirmation without the human, against the host `skillport serve`
+// builds, served in this process; the files the tool deletes are the witness of what ran.
 describe.each(ERAS)("confirmation under attack over stdio ($era era)", ({ era, options }) => {
   let ws: Workspace;
   let manifest: string;
+  let served: StdioInProcess;
   let client: Client;
-  let transport: StdioClientTransport;
+  let transport: Transport;
   const asked: string[] = [];
   let answer: "accept" | "decline" = "decline";
 
@@ -53,17 +56,17 @@ describe.each(ERAS)("confirmation under attack over stdio ($era era)", ({ era, o
 
   beforeEach(async () => {
     asked.length = 0;
-    const connected = await connectStdio(manifest, ws.dir, {
+    served = await stdioInProcess(manifest, {
       client: { ...options, capabilities: { elicitation: { form: {} } } },
     });
-    ({ client, transport } = connected);
+    client = served.client;
+    transport = client.transport as Transport;
     client.setRequestHandler("elicitation/create", async (request) => {
       asked.push(String((request.params as { message?: string }).message));
       return answer === "accept" ? { action: "accept", content: { confirm: true } } : { action: "decline" };
     });
-    await connected.ready;
   });
-  afterEach(() => client.close());
+  afterEach(() => served.close());
 
   it("does not take an accept the client sends unasked on the first request: the user is asked", async () => {
     answer = "decline";
@@ -132,8 +135,8 @@ describe("confirmation without a client that can ask its user", () => {
 
   it("refuses by default: no operation id the model could confirm itself with", async () => {
     const manifest = await setUp(ws);
-    const { client, ready } = await connectStdio(manifest, ws.dir);
-    await ready;
+    const served = await stdioInProcess(manifest);
+    const { client } = served;
     try {
       const listed = await client.listTools();
       const schema = listed.tools.find((t) => t.name === "files.delete_file")?.inputSchema;
@@ -144,7 +147,7 @@ describe("confirmation without a client that can ask its user", () => {
       expect(answer.error?.operationId).toBeUndefined();
       expect(await exists(path.join(ws.dir, "data/victim.txt"))).toBe(true);
     } finally {
-      await client.close();
+      await served.close();
     }
   });
 
@@ -179,7 +182,7 @@ describe("confirmation without a client that can ask its user", () => {
 
 describe("operation ids over HTTP (the opt-in fallback)", () => {
   let ws: Workspace;
-  let served: ServedHttp;
+  let served: HttpInProcess;
   let url: string;
 
   beforeAll(async () => {
@@ -195,14 +198,13 @@ describe("operation ids over HTTP (the opt-in fallback)", () => {
       },
     };
     await ws.writeManifest(json, "confirm.manifest.json");
-    served = serveHttp(["--manifest", manifest], ws.dir, {
-      ALICE_TOKEN: "alice-token-0123456789abcdef",
-      BOB_TOKEN: "bob-token-0123456789abcdef",
+    served = await httpInProcess(manifest, {
+      env: { ALICE_TOKEN: "alice-token-0123456789abcdef", BOB_TOKEN: "bob-token-0123456789abcdef" },
     });
-    url = await served.url;
+    url = served.url;
   });
   afterAll(async () => {
-    served?.child.kill();
+    await served?.close();
     await ws?.dispose();
   });
 

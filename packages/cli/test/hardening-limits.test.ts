@@ -10,7 +10,8 @@ const ECHO = path.join(REPO, "packages/host/test/fixtures/skill-echo");
 
 type Envelope = { ok: boolean; message: string; error?: { code: string; field?: string } };
 
-// Attacks on the argument checks, replayed against a real `skillport serve --stdio` process.
+// Attacks on the argument checks, replayed against a real `skillport serve --stdio` process: one that held the
+// server's only thread would hold a test's own too, so they stay out of the test's process.
 describe("argument limits under attack, over stdio", () => {
   let ws: Workspace;
   let client: Client;
@@ -49,7 +50,7 @@ describe("argument limits under attack, over stdio", () => {
       answered.push("attack");
       return e;
     });
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    // Sent right behind it: stdin is read in order, so the attack is read first.
     const next = call("notes.search_notes", { keyword: "agent", limit: 1 }).then((e) => {
       answered.push("next");
       return e;

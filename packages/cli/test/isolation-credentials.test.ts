@@ -1,12 +1,14 @@
 // An instance tries every way it has to find credentials that are not its own, under worker and under process
-// isolation, served by a real `skillport serve --stdio` subprocess. The victim's credentials are canaries the host
+// isolation, served by a real `skillport serve --stdio` subprocess: what a server process exposes (its environment,
+// /proc/self/environ) is the subject, so it stays a real process. The victim's credentials are canaries the host
 // read from its environment and from a file.
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import path from "node:path";
+import { skipWithout } from "@skillport/test-utils";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Served } from "./isolation-serve.js";
-import { HAS_BWRAP, leaks, SNOOP, serveStdio, unhide } from "./isolation-serve.js";
+import { leaks, SNOOP, serveStdio, unhide } from "./isolation-serve.js";
 
 const VICTIM = "victim-canary-7c1e0b52-from-the-host-env";
 const VICTIM_FILE = "victim-canary-e3b70d18-from-a-file";
@@ -82,7 +84,7 @@ describe("worker isolation: what a worker thread can and cannot see", () => {
   });
 });
 
-describe.skipIf(!HAS_BWRAP)("process isolation: a child process sees only its own credentials", () => {
+describe.skipIf(skipWithout("bubblewrap"))("process isolation: a child process sees only its own credentials", () => {
   let served: Served;
   beforeAll(async () => {
     served = await serveStdio(

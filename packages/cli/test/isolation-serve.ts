@@ -1,4 +1,3 @@
-import { spawnSync } from "node:child_process";
 import { writeFile } from "node:fs/promises";
 import path from "node:path";
 import { Client } from "@modelcontextprotocol/client";
@@ -9,10 +8,6 @@ import { CLI, makeWorkspace, REPO } from "./workspace.js";
 
 /** The attacker fixture: reports (reversed) every place it finds that could hold a credential. */
 export const SNOOP = path.join(REPO, "packages/host/test/fixtures/skill-snoop");
-
-/** Whether bubblewrap runs here (the sandbox `isolation: "process"` uses where the machine has it). */
-export const HAS_BWRAP =
-  spawnSync("bwrap", ["--unshare-all", "--ro-bind", "/", "/", "true"], { stdio: "ignore" }).status === 0;
 
 /** A tool's structured answer. */
 type Envelope = {

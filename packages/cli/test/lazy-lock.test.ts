@@ -1,10 +1,8 @@
 import { readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { Client } from "@modelcontextprotocol/client";
-import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Workspace } from "./workspace.js";
-import { CLI, makeWorkspace, NOTES_SKILL, REPO, runCli } from "./workspace.js";
+import { connectStdio, makeWorkspace, NOTES_SKILL, REPO, runCli } from "./workspace.js";
 
 const LAZY = path.join(REPO, "packages/host/test/fixtures/skill-lazy");
 
@@ -30,20 +28,12 @@ describe("skillport lock and lazy loading", () => {
 
   async function serve(args: string[] = []) {
     await writeFile(importLog, "");
-    const transport = new StdioClientTransport({
-      command: process.execPath,
-      args: [CLI, "serve", "--stdio", "--manifest", manifest, ...args],
-      cwd: ws.dir,
-      env: { ...(process.env as Record<string, string>), SKILLPORT_LAZY_LOG: importLog, SKILLPORT_LOG_LEVEL: "warn" },
-      stderr: "pipe",
+    const connected = await connectStdio(manifest, ws.dir, {
+      args,
+      env: { SKILLPORT_LAZY_LOG: importLog, SKILLPORT_LOG_LEVEL: "warn" },
     });
-    let stderr = "";
-    transport.stderr?.on("data", (d: Buffer) => {
-      stderr += d.toString();
-    });
-    const client = new Client({ name: "lazy-test", version: "0.0.0" });
-    await client.connect(transport);
-    return { client, stderr: () => stderr };
+    await connected.ready;
+    return connected;
   }
 
   const imports = async () => (await readFile(importLog, "utf8")).split("\n").filter(Boolean);
@@ -100,12 +90,11 @@ describe("skillport lock and lazy loading", () => {
     expect(frozen.stderr).toContain("cannot start with --frozen-lock");
     expect(frozen.stderr).toContain("skills[0] (fixture-skill-lazy) was locked at 3.0.0 and 3.1.0 is installed");
 
-    const { client, stderr } = await serve();
+    const { client, stderrUntil } = await serve();
     try {
       await client.listTools();
       expect(await imports()).toEqual(["import", "register"]); // eager
-      await new Promise((resolve) => setTimeout(resolve, 50));
-      expect(stderr()).toContain("skills.lock.json is out of date");
+      await stderrUntil((text) => text.includes("skills.lock.json is out of date"));
     } finally {
       await client.close();
       await runCli(["lock", "--manifest", manifest], ws.dir);

@@ -75,7 +75,7 @@ describe("provider-safe tool names", () => {
       const served = serveHttp(["--manifest", manifest, "--banner"], ws.dir);
       try {
         await served.url;
-        await until(() => served.stderr().includes("stdio, with no server to keep running"));
+        await served.stderrUntil((text) => text.includes("stdio, with no server to keep running"));
         const banner = served.stderr();
         expect(banner.includes("Tool names:"), banner).toBe(noted);
         if (noted) for (const client of CLIENTS) expect(banner).toContain(client);
@@ -87,11 +87,3 @@ describe("provider-safe tool names", () => {
     }
   });
 });
-
-async function until(check: () => boolean, ms = 10_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error("timed out waiting");
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-}

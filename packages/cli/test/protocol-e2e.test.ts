@@ -1,10 +1,11 @@
 import path from "node:path";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { SkillsClient } from "@modelcontextprotocol/client/ext/skills";
-import type { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { HttpInProcess, StdioInProcess } from "./in-process.js";
+import { httpInProcess, stdioInProcess } from "./in-process.js";
 import type { Workspace } from "./workspace.js";
-import { connectStdio, makeWorkspace, NOTES_SKILL, REPO, serveHttp } from "./workspace.js";
+import { makeWorkspace, NOTES_SKILL, REPO } from "./workspace.js";
 
 const LIBRARY = path.join(REPO, "packages/host/test/fixtures/skill-library");
 const TOKEN = "e2e-library-secret-93c1f0aa";
@@ -30,25 +31,23 @@ const manifest = (record: string) => ({
   audit: { file: "./audit.log" },
 });
 
-describe.each(ERAS)("resources, prompts, questions and logs over skillport serve --stdio, $era", ({ options }) => {
+// The host `skillport serve` builds from the manifest, served in this process (the library skill in a worker).
+describe.each(ERAS)("resources, prompts, questions and logs over stdio, $era", ({ options }) => {
   let ws: Workspace;
+  let served: StdioInProcess;
   let client: Client;
-  let transport: StdioClientTransport;
-  let stderr = "";
   const asked: string[] = [];
   const logs: unknown[] = [];
 
   beforeAll(async () => {
     ws = await makeWorkspace();
     const file = await ws.writeManifest(manifest(path.join(ws.dir, "record.log")), "protocol.manifest.json");
-    const connected = await connectStdio(file, ws.dir, {
+    served = await stdioInProcess(file, {
       client: { ...options, capabilities: { elicitation: { form: {} }, sampling: {}, roots: {} } },
       env: { E2E_LIBRARY_TOKEN: TOKEN },
+      logLevel: "debug",
     });
-    ({ client, transport } = connected);
-    transport.stderr?.on("data", (d: Buffer) => {
-      stderr += d.toString();
-    });
+    client = served.client;
     client.setRequestHandler("elicitation/create", async (request) => {
       asked.push(request.params.message);
       const content: Record<string, string> = request.params.message.startsWith("What")
@@ -65,11 +64,10 @@ describe.each(ERAS)("resources, prompts, questions and logs over skillport serve
     client.setNotificationHandler("notifications/message", (n) => {
       logs.push(n.params.data);
     });
-    await connected.ready;
   });
 
   afterAll(async () => {
-    await client?.close();
+    await served?.close();
     await ws?.dispose();
   });
 
@@ -135,25 +133,25 @@ describe.each(ERAS)("resources, prompts, questions and logs over skillport serve
     await client.setLoggingLevel("info");
     await client.callTool({ name: "lib.log_steps", arguments: {} });
     expect(logs).toEqual(["step one", { message: "step two", n: 2 }, "step three [REDACTED]"]);
-    expect(stderr).not.toContain(TOKEN);
+    expect(served.stderr()).toContain("step three");
+    expect(served.stderr()).not.toContain(TOKEN);
   });
 });
 
-describe("resources and prompts over skillport serve --http (loopback), both eras", () => {
+describe("resources and prompts over HTTP (loopback), both eras", () => {
   let ws: Workspace;
-  let served: ReturnType<typeof serveHttp>;
+  let served: HttpInProcess;
   let url: string;
 
   beforeAll(async () => {
     ws = await makeWorkspace();
     const file = await ws.writeManifest(manifest(path.join(ws.dir, "record.log")), "protocol.manifest.json");
-    served = serveHttp(["--manifest", file], ws.dir, { E2E_LIBRARY_TOKEN: TOKEN });
-    url = await served.url;
+    served = await httpInProcess(file, { env: { E2E_LIBRARY_TOKEN: TOKEN } });
+    url = served.url;
   }, 30_000);
 
   afterAll(async () => {
-    served?.child.kill("SIGTERM");
-    await served?.exit;
+    await served?.close();
     await ws?.dispose();
   });
 

@@ -28,6 +28,10 @@ describe("skillport serve --stdio never lets a credential out, in any form", () 
   let client: Client;
   let stderr = "";
   const stdout: unknown[] = [];
+  let everyPath: () => void = () => undefined;
+  const loggedEveryPath = new Promise<void>((resolve) => {
+    everyPath = resolve;
+  });
 
   beforeAll(async () => {
     ws = await makeWorkspace();
@@ -57,6 +61,7 @@ describe("skillport serve --stdio never lets a credential out, in any form", () 
     });
     transport.stderr?.on("data", (d: Buffer) => {
       stderr += d.toString();
+      if (LOG_PATHS.every((marker) => stderr.includes(marker))) everyPath();
     });
     client = new Client({ name: "redaction-e2e", version: "0.0.0" });
     await client.connect(transport);
@@ -108,20 +113,13 @@ describe("skillport serve --stdio never lets a credential out, in any form", () 
     // Too deep to copy out of a worker: an answer all the same, not a hang until the timeout.
     expect(answers[calls.length + 5]).toMatchObject({ ok: false, error: { code: "INTERNAL" } });
 
-    await waitFor(
-      () => LOG_PATHS.every((marker) => stderr.includes(marker)),
-      () => stderr,
-    );
+    // Every log path has written its line (the stderr stream says when).
+    await loggedEveryPath;
     expect(stdout.length).toBeGreaterThanOrEqual(calls.length * 2);
     expect(leaksIn(stdout.map((m) => JSON.stringify(m)))).toEqual([]);
     expect(leaksIn(stderr.split("\n"))).toEqual([]);
   });
 });
-
-async function waitFor(done: () => boolean, show: () => string) {
-  for (let attempt = 0; attempt < 200 && !done(); attempt++) await new Promise((r) => setTimeout(r, 50));
-  if (!done()) throw new Error(`the server never wrote every expected log line; its stderr:\n${show()}`);
-}
 
 /**
  * The lines that still hold a piece of the credential a reader could recover: 12 characters of it, plainly or

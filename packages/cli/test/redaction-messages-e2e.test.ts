@@ -1,7 +1,8 @@
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: manifests write environment variables as ${NAME}, literally
 // Every kind of message the host sends a client, each made to carry a credential (a skill's, and the one the host
-// gave an upstream server in its env), through real processes: `skillport serve --stdio` and `--http` (progress
-// streamed as server-sent events), driven by the official SDK client. Each kind must reach the client (the test sees
+// gave an upstream server in its env), through the host `skillport serve` builds, served over stdio and over HTTP
+// (progress streamed as server-sent events) in this process, the upstream server in its own, driven by the official
+// SDK client. Each kind must reach the client (the test sees
 // it arrive) and hold no piece of either secret. KINDS is the list: what each message is and where it passes the
 // redactor (packages/host/src/redaction/redactor.ts lists the same).
 import { randomBytes } from "node:crypto";
@@ -11,8 +12,10 @@ import { fileURLToPath } from "node:url";
 import type { JSONRPCMessage, Transport } from "@modelcontextprotocol/client";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { ServedHttp, Workspace } from "./workspace.js";
-import { connectStdio, makeWorkspace, REPO, serveHttp } from "./workspace.js";
+import type { HttpInProcess, StdioInProcess } from "./in-process.js";
+import { httpInProcess, stdioInProcess } from "./in-process.js";
+import type { Workspace } from "./workspace.js";
+import { makeWorkspace, REPO } from "./workspace.js";
 
 const CANARY = path.join(REPO, "packages/host/test/fixtures/skill-canary");
 const ECHOING = fileURLToPath(new URL("./fixtures/echoing-progress-server.mjs", import.meta.url));
@@ -195,13 +198,14 @@ const ERAS = [
   { era: "2026-07-28", options: { versionNegotiation: { mode: { pin: "2026-07-28" } } } },
 ] as const;
 
-describe.each(ERAS)("skillport serve --stdio ($era era): every message kind passes the redactor", ({ options }) => {
+describe.each(ERAS)("served over stdio ($era era): every message kind passes the redactor", ({ options }) => {
+  let connected: StdioInProcess;
   let client: Client;
   let stderr: () => string;
   const received: Message[] = [];
 
   beforeAll(async () => {
-    const connected = await connectStdio(manifest, ws.dir, {
+    connected = await stdioInProcess(manifest, {
       env: { UPSTREAM_SECRET },
       client: { ...options, capabilities: { elicitation: { form: {} }, sampling: {} } },
     });
@@ -212,11 +216,10 @@ describe.each(ERAS)("skillport serve --stdio ($era era): every message kind pass
       content: { type: "text", text: "no" },
       model: "fixture",
     }));
-    await connected.ready;
-    record(connected.transport, received);
+    record(client.transport as Transport, received);
   });
   afterAll(async () => {
-    await client?.close();
+    await connected?.close();
   });
 
   it.each(KINDS)("$kind", async ({ run, sent }) => {
@@ -228,16 +231,16 @@ describe.each(ERAS)("skillport serve --stdio ($era era): every message kind pass
   });
 });
 
-describe("skillport serve --http: every message kind passes the redactor, progress as server-sent events", () => {
-  let served: ServedHttp;
+describe("served over HTTP: every message kind passes the redactor, progress as server-sent events", () => {
+  let served: HttpInProcess;
   let client: Client;
   const received: Message[] = [];
   /** Every response's headers, as the client's fetch received them. */
   const headers: Record<string, string>[] = [];
 
   beforeAll(async () => {
-    served = serveHttp(["--manifest", manifest], ws.dir, { UPSTREAM_SECRET });
-    const transport = new StreamableHTTPClientTransport(new URL(await served.url), {
+    served = await httpInProcess(manifest, { env: { UPSTREAM_SECRET } });
+    const transport = new StreamableHTTPClientTransport(new URL(served.url), {
       fetch: async (url, init) => {
         const response = await fetch(url, init);
         headers.push(Object.fromEntries(response.headers));
@@ -250,8 +253,7 @@ describe("skillport serve --http: every message kind passes the redactor, progre
   });
   afterAll(async () => {
     await client?.close();
-    served?.child.kill();
-    await served?.exit;
+    await served?.close();
   });
 
   it.each(KINDS.filter((k) => k.asks === undefined))("$kind", async ({ run, sent }) => {

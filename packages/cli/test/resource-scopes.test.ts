@@ -1,12 +1,14 @@
 import path from "node:path";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { ServedHttp, Workspace } from "./workspace.js";
-import { makeWorkspace, NOTES_SKILL, REPO, runCli, serveHttp } from "./workspace.js";
+import type { HttpInProcess } from "./in-process.js";
+import { httpInProcess } from "./in-process.js";
+import type { Workspace } from "./workspace.js";
+import { makeWorkspace, NOTES_SKILL, REPO, runCli } from "./workspace.js";
 
 // Issue 35, item 6: an instance whose tools need scopes must not hand the same data to a caller without them through
-// resources, templates, prompts or completions. These tests replay it through `skillport serve --http` with static
-// bearer tokens, driven by the SDK client over loopback.
+// resources, templates, prompts or completions. These tests replay it through the host `skillport serve --http`
+// builds, served on a loopback port in this process with static bearer tokens, driven by the SDK client.
 
 const LIBRARY = path.join(REPO, "packages/host/test/fixtures/skill-library");
 const TOKENS = {
@@ -52,7 +54,7 @@ const errorOf = (promise: Promise<unknown>) =>
 
 describe("per-tool scopes without resource or prompt keys: resources and prompts fail closed over HTTP", () => {
   let ws: Workspace;
-  let served: ServedHttp;
+  let served: HttpInProcess;
   let url: string;
 
   beforeAll(async () => {
@@ -64,11 +66,11 @@ describe("per-tool scopes without resource or prompt keys: resources and prompts
       ]),
       "closed.manifest.json",
     );
-    served = serveHttp(["--manifest", manifest], ws.dir, TOKENS);
-    url = await served.url;
+    served = await httpInProcess(manifest, { env: TOKENS });
+    url = served.url;
   });
   afterAll(async () => {
-    served?.child.kill("SIGKILL");
+    await served?.close();
     await ws?.dispose();
   });
 
@@ -149,7 +151,7 @@ describe("per-tool scopes without resource or prompt keys: resources and prompts
 
 describe('the "resources:*" and "prompts:*" keys: what a caller needs for an instance\'s resources and prompts', () => {
   let ws: Workspace;
-  let served: ServedHttp;
+  let served: HttpInProcess;
   let url: string;
 
   beforeAll(async () => {
@@ -166,11 +168,11 @@ describe('the "resources:*" and "prompts:*" keys: what a caller needs for an ins
       ]),
       "keyed.manifest.json",
     );
-    served = serveHttp(["--manifest", manifest], ws.dir, TOKENS);
-    url = await served.url;
+    served = await httpInProcess(manifest, { env: TOKENS });
+    url = served.url;
   });
   afterAll(async () => {
-    served?.child.kill("SIGKILL");
+    await served?.close();
     await ws?.dispose();
   });
 

@@ -1,7 +1,7 @@
-import { readFile } from "node:fs/promises";
 import { request as httpRequest } from "node:http";
 import path from "node:path";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
+import { linesOf, untilLines } from "@skillport/test-utils";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Workspace } from "./workspace.js";
 import { makeWorkspace, NOTES_SKILL, REPO, runCli, type ServedHttp as Served, serveHttp } from "./workspace.js";
@@ -17,14 +17,6 @@ async function connect(url: string, options: object): Promise<Client> {
   const client = new Client({ name: "skillport-cli-test", version: "0.0.0" }, options as never);
   await client.connect(new StreamableHTTPClientTransport(new URL(url)));
   return client;
-}
-
-async function until(check: () => Promise<boolean> | boolean, ms = 10_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error("timed out waiting");
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
 }
 
 function refused(url: string): Promise<boolean> {
@@ -67,7 +59,9 @@ describe("skillport serve --http, a real process driven by the SDK client", () =
     await ws?.dispose();
   });
 
-  const lines = async () => (await readFile(record, "utf8").catch(() => "")).split("\n");
+  const lines = () => linesOf(record);
+  /** Resolves once the probe has recorded `line`. */
+  const recorded = (line: string) => untilLines(record, (seen) => seen.includes(line));
 
   it("logs the bound URL on an ephemeral loopback port", () => {
     expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/mcp$/);
@@ -100,17 +94,19 @@ describe("skillport serve --http, a real process driven by the SDK client", () =
         params: { name: "probe.wait", arguments: { id: "gone" } },
       }),
     );
-    await until(async () => (await lines()).includes("started gone"));
+    await recorded("started gone");
     req.destroy();
-    await until(async () => (await lines()).includes("aborted gone"));
+    await recorded("aborted gone");
   });
 
   it("on SIGTERM stops accepting, lets the in-flight call finish, and exits 0", async () => {
     const client = await connect(url, ERAS[1].options);
     const slow = client.callTool({ name: "probe.sleep", arguments: { id: "drain", ms: 1_500 } });
-    await until(async () => (await lines()).includes("started drain"));
+    await recorded("started drain");
     served.child.kill("SIGTERM");
-    await until(() => refused(url));
+    await served.stderrUntil((text) => text.includes('"msg":"shutting down: no new connections"'));
+    // It stops listening right after saying so: each try is a connection, refused once it has.
+    while (!(await refused(url))) {}
     const result = await slow;
     expect(result.structuredContent).toMatchObject({ ok: true, data: { slept: 1_500 } });
     expect(await served.exit).toBe(0);
@@ -163,7 +159,7 @@ describe("skillport serve --http --banner", () => {
       const served = serveHttp(["--banner"], ws.dir);
       const url = await served.url;
       // The banner ends with the two stdio setups (Claude Desktop or Cursor, and VS Code).
-      await until(() => served.stderr().split('"--stdio"').length === 3);
+      await served.stderrUntil((text) => text.split('"--stdio"').length === 3);
       const banner = served.stderr();
       expect(banner).toContain(`MCP endpoint  ${url}`);
       expect(banner).toMatch(/notes\.search_notes\s+read_only\s+Search notes/);

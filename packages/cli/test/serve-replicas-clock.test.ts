@@ -7,18 +7,17 @@ import { access, mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
+import type { RedisServer } from "@skillport/test-utils";
+import { skipWithout, startRedis } from "@skillport/test-utils";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { RedisServer } from "./redis-server.js";
-import { SKIP_REDIS, startRedis } from "./redis-server.js";
 import type { ServedHttp, Workspace } from "./workspace.js";
-import { connectStdio, makeWorkspace, REPO, serveHttp } from "./workspace.js";
+import { connectStdio, makeWorkspace, REPO, serveHttp, storeState } from "./workspace.js";
 
 const FILES_SKILL = path.join(REPO, "skills/skill-files");
 const CLOCK_AHEAD = fileURLToPath(new URL("./fixtures/clock-ahead.mjs", import.meta.url));
 const TOKEN = "alice-token-0123456789abcdef";
 
 type Envelope = { ok: boolean; message: string; error?: { code: string; operationId?: string } };
-type Readyz = { state: { reachable: boolean; replicas: string[] } };
 
 const exists = (file: string) =>
   access(file).then(
@@ -26,140 +25,134 @@ const exists = (file: string) =>
     () => false,
   );
 
-async function until(check: () => Promise<boolean>, ms = 30_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!(await check().catch(() => false))) {
-    if (Date.now() > deadline) throw new Error("timed out waiting");
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
+describe.skipIf(skipWithout("redis-server"))(
+  "operation ids across a Redis that lost its data, whatever the replicas' clocks",
+  () => {
+    let ws: Workspace;
+    let redis: RedisServer;
+    let redisUrl: string;
+    const servers: ServedHttp[] = [];
+    const clients: Client[] = [];
 
-describe.skipIf(SKIP_REDIS)("operation ids across a Redis that lost its data, whatever the replicas' clocks", () => {
-  let ws: Workspace;
-  let redis: RedisServer;
-  let redisUrl: string;
-  const servers: ServedHttp[] = [];
-  const urls: string[] = [];
-  const clients: Client[] = [];
-
-  /** A manifest over the files skill (delete_file allowed, operation ids on), its state under `prefix` in Redis. */
-  const manifestWith = (prefix: string, name: string) =>
-    ws.writeManifest(
-      {
-        name: "clock-skew",
-        version: "1.0.0",
-        skills: [{ path: FILES_SKILL, mcp: "files", config: { roots: ["./data"] }, allow: ["delete_file"] }],
-        confirmation: { secret: { file: "./confirm.secret" }, fallback: "operation-id" },
-        state: { store: "redis", url: { env: "REDIS_URL" }, prefix },
-        http: { auth: { tokens: [{ name: "alice", token: { env: "ALICE_TOKEN" } }] } },
-      },
-      name,
-    );
-
-  beforeAll(async () => {
-    redis = await startRedis();
-    redisUrl = `redis://127.0.0.1:${redis.port}/0`;
-    ws = await makeWorkspace();
-    await mkdir(path.join(ws.dir, "data"), { recursive: true });
-    await writeFile(path.join(ws.dir, "confirm.secret"), "0123456789abcdef0123456789abcdef-clock-skew\n");
-    const manifest = await manifestWith("skew:", "replicas.manifest.json");
-    const env = { REDIS_URL: redisUrl, ALICE_TOKEN: TOKEN };
-    const ahead = { NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ""} --import=${CLOCK_AHEAD}`.trim() };
-    servers.push(serveHttp(["--manifest", manifest], ws.dir, { ...env, ...ahead }));
-    servers.push(serveHttp(["--manifest", manifest], ws.dir, env));
-    for (const server of servers) {
-      const url = await server.url;
-      urls.push(url);
-      const client = new Client({ name: "clock-skew-caller", version: "0.0.0" });
-      await client.connect(
-        new StreamableHTTPClientTransport(new URL(url), {
-          requestInit: { headers: { authorization: `Bearer ${TOKEN}` } },
-        }),
+    /** A manifest over the files skill (delete_file allowed, operation ids on), its state under `prefix` in Redis. */
+    const manifestWith = (prefix: string, name: string) =>
+      ws.writeManifest(
+        {
+          name: "clock-skew",
+          version: "1.0.0",
+          skills: [{ path: FILES_SKILL, mcp: "files", config: { roots: ["./data"] }, allow: ["delete_file"] }],
+          confirmation: { secret: { file: "./confirm.secret" }, fallback: "operation-id" },
+          state: { store: "redis", url: { env: "REDIS_URL" }, prefix },
+          http: { auth: { tokens: [{ name: "alice", token: { env: "ALICE_TOKEN" } }] } },
+        },
+        name,
       );
-      clients.push(client);
-    }
-    await until(async () => (await Promise.all(urls.map(readyz))).every((r) => r.state.replicas.length === 2));
-  });
 
-  afterAll(async () => {
-    await Promise.all(clients.map((c) => c.close()));
-    for (const server of servers) server.child.kill();
-    await Promise.all(servers.map((s) => s.exit));
-    await redis?.stop();
-    await ws?.dispose();
-  });
-
-  async function readyz(url: string): Promise<Readyz> {
-    return (await (await fetch(new URL("/readyz", url))).json()) as Readyz;
-  }
-  async function victim(name: string): Promise<string> {
-    const file = path.join(ws.dir, "data", name);
-    await writeFile(file, "keep me\n");
-    return file;
-  }
-  async function deleteFile(client: Client | undefined, name: string, confirm?: string): Promise<Envelope> {
-    const args = { path: name, ...(confirm === undefined ? {} : { _confirm: confirm }) };
-    return (await client?.callTool({ name: "files.delete_file", arguments: args }))?.structuredContent as Envelope;
-  }
-  async function operationId(client: Client | undefined, name: string): Promise<string> {
-    const asked = await deleteFile(client, name);
-    expect(asked.error?.code, asked.message).toBe("CONFIRMATION_REQUIRED");
-    return asked.error?.operationId ?? "";
-  }
-
-  it("refuses an id used before Redis lost its data, issued by a replica whose clock runs ten minutes ahead", async () => {
-    const [ahead, other] = clients;
-    const file = await victim("skewed.txt");
-    const id = await operationId(ahead, "skewed.txt");
-    expect(await deleteFile(ahead, "skewed.txt", id)).toMatchObject({ ok: true });
-    expect(await exists(file)).toBe(false);
-
-    await redis.stop();
-    await redis.start();
-    await until(async () => (await Promise.all(urls.map(readyz))).every((r) => r.state.reachable));
-    await victim("skewed.txt");
-    const replayed = await deleteFile(other, "skewed.txt", id);
-    expect(replayed, JSON.stringify(replayed)).toMatchObject({ ok: false, error: { code: "PERMISSION_DENIED" } });
-    expect(replayed.message).toContain("issued before the shared state store");
-    expect(await exists(file)).toBe(true);
-
-    // What the replica ahead issues now, against the Redis that came back, is taken on the other.
-    const fresh = await operationId(ahead, "skewed.txt");
-    expect(await deleteFile(other, "skewed.txt", fresh)).toMatchObject({ ok: true });
-    expect(await exists(file)).toBe(false);
-  });
-
-  it("issues no id while Redis is down: what it would be checked against cannot be known", async () => {
-    const [ahead, other] = clients;
-    const file = await victim("down.txt");
-    await redis.stop();
-    try {
-      for (const client of [ahead, other]) {
-        const asked = await deleteFile(client, "down.txt");
-        expect(asked, JSON.stringify(asked)).toMatchObject({ ok: false, error: { code: "UNAVAILABLE" } });
-        expect(asked.error?.operationId).toBeUndefined();
+    beforeAll(async () => {
+      redis = await startRedis();
+      redisUrl = `redis://127.0.0.1:${redis.port}/0`;
+      ws = await makeWorkspace();
+      await mkdir(path.join(ws.dir, "data"), { recursive: true });
+      await writeFile(path.join(ws.dir, "confirm.secret"), "0123456789abcdef0123456789abcdef-clock-skew\n");
+      const manifest = await manifestWith("skew:", "replicas.manifest.json");
+      const env = { REDIS_URL: redisUrl, ALICE_TOKEN: TOKEN };
+      const ahead = { NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ""} --import=${CLOCK_AHEAD}`.trim() };
+      servers.push(serveHttp(["--manifest", manifest], ws.dir, { ...env, ...ahead }));
+      servers.push(serveHttp(["--manifest", manifest], ws.dir, env));
+      for (const server of servers) {
+        const url = await server.url;
+        const client = new Client({ name: "clock-skew-caller", version: "0.0.0" });
+        await client.connect(
+          new StreamableHTTPClientTransport(new URL(url), {
+            requestInit: { headers: { authorization: `Bearer ${TOKEN}` } },
+          }),
+        );
+        clients.push(client);
       }
-    } finally {
-      await redis.start();
-    }
-    await until(async () => (await Promise.all(urls.map(readyz))).every((r) => r.state.reachable));
-    const id = await operationId(ahead, "down.txt");
-    expect(await deleteFile(other, "down.txt", id)).toMatchObject({ ok: true });
-    expect(await exists(file)).toBe(false);
-  });
+      // Each says it shares through the store (on its first heartbeat, or its second if Redis was not connected yet).
+      await Promise.all(servers.map((s) => s.stderrUntil((text) => storeState(text) === "reachable")));
+    });
 
-  it("takes the first id a fresh replica issues, before anything else talked to its store", async () => {
-    const manifest = await manifestWith("fresh:", "fresh.manifest.json");
-    const stdio = await connectStdio(manifest, ws.dir, { env: { REDIS_URL: redisUrl, ALICE_TOKEN: TOKEN } });
-    await stdio.ready;
-    try {
-      const file = await victim("fresh.txt");
-      const id = await operationId(stdio.client, "fresh.txt");
-      const taken = await deleteFile(stdio.client, "fresh.txt", id);
-      expect(taken, `${JSON.stringify(taken)}\n${stdio.stderr()}`).toMatchObject({ ok: true });
-      expect(await exists(file)).toBe(false);
-    } finally {
-      await stdio.client.close();
+    afterAll(async () => {
+      await Promise.all(clients.map((c) => c.close()));
+      for (const server of servers) server.child.kill();
+      await Promise.all(servers.map((s) => s.exit));
+      await redis?.stop();
+      await ws?.dispose();
+    });
+
+    async function victim(name: string): Promise<string> {
+      const file = path.join(ws.dir, "data", name);
+      await writeFile(file, "keep me\n");
+      return file;
     }
-  });
-});
+    async function deleteFile(client: Client | undefined, name: string, confirm?: string): Promise<Envelope> {
+      const args = { path: name, ...(confirm === undefined ? {} : { _confirm: confirm }) };
+      return (await client?.callTool({ name: "files.delete_file", arguments: args }))?.structuredContent as Envelope;
+    }
+    async function operationId(client: Client | undefined, name: string): Promise<string> {
+      const asked = await deleteFile(client, name);
+      expect(asked.error?.code, asked.message).toBe("CONFIRMATION_REQUIRED");
+      return asked.error?.operationId ?? "";
+    }
+
+    it("refuses an id used before Redis lost its data, issued by a replica whose clock runs ten minutes ahead", async () => {
+      const [ahead, other] = clients;
+      const file = await victim("skewed.txt");
+      const id = await operationId(ahead, "skewed.txt");
+      expect(await deleteFile(ahead, "skewed.txt", id)).toMatchObject({ ok: true });
+      expect(await exists(file)).toBe(false);
+
+      // Both see Redis go (on their next heartbeat), then come back empty.
+      await redis.stop();
+      await Promise.all(servers.map((s) => s.stderrUntil((text) => storeState(text) === "unreachable")));
+      await redis.start();
+      await Promise.all(servers.map((s) => s.stderrUntil((text) => storeState(text) === "reachable")));
+      await victim("skewed.txt");
+      const replayed = await deleteFile(other, "skewed.txt", id);
+      expect(replayed, JSON.stringify(replayed)).toMatchObject({ ok: false, error: { code: "PERMISSION_DENIED" } });
+      expect(replayed.message).toContain("issued before the shared state store");
+      expect(await exists(file)).toBe(true);
+
+      // What the replica ahead issues now, against the Redis that came back, is taken on the other.
+      const fresh = await operationId(ahead, "skewed.txt");
+      expect(await deleteFile(other, "skewed.txt", fresh)).toMatchObject({ ok: true });
+      expect(await exists(file)).toBe(false);
+    });
+
+    it("issues no id while Redis is down: what it would be checked against cannot be known", async () => {
+      const [ahead, other] = clients;
+      const file = await victim("down.txt");
+      await redis.stop();
+      try {
+        for (const client of [ahead, other]) {
+          const asked = await deleteFile(client, "down.txt");
+          expect(asked, JSON.stringify(asked)).toMatchObject({ ok: false, error: { code: "UNAVAILABLE" } });
+          expect(asked.error?.operationId).toBeUndefined();
+        }
+      } finally {
+        await redis.start();
+      }
+      // Each refused a call while Redis was down (so said it cannot reach it); each says when it is back.
+      await Promise.all(servers.map((s) => s.stderrUntil((text) => storeState(text) === "reachable")));
+      const id = await operationId(ahead, "down.txt");
+      expect(await deleteFile(other, "down.txt", id)).toMatchObject({ ok: true });
+      expect(await exists(file)).toBe(false);
+    });
+
+    it("takes the first id a fresh replica issues, before anything else talked to its store", async () => {
+      const manifest = await manifestWith("fresh:", "fresh.manifest.json");
+      const stdio = await connectStdio(manifest, ws.dir, { env: { REDIS_URL: redisUrl, ALICE_TOKEN: TOKEN } });
+      await stdio.ready;
+      try {
+        const file = await victim("fresh.txt");
+        const id = await operationId(stdio.client, "fresh.txt");
+        const taken = await deleteFile(stdio.client, "fresh.txt", id);
+        expect(taken, `${JSON.stringify(taken)}\n${stdio.stderr()}`).toMatchObject({ ok: true });
+        expect(await exists(file)).toBe(false);
+      } finally {
+        await stdio.client.close();
+      }
+    });
+  },
+);

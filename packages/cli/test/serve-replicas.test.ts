@@ -4,18 +4,17 @@
 import { access, mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
+import type { RedisServer } from "@skillport/test-utils";
+import { skipWithout, startRedis } from "@skillport/test-utils";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { RedisServer } from "./redis-server.js";
-import { SKIP_REDIS, startRedis } from "./redis-server.js";
 import type { ServedHttp, Workspace } from "./workspace.js";
-import { makeWorkspace, REPO, serveHttp } from "./workspace.js";
+import { makeWorkspace, REPO, serveHttp, storeState } from "./workspace.js";
 
 const FILES_SKILL = path.join(REPO, "skills/skill-files");
 const TOKEN = "alice-token-0123456789abcdef";
 const REDIS_PASSWORD = "redis-password-7f3a9e1c";
 
 type Envelope = { ok: boolean; message: string; error?: { code: string; retryable?: boolean; operationId?: string } };
-type Readyz = { state: { store: string; reachable: boolean; replicas: string[] } };
 
 const exists = (file: string) =>
   access(file).then(
@@ -23,19 +22,10 @@ const exists = (file: string) =>
     () => false,
   );
 
-async function until(check: () => Promise<boolean>, ms = 30_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!(await check().catch(() => false))) {
-    if (Date.now() > deadline) throw new Error("timed out waiting");
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
-
-describe.skipIf(SKIP_REDIS)("two skillport serve --http processes sharing one Redis", () => {
+describe.skipIf(skipWithout("redis-server"))("two skillport serve --http processes sharing one Redis", () => {
   let ws: Workspace;
   let redis: RedisServer;
   const servers: ServedHttp[] = [];
-  const urls: string[] = [];
   const clients: Client[] = [];
 
   beforeAll(async () => {
@@ -56,7 +46,6 @@ describe.skipIf(SKIP_REDIS)("two skillport serve --http processes sharing one Re
     for (let i = 0; i < 2; i++) servers.push(serveHttp(["--manifest", manifest], ws.dir, env));
     for (const server of servers) {
       const url = await server.url;
-      urls.push(url);
       const client = new Client({ name: "replica-caller", version: "0.0.0" });
       await client.connect(
         new StreamableHTTPClientTransport(new URL(url), {
@@ -65,7 +54,8 @@ describe.skipIf(SKIP_REDIS)("two skillport serve --http processes sharing one Re
       );
       clients.push(client);
     }
-    await until(async () => (await Promise.all(urls.map(readyz))).every((r) => r.state.replicas.length === 2));
+    // Each says it shares through the store (on its first heartbeat, or its second if Redis was not connected yet).
+    await Promise.all(servers.map((s) => s.stderrUntil((text) => storeState(text) === "reachable")));
   });
 
   afterAll(async () => {
@@ -76,9 +66,6 @@ describe.skipIf(SKIP_REDIS)("two skillport serve --http processes sharing one Re
     await ws?.dispose();
   });
 
-  async function readyz(url: string): Promise<Readyz> {
-    return (await (await fetch(new URL("/readyz", url))).json()) as Readyz;
-  }
   async function victim(name: string): Promise<string> {
     const file = path.join(ws.dir, "data", name);
     await writeFile(file, "keep me\n");
@@ -113,10 +100,10 @@ describe.skipIf(SKIP_REDIS)("two skillport serve --http processes sharing one Re
     const refused = await deleteFile(1, "outage.txt", before);
     expect(refused).toMatchObject({ ok: false, error: { code: "UNAVAILABLE", retryable: true } });
     expect(await exists(file)).toBe(true);
-    await until(async () => (await Promise.all(urls.map(readyz))).every((r) => !r.state.reachable));
+    await Promise.all(servers.map((s) => s.stderrUntil((text) => storeState(text) === "unreachable")));
 
     await redis.start();
-    await until(async () => (await Promise.all(urls.map(readyz))).every((r) => r.state.reachable));
+    await Promise.all(servers.map((s) => s.stderrUntil((text) => storeState(text) === "reachable")));
     // Redis came back empty: the id issued before cannot be checked, so it does not run.
     expect(await deleteFile(0, "outage.txt", before)).toMatchObject({
       ok: false,

@@ -1,6 +1,7 @@
 // The attacks of issue 10, item 2, replayed as a client would: a `skillport serve --stdio` subprocess serving the
 // files and shell skills over a scratch git repository, driven by the SDK client, every dangerous call confirmed
 // by a user who accepts what the brief shows (an honest `git status`). Each attack leaves a canary file if it runs.
+// A real process: what a command can read of its host (/proc/<ppid>/environ) is the subject.
 import { execFileSync } from "node:child_process";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { appendFile, mkdir, writeFile } from "node:fs/promises";
@@ -8,6 +9,7 @@ import path from "node:path";
 import { Client } from "@modelcontextprotocol/client";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import { sandboxAvailable } from "@skillport/core/sandbox";
+import { skipWithout } from "@skillport/test-utils";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Workspace } from "./workspace.js";
 import { CLI, makeWorkspace, REPO } from "./workspace.js";
@@ -18,8 +20,6 @@ const HOST_SECRET = "canary-host-credential-4f9a0c7e";
 const PATH = "/usr/local/bin:/usr/bin:/bin";
 
 const sandbox = await sandboxAvailable();
-/** CI installs bubblewrap (.ci/run): there a missing sandbox fails these tests instead of skipping them. */
-const sandboxRequired = process.env.CI === "true";
 
 type Envelope = {
   ok: boolean;
@@ -148,7 +148,8 @@ describe("shell.run_command under attack, over stdio with the SDK client", () =>
     expect(envelope).toMatchObject({ ok: true, data: { exitCode: 0, stdout: "?? a.txt\n" } });
   });
 
-  describe.skipIf(!sandbox.available && !sandboxRequired)("under the sandbox", () => {
+  // CI installs bubblewrap (.ci/run): there a missing sandbox fails these tests instead of skipping them.
+  describe.skipIf(skipWithout("bubblewrap", sandbox.available))("under the sandbox", () => {
     it("is what the shell runs in (CI installs bubblewrap)", async () => {
       expect(sandbox.available, sandbox.available ? "" : sandbox.reason).toBe(true);
       expect(await run(["-c", "true"], {}, "sh")).toMatchObject({ ok: true, data: { sandboxed: true } });

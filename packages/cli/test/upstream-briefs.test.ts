@@ -2,14 +2,16 @@
 // harmless-looking first argument (`note`) pushed the `path` the tool acts on out of a brief cut at 300 characters,
 // so the user approved "tidy-up of /tmp/build-cache…" and the tool ran on /home/user/.ssh. The fixture server
 // deletes nothing; it records each call it runs. And the same brief carried argument contents into every audit line
-// although the manifest's audit.arguments was off.
-import type { ChildProcess } from "node:child_process";
+// although the manifest's audit.arguments was off. The host is built as `skillport serve` builds it and served over
+// stdio in this process; the fixture server is a real process.
 import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { linesOf } from "@skillport/test-utils";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { stdioInProcess } from "./in-process.js";
 import type { Workspace } from "./workspace.js";
-import { connectStdio, makeWorkspace } from "./workspace.js";
+import { makeWorkspace } from "./workspace.js";
 
 const TIDY_SERVER = fileURLToPath(new URL("./fixtures/tidy-server.mjs", import.meta.url));
 
@@ -22,13 +24,6 @@ const NOTE = `tidy-up of /tmp/build-cache, as agreed with the team: NOTE-CANARY 
 const VICTIM = "/home/user/.ssh";
 
 type Envelope = { ok: boolean; message: string; error?: { code: string } };
-
-/** The server process behind the SDK's transport, to wait for its exit (after which every audit line is written). */
-function processOf(transport: unknown): ChildProcess {
-  const child = (transport as { _process?: ChildProcess })._process;
-  if (child === undefined) throw new Error("the SDK's StdioClientTransport no longer exposes its child process");
-  return child;
-}
 
 describe.each(ERAS)("a destructive upstream tool's confirmation over stdio ($era era)", ({ options }) => {
   let ws: Workspace;
@@ -53,7 +48,7 @@ describe.each(ERAS)("a destructive upstream tool's confirmation over stdio ($era
       },
       `${name}.manifest.json`,
     );
-    const connected = await connectStdio(manifest, ws.dir, {
+    const connected = await stdioInProcess(manifest, {
       client: { ...options, capabilities: { elicitation: { form: {} } } },
     });
     const asked: string[] = [];
@@ -63,24 +58,20 @@ describe.each(ERAS)("a destructive upstream tool's confirmation over stdio ($era
       asked.push(message);
       return message.includes(VICTIM) ? { action: "decline" } : { action: "accept", content: { confirm: true } };
     });
-    await connected.ready;
-    const child = processOf(connected.transport);
-    const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
     return {
       asked,
       stderr: connected.stderr,
       call: async (args: Record<string, unknown>) =>
         (await connected.client.callTool({ name: "tidy.tidy", arguments: args })).structuredContent as Envelope,
-      /** Closes the connection and waits for the server to exit; then the audit file is complete. */
+      /** Closes the connection and the host; then the audit file is complete. */
       async audit() {
-        await connected.client.close();
-        await exited;
+        await connected.close();
         return (await readFile(path.join(ws.dir, `${name}.audit.log`), "utf8")).split("\n").filter(Boolean);
       },
     };
   }
 
-  const tidied = async () => (await readFile(ran, "utf8").catch(() => "")).split("\n").filter(Boolean);
+  const tidied = () => linesOf(ran);
 
   it("names path and its value in the question after a 5,000-character note: the user refuses, nothing runs", async () => {
     const served = await serve("attack", undefined);

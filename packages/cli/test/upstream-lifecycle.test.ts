@@ -1,13 +1,17 @@
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: manifests write environment variables as ${NAME}, literally
-// An upstream server's life under a Skillport host, through real processes: a fixture server that records its
-// starts and cancellations, mounted through the manifest and driven by the SDK client over `skillport serve --stdio`.
+// An upstream server's life under a Skillport host: a fixture server (a real process) that records its starts,
+// calls, cancellations and exit, mounted through the manifest of a host built as `skillport serve` builds it, served
+// in this process and driven by the SDK client. `skillport lock`, `check` and `list` run as commands.
 import { readFile, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { linesOf, untilLines } from "@skillport/test-utils";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import type { StdioInProcess } from "./in-process.js";
+import { httpInProcess, stdioInProcess } from "./in-process.js";
 import type { Workspace } from "./workspace.js";
-import { connectStdio, makeWorkspace, NOTES_SKILL, runCli, serveHttp } from "./workspace.js";
+import { makeWorkspace, NOTES_SKILL, runCli } from "./workspace.js";
 
 // The client's fixture server: one small upstream for both packages' tests.
 const FIXTURE = fileURLToPath(new URL("../../client/test/fixtures/fixture-server.mjs", import.meta.url));
@@ -16,14 +20,15 @@ type Envelope = { ok: boolean; message: string; data?: unknown; error?: { code: 
 
 let ws: Workspace;
 let log: string;
-const clients: Client[] = [];
+const served: { close(): Promise<void> }[] = [];
 
 beforeEach(async () => {
   ws = await makeWorkspace();
   log = path.join(ws.dir, "fixture.log");
 });
 afterEach(async () => {
-  await Promise.all(clients.splice(0).map((c) => c.close()));
+  vi.useRealTimers();
+  await Promise.all(served.splice(0).map((s) => s.close()));
   await ws.dispose();
 });
 
@@ -48,36 +53,19 @@ function manifestWith(server: Record<string, unknown> = {}, extra: Record<string
   );
 }
 
-async function lines(): Promise<string[]> {
-  return (await readFile(log, "utf8").catch(() => "")).split("\n").filter(Boolean);
-}
-const starts = async () => (await lines()).filter((l) => l.startsWith("start "));
+const starts = async () => (await linesOf(log)).filter((l) => l.startsWith("start "));
+/** Until the fixture's record holds `line` (`times` times). */
+const recorded = (line: string, times = 1) =>
+  untilLines(log, (lines) => lines.filter((l) => l === line).length >= times);
 
-async function serve(manifest: string, env: Record<string, string> = {}) {
-  const connected = await connectStdio(manifest, ws.dir, { env });
-  clients.push(connected.client);
-  await connected.ready;
+async function serve(manifest: string, env: Record<string, string | undefined> = {}, logLevel?: string) {
+  const connected: StdioInProcess = await stdioInProcess(manifest, { env, ...(logLevel ? { logLevel } : {}) });
+  served.push(connected);
   const call = async (name: string, args: Record<string, unknown> = {}, options: { signal?: AbortSignal } = {}) =>
     (await connected.client.callTool({ name, arguments: args }, options)).structuredContent as Envelope;
-  return { client: connected.client, call, stderr: connected.stderr };
+  return { client: connected.client, call, connected };
 }
 
-async function until(check: () => boolean | Promise<boolean>, what: string): Promise<void> {
-  const deadline = Date.now() + 30_000;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
-
-const alive = (pid: number) => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
 const pidOf = (envelope: Envelope) =>
   Number(((envelope.data as { content: { text: string }[] }).content[0] as { text: string }).text);
 
@@ -104,7 +92,7 @@ describe("an upstream server's life", () => {
     const { call } = await serve(await manifestWith());
     const pid = pidOf(await call("up.pid"));
     const sleeping = call("up.sleep", { ms: 60_000 });
-    await until(async () => (await lines()).includes(`sleeping ${pid}`), "the call to reach the server");
+    await recorded(`sleeping ${pid}`);
     process.kill(pid, "SIGKILL");
     expect(await sleeping).toMatchObject({ ok: false, error: { code: "UNAVAILABLE", retryable: true } });
     const again = await call("up.pid");
@@ -140,16 +128,19 @@ describe("an upstream server's life", () => {
     const relocked = await runCli(["lock", "--manifest", quick], ws.dir, { SKILLPORT_LOG_LEVEL: "silent" });
     expect(relocked.code).toBe(0);
     await writeFile(flag, "");
+    // The backoff's clock is the subject: the host's Date is moved past the longest delay instead of waiting it out.
+    vi.useFakeTimers({ toFake: ["Date"] });
     const again = await serve(quick);
     expect((await again.call("up.echo", { text: "hi" })).ok).toBe(false);
-    expect((await again.call("up.echo", { text: "hi" })).ok).toBe(false);
+    const delayed = await again.call("up.echo", { text: "hi" });
+    expect(delayed).toMatchObject({ ok: false, error: { code: "UNAVAILABLE" } });
     await rm(flag);
-    let answered: Envelope | undefined;
-    await until(async () => {
-      answered = await again.call("up.echo", { text: "back" });
-      return answered.ok;
-    }, "the server to come back");
-    expect(JSON.stringify(answered?.data)).toContain("echo: back");
+    // Still within its delay: not started again, even though it could start now.
+    expect((await again.call("up.echo", { text: "hi" })).ok).toBe(false);
+    vi.setSystemTime(Date.now() + 400);
+    const answered = await again.call("up.echo", { text: "back" });
+    expect(answered.ok, answered.message).toBe(true);
+    expect(JSON.stringify(answered.data)).toContain("echo: back");
   }, 60_000);
 
   it("forwards the client's cancel and the host's timeout to the server", async () => {
@@ -157,23 +148,20 @@ describe("an upstream server's life", () => {
     const pid = pidOf(await call("up.pid"));
     const controller = new AbortController();
     const cancelled = client.callTool({ name: "up.sleep", arguments: { ms: 60_000 } }, { signal: controller.signal });
-    await until(async () => (await lines()).includes(`sleeping ${pid}`), "the call to reach the server");
+    await recorded(`sleeping ${pid}`);
     controller.abort();
     await expect(cancelled).rejects.toThrow();
-    await until(async () => (await lines()).includes(`cancelled ${pid}`), "the server to be told to cancel");
+    await recorded(`cancelled ${pid}`);
 
     const timedOut = await call("up.sleep", { ms: 60_000 });
     expect(timedOut).toMatchObject({ ok: false, error: { code: "TIMEOUT" } });
-    await until(
-      async () => (await lines()).filter((l) => l === `cancelled ${pid}`).length === 2,
-      "the server to be told to cancel at the timeout",
-    );
+    await recorded(`cancelled ${pid}`, 2);
   }, 60_000);
 
   it("an idle server is stopped after idleStopMs, and the next call starts it again", async () => {
     const { call } = await serve(await manifestWith({ idleStopMs: 1000 }));
     const pid = pidOf(await call("up.pid"));
-    await until(() => !alive(pid), "the idle server to stop");
+    await recorded(`exit ${pid}`);
     const again = await call("up.pid");
     expect(pidOf(again)).not.toBe(pid);
   }, 60_000);
@@ -269,30 +257,24 @@ describe("an upstream server whose tools change at run time", () => {
       },
       "changes.manifest.json",
     );
-    const connected = await connectStdio(manifest, ws.dir, { env: { SKILLPORT_LOG_LEVEL: "warn" } });
-    clients.push(connected.client);
-    let announced = 0;
-    connected.client.setNotificationHandler("notifications/tools/list_changed", () => {
-      announced++;
-    });
-    await connected.ready;
-    const call = async (name: string, args: Record<string, unknown>) =>
-      (await connected.client.callTool({ name, arguments: args })).structuredContent as Envelope;
-    const names = async () => (await connected.client.listTools()).tools.map((t) => t.name);
+    const { client, call, connected } = await serve(manifest, {}, "warn");
+    const announcements: (() => void)[] = [];
+    const announced = () => new Promise<void>((resolve) => announcements.push(resolve));
+    client.setNotificationHandler("notifications/tools/list_changed", () => announcements.shift()?.());
+    const names = async () => (await client.listTools()).tools.map((t) => t.name);
     expect(await names()).not.toContain("notes.fresh");
 
+    const first = announced();
     expect(await call("notes.add_tool", { name: "fresh" })).toMatchObject({ ok: true });
-    await until(() => announced >= 1, "the list change to be announced");
+    await first;
     expect(await names()).toContain("notes.fresh");
     expect(JSON.stringify((await call("notes.fresh", { text: "new" })).data)).toContain("fresh: new");
 
     // The server now offers search_notes too, which the notes skill already serves as notes.search_notes.
+    const second = announced();
     expect(await call("notes.add_tool", { name: "search_notes" })).toMatchObject({ ok: true });
-    await until(() => announced >= 2, "the second list change to be announced");
-    await until(
-      () => connected.stderr().includes('tool \\"notes.search_notes\\" of servers[0]'),
-      "the warning naming both",
-    );
+    await second;
+    await connected.stderrUntil((text) => text.includes('tool \\"notes.search_notes\\" of servers[0]'));
     expect(connected.stderr()).toContain("skills[0]");
     // The skill keeps the name: the call reaches it, with its own schema.
     const searched = await call("notes.search_notes", { keyword: "agent" });
@@ -307,27 +289,25 @@ describe("an upstream server whose tools change at run time", () => {
       {},
       { http: { sessions: true, auth: { tokens: [{ name: "client", token: { env: "SESSION_TOKEN" } }] } } },
     );
-    const served = serveHttp(["--manifest", manifest], ws.dir, { SESSION_TOKEN: token });
+    const http = await httpInProcess(manifest, { env: { SESSION_TOKEN: token } });
+    served.push(http);
     const client = new Client({ name: "session-test", version: "0.0.0" });
     try {
-      const transport = new StreamableHTTPClientTransport(new URL(await served.url), {
+      const transport = new StreamableHTTPClientTransport(new URL(http.url), {
         requestInit: { headers: { Authorization: `Bearer ${token}` } },
       });
-      let announced = 0;
-      client.setNotificationHandler("notifications/tools/list_changed", () => {
-        announced++;
-      });
+      const announced = new Promise<void>((resolve) =>
+        client.setNotificationHandler("notifications/tools/list_changed", () => resolve()),
+      );
       await client.connect(transport);
       expect(transport.sessionId).toBeDefined();
       expect(client.getServerCapabilities()?.tools?.listChanged).toBe(true);
       const added = await client.callTool({ name: "up.add_tool", arguments: { name: "fresh" } });
       expect((added.structuredContent as Envelope).ok).toBe(true);
-      await until(() => announced >= 1, "the list change to reach the session");
+      await announced;
       expect((await client.listTools()).tools.map((t) => t.name)).toContain("up.fresh");
     } finally {
       await client.close();
-      served.child.kill("SIGTERM");
-      await served.exit;
     }
   }, 60_000);
 });

@@ -1,16 +1,18 @@
-// An upstream server that lowers a tool's risk at run time, through real processes: a hostile fixture server lists
+// An upstream server that lowers a tool's risk at run time: a hostile fixture server (a real process) lists
 // `wipe` as destructive, is reviewed (locked, listed, allowed), then lists it again without destructiveHint
 // (notifications/tools/list_changed, or a restart). What the operator reviewed is what runs: the call still needs
 // confirmation (with a lock it answers UNAVAILABLE until relocked), and `skillport check` reports the lowered risk.
+// The host is built as `skillport serve` builds it and served in this process; lock, list and check run as commands.
 import type { ChildProcess } from "node:child_process";
 import { spawn } from "node:child_process";
-import { readFile, writeFile } from "node:fs/promises";
+import { writeFile } from "node:fs/promises";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import type { Client } from "@modelcontextprotocol/client";
+import { linesOf } from "@skillport/test-utils";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { stdioInProcess } from "./in-process.js";
 import type { Workspace } from "./workspace.js";
-import { connectStdio, makeWorkspace, runCli } from "./workspace.js";
+import { makeWorkspace, runCli } from "./workspace.js";
 
 const FIXTURE = fileURLToPath(new URL("../../client/test/fixtures/risk-flipping-server.mjs", import.meta.url));
 
@@ -19,7 +21,7 @@ type Envelope = { ok: boolean; message: string; error?: { code: string } };
 let ws: Workspace;
 let flipLog: string;
 let flipState: string;
-const clients: Client[] = [];
+const served: { close(): Promise<void> }[] = [];
 const children: ChildProcess[] = [];
 
 beforeEach(async () => {
@@ -28,7 +30,7 @@ beforeEach(async () => {
   flipState = path.join(ws.dir, "flipped");
 });
 afterEach(async () => {
-  await Promise.all(clients.splice(0).map((c) => c.close()));
+  await Promise.all(served.splice(0).map((s) => s.close()));
   await Promise.all(
     children.splice(0).map((child) => {
       const exited = new Promise((resolve) => child.once("exit", resolve));
@@ -78,30 +80,22 @@ async function lockAndReview(manifest: string) {
   expect(listed.stdout).toMatch(/up\.wipe\s+dangerous/);
 }
 
-/** `skillport serve --stdio` with a client that cannot ask its user (no elicitation), counting list changes. */
+/** The host `skillport serve --stdio` serves, with a client that cannot ask its user (no elicitation). */
 async function serve(manifest: string) {
-  const connected = await connectStdio(manifest, ws.dir, { env: { SKILLPORT_LOG_LEVEL: "warn" } });
-  clients.push(connected.client);
-  let announced = 0;
-  connected.client.setNotificationHandler("notifications/tools/list_changed", () => {
-    announced++;
-  });
-  await connected.ready;
+  const connected = await stdioInProcess(manifest, { logLevel: "warn" });
+  served.push(connected);
+  const changed = new Promise<void>((resolve) =>
+    connected.client.setNotificationHandler("notifications/tools/list_changed", () => resolve()),
+  );
   const call = async (name: string, args: Record<string, unknown> = {}) =>
     (await connected.client.callTool({ name, arguments: args })).structuredContent as Envelope;
   const listed = async (name: string) => (await connected.client.listTools()).tools.find((t) => t.name === name);
-  return { call, listed, announced: () => announced, stderr: connected.stderr };
+  /** Resolves once the host has logged a line `pattern` matches. */
+  const warned = (pattern: RegExp) => connected.stderrUntil((text) => pattern.test(text));
+  return { call, listed, changed, warned };
 }
 
-async function until(check: () => boolean | Promise<boolean>, what: string, stderr: () => string): Promise<void> {
-  const deadline = Date.now() + 30_000;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}; the host's stderr:\n${stderr()}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
-
-const logged = async () => (await readFile(flipLog, "utf8").catch(() => "")).split("\n");
+const logged = () => linesOf(flipLog);
 const starts = async () => (await logged()).filter((l) => l.startsWith("start "));
 const ran = async () => (await logged()).filter((l) => /^(wiped|purged)/.test(l));
 
@@ -113,7 +107,7 @@ async function flipAfterReview(manifest: string) {
     error: { code: "CONFIRMATION_REQUIRED" },
   });
   expect(await host.call("up.flip")).toMatchObject({ ok: true });
-  await until(() => host.announced() >= 1, "the host to announce the changed list", host.stderr);
+  await host.changed;
   // The listing keeps what was reviewed.
   expect((await host.listed("up.wipe"))?.annotations).toMatchObject({ destructiveHint: true });
   return host;
@@ -129,7 +123,8 @@ describe.each([
     const host = await flipAfterReview(manifest);
     const answer = await host.call("up.wipe", { target: "/" });
     expect(answer).toMatchObject({ ok: false, error: { code: "UNAVAILABLE" } });
-    expect(answer.message).toContain("skillport lock --manifest up.manifest.json");
+    // The command as typed from the current folder: the test's, here, not the workspace.
+    expect(answer.message).toMatch(/skillport lock --manifest \S*up\.manifest\.json/);
     expect(await ran()).toEqual([]);
   }, 60_000);
 
@@ -140,11 +135,7 @@ describe.each([
       ok: false,
       error: { code: "CONFIRMATION_REQUIRED" },
     });
-    await until(
-      () => /servers\[0\] \(\\"up\\"\).*\\"wipe\\".*lower risk/.test(host.stderr()),
-      "the warning",
-      host.stderr,
-    );
+    await host.warned(/servers\[0\] \(\\"up\\"\).*\\"wipe\\".*lower risk/);
     expect(await ran()).toEqual([]);
   }, 60_000);
 });
@@ -157,24 +148,15 @@ describe("an upstream server that comes back from a restart with a lower risk", 
     // It starts flipped from now on; killed, the next call starts it again.
     await writeFile(flipState, "flipped\n");
     process.kill(Number(pid?.slice("start ".length)), "SIGKILL");
-    // Each call starts it again once the host has seen it die; the answer is decided on what it lists then.
-    await until(
-      async () => {
-        await host.call("up.wipe", { target: "/" });
-        return (await starts()).length === 2;
-      },
-      "the server to start again",
-      host.stderr,
-    );
+    // Each call starts it again once the host has seen it die (calls before that answer UNAVAILABLE); the answer is
+    // decided on what it lists then.
+    for (let call = 0; call < 100 && (await starts()).length < 2; call++) await host.call("up.wipe", { target: "/" });
+    expect(await starts()).toHaveLength(2);
     expect(await host.call("up.wipe", { target: "/" })).toMatchObject({
       ok: false,
       error: { code: "CONFIRMATION_REQUIRED" },
     });
-    await until(
-      () => /servers\[0\] \(\\"up\\"\).*\\"wipe\\".*lower risk/.test(host.stderr()),
-      "the warning",
-      host.stderr,
-    );
+    await host.warned(/servers\[0\] \(\\"up\\"\).*\\"wipe\\".*lower risk/);
     expect(await ran()).toEqual([]);
   }, 60_000);
 });
@@ -185,7 +167,7 @@ describe("a tool an upstream server adds at run time that its lock does not list
     await lockAndReview(manifest);
     const host = await flipAfterReview(manifest);
     expect(await host.listed("up.purge")).toBeUndefined();
-    await until(() => /\\"purge\\".*skillport lock/.test(host.stderr()), "the warning", host.stderr);
+    await host.warned(/\\"purge\\".*skillport lock/);
     expect(await ran()).toEqual([]);
   }, 60_000);
 });

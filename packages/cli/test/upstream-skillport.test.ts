@@ -1,13 +1,16 @@
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: manifests write environment variables as ${NAME}, literally
 // A Skillport host as the upstream of another Skillport host, over stdio and over HTTP. The caller's bearer token
 // never reaches the upstream: the upstream accepts two tokens, its own for the outer host ("outer") and the very
-// token the outer host's caller holds ("caller"), and its audit log says who called it on every call.
+// token the outer host's caller holds ("caller"), and its audit log says who called it on every call. The upstream
+// is a real `skillport serve` process; the outer host is built as the command builds it and served in this process.
 import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { HttpInProcess } from "./in-process.js";
+import { httpInProcess, stdioInProcess } from "./in-process.js";
 import type { ServedHttp, Workspace } from "./workspace.js";
-import { CLI, connectStdio, makeWorkspace, NOTES_SKILL, serveHttp } from "./workspace.js";
+import { CLI, makeWorkspace, NOTES_SKILL, serveHttp } from "./workspace.js";
 
 type Envelope = { ok: boolean; message: string; data?: unknown; error?: { code: string; field?: string } };
 
@@ -17,7 +20,8 @@ const OUTER_TOKEN = "outer-token-9d8c7b6a5f4e3d2c";
 describe("a Skillport host as an upstream server", () => {
   let ws: Workspace;
   let inner: ServedHttp;
-  let outer: ServedHttp;
+  let outer: HttpInProcess;
+  let outerAudit: string;
   let innerManifest: string;
   let innerAudit: string;
   let client: Client;
@@ -47,33 +51,33 @@ describe("a Skillport host as an upstream server", () => {
       SKILLPORT_LOG_LEVEL: "info",
     });
     const innerUrl = await inner.url;
+    outerAudit = path.join(ws.dir, "outer-audit.log");
     const outerManifest = await ws.writeManifest(
       {
         name: "outer",
         skills: [],
         servers: [{ mcp: "inner", url: innerUrl, headers: { Authorization: "Bearer ${INNER_TOKEN}" } }],
         http: { auth: { tokens: [{ name: "client", token: { env: "OUTER_CLIENT_TOKEN" } }] } },
+        audit: { file: outerAudit },
       },
       "outer.manifest.json",
     );
-    outer = serveHttp(["--manifest", outerManifest], ws.dir, {
-      INNER_TOKEN: OUTER_TOKEN,
-      OUTER_CLIENT_TOKEN: CALLER_TOKEN,
-      SKILLPORT_LOG_LEVEL: "info",
+    outer = await httpInProcess(outerManifest, {
+      env: { INNER_TOKEN: OUTER_TOKEN, OUTER_CLIENT_TOKEN: CALLER_TOKEN },
+      logLevel: "info",
     });
     client = new Client({ name: "upstream-test", version: "0.0.0" });
     await client.connect(
-      new StreamableHTTPClientTransport(new URL(await outer.url), {
+      new StreamableHTTPClientTransport(new URL(outer.url), {
         requestInit: { headers: { Authorization: `Bearer ${CALLER_TOKEN}` } },
       }),
     );
   }, 60_000);
   afterAll(async () => {
     await client?.close();
-    for (const served of [outer, inner]) {
-      served?.child.kill("SIGTERM");
-      await served?.exit;
-    }
+    await outer?.close();
+    inner?.child.kill("SIGTERM");
+    await inner?.exit;
     await ws.dispose();
   });
 
@@ -99,8 +103,11 @@ describe("a Skillport host as an upstream server", () => {
       .map((line) => JSON.parse(line) as { caller?: string; tool: string });
     expect(lines.length).toBeGreaterThanOrEqual(2);
     expect(lines.map((l) => l.caller)).toEqual(lines.map(() => "token:outer"));
-    expect(outer.stderr()).not.toContain(OUTER_TOKEN);
-    expect(outer.stderr()).not.toContain(CALLER_TOKEN);
+    // Neither token in the outer host's log lines or audit.
+    const said = outer.stderr() + (await readFile(outerAudit, "utf8"));
+    expect(said).toContain("inner.notes.search_notes");
+    expect(said).not.toContain(OUTER_TOKEN);
+    expect(said).not.toContain(CALLER_TOKEN);
   });
 
   it("over stdio: the upstream host is a child process the outer host starts", async () => {
@@ -119,9 +126,8 @@ describe("a Skillport host as an upstream server", () => {
       },
       "outer-stdio.manifest.json",
     );
-    const connected = await connectStdio(outerManifest, ws.dir);
+    const connected = await stdioInProcess(outerManifest);
     try {
-      await connected.ready;
       const found = (
         await connected.client.callTool({ name: "inner.notes.search_notes", arguments: { keyword: "agent" } })
       ).structuredContent as Envelope;
@@ -131,7 +137,7 @@ describe("a Skillport host as an upstream server", () => {
         .structuredContent as Envelope;
       expect(invalid).toMatchObject({ ok: false, error: { code: "ARGUMENT_INVALID" } });
     } finally {
-      await connected.client.close();
+      await connected.close();
     }
   }, 60_000);
 });

@@ -126,12 +126,10 @@ export async function connectStdio(manifest: string, cwd: string, options: Stdio
     stderr: "pipe",
   });
   // Read as it comes, so a talkative server never blocks on a full pipe.
-  let stderr = "";
-  transport.stderr?.on("data", (d: Buffer) => {
-    stderr += d.toString();
-  });
+  const stderr = textStream();
+  transport.stderr?.on("data", (d: Buffer) => stderr.add(d.toString()));
   const client = new Client({ name: "skillport-cli-test", version: "0.0.0" }, options.client as never);
-  return { client, transport, ready: client.connect(transport), stderr: () => stderr };
+  return { client, transport, ready: client.connect(transport), stderr: stderr.text, stderrUntil: stderr.until };
 }
 
 /** `skillport serve --http --port 0` in a child process; `url` resolves from its {"msg":"listening"} log line. */
@@ -139,6 +137,8 @@ export interface ServedHttp {
   child: ChildProcess;
   url: Promise<string>;
   stderr(): string;
+  /** Resolves once `check` holds of its stderr (checked as each chunk arrives); rejects if the process exits first. */
+  stderrUntil(check: (text: string) => boolean): Promise<void>;
   exit: Promise<number | null>;
 }
 
@@ -148,26 +148,51 @@ export function serveHttp(args: string[], cwd: string, env: Record<string, strin
     env: { ...process.env, ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });
-  let stderr = "";
+  const stderr = textStream();
   const url = new Promise<string>((resolve, reject) => {
     child.stderr?.on("data", (d: Buffer) => {
-      stderr += d.toString();
+      stderr.add(d.toString());
       // Log lines are JSON; the banner around them is not.
-      for (const line of stderr.split("\n").slice(0, -1)) {
+      for (const line of stderr.text().split("\n").slice(0, -1)) {
         if (!line.startsWith('{"level"')) continue;
         const entry = JSON.parse(line) as { msg?: string; url?: string };
         if (entry.msg === "listening" && entry.url !== undefined) resolve(entry.url);
       }
     });
-    child.on("exit", (code) => reject(new Error(`serve exited with ${code} before listening:\n${stderr}`)));
+    child.on("exit", (code) => reject(new Error(`serve exited with ${code} before listening:\n${stderr.text()}`)));
   });
   url.catch(() => undefined);
   const exit = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
-  return { child, url, stderr: () => stderr, exit };
+  // On "close", not "exit": the last of its stderr may still be on its way when it exits.
+  const exited = new Promise<never>((_, reject) =>
+    child.on("close", (code) => reject(new Error(`serve exited with ${code}; its stderr:\n${stderr.text()}`))),
+  );
+  exited.catch(() => undefined);
+  const stderrUntil = (check: (text: string) => boolean) => Promise.race([stderr.until(check), exited]);
+  return { child, url, stderr: stderr.text, stderrUntil, exit };
 }
 
+/**
+ * What a served process last logged about its shared state store (`state` in the manifest): "reachable" once it
+ * says it shares through the store or that the store is back, "unreachable" once it says it cannot reach it, and
+ * undefined before it said either. It says so on its heartbeat (every 2 s) and on a call that reaches the store.
+ *
+ * @example
+ * await served.stderrUntil((text) => storeState(text) === "reachable");
+ */
+export function storeState(stderr: string): "reachable" | "unreachable" | undefined {
+  const up = Math.max(stderr.lastIndexOf(STORE_SHARED), stderr.lastIndexOf(STORE_BACK));
+  const down = stderr.lastIndexOf(STORE_DOWN);
+  if (up === -1 && down === -1) return undefined;
+  return up > down ? "reachable" : "unreachable";
+}
+
+const STORE_SHARED = "sharing rate limits and confirmations through the state store";
+const STORE_BACK = "the state store is reachable again";
+const STORE_DOWN = "the state store cannot be reached";
+
 // biome-ignore lint/suspicious/noExplicitAny: JSON-RPC messages of any method
-export type Message = any;
+type Message = any;
 
 /** `skillport serve --stdio` driven byte by byte: every stdout line is kept, parsed or not. */
 export interface RawServer {
@@ -268,13 +293,31 @@ export const initialize = (id: number) => ({
   params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "raw", version: "0" } },
 });
 export const initialized = { jsonrpc: "2.0", method: "notifications/initialized" };
-export const MODERN_META = {
-  "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-  "io.modelcontextprotocol/clientInfo": { name: "raw", version: "0" },
-  "io.modelcontextprotocol/clientCapabilities": {},
-};
 
 // --- internal ---
+
+/** Text that arrives in chunks, and waits for a condition on it that are checked as each chunk arrives. */
+function textStream() {
+  let text = "";
+  const waiters = new Set<() => void>();
+  return {
+    add(chunk: string) {
+      text += chunk;
+      for (const wake of [...waiters]) wake();
+    },
+    text: () => text,
+    until: (check: (text: string) => boolean) =>
+      new Promise<void>((resolve) => {
+        const wake = () => {
+          if (!check(text)) return;
+          waiters.delete(wake);
+          resolve();
+        };
+        waiters.add(wake);
+        wake();
+      }),
+  };
+}
 
 export function withEnv(extra: Record<string, string | undefined>): NodeJS.ProcessEnv {
   const env = { ...process.env };

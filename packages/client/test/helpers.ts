@@ -4,6 +4,7 @@ import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import type { StdioSpec } from "@skillport/client/node";
+import { untilLines } from "@skillport/test-utils";
 
 export const REPO = fileURLToPath(new URL("../../../", import.meta.url));
 const CLI = path.join(REPO, "packages/cli/bin/skillport.js");
@@ -26,7 +27,7 @@ export async function scratch(): Promise<Scratch> {
 }
 
 /** The lines the fixture server wrote to its log: "start <pid>", "sleeping <pid>", "cancelled <pid>". */
-export async function fixtureLog(file: string): Promise<string[]> {
+async function fixtureLog(file: string): Promise<string[]> {
   const text = await readFile(file, "utf8").catch(() => "");
   return text.split("\n").filter(Boolean);
 }
@@ -74,17 +75,42 @@ export function skillportStdio(manifest: string, extra: Partial<StdioSpec> = {})
   };
 }
 
-/** Polls until `check` holds (for things that happen on another process's schedule); fails after a long time. */
-export async function until(check: () => boolean | Promise<boolean>, what: string, ms = 30_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`gave up waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
+/**
+ * Resolves once the fixture server's log has a line starting with `prefix` ("sleeping", "cancelled"), or `count` of
+ * them: the file is watched, not polled.
+ */
+export async function logged(file: string, prefix: string, count = 1): Promise<void> {
+  await untilLines(file, (lines) => lines.filter((l) => l.startsWith(prefix)).length >= count);
+}
+
+/**
+ * Resolves once `check` holds: checked now and at each change `subscribe` reports (a hub's events, a handle's state,
+ * both told after the change is made), never on a timer.
+ *
+ * @example
+ * await whenChanged((wake) => hub.subscribe(wake), () => hub.listTools().some((t) => t.name === "a.echo"));
+ */
+export function whenChanged(subscribe: (wake: () => void) => () => void, check: () => boolean): Promise<void> {
+  return new Promise((resolve) => {
+    if (check()) return resolve();
+    const unsubscribe = subscribe(() => {
+      if (!check()) return;
+      unsubscribe();
+      resolve();
+    });
+  });
+}
+
+/**
+ * Resolves once no process has this pid. A process another one started (the SDK's transport) reports its end to no
+ * one here, so this one wait looks again every 20 ms; it never bounds how long the end takes.
+ */
+export async function gone(pid: number): Promise<void> {
+  while (alive(pid)) await new Promise((resolve) => setTimeout(resolve, 20));
 }
 
 /** True while a process with this pid exists. */
-export function alive(pid: number): boolean {
+function alive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;

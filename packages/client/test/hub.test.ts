@@ -3,7 +3,7 @@ import { McpHub } from "@skillport/client";
 import { connect } from "@skillport/client/node";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Scratch } from "./helpers.js";
-import { fixtureLog, fixtureSpec, notesManifest, scratch, skillportStdio, startedPids, until } from "./helpers.js";
+import { fixtureSpec, logged, notesManifest, scratch, skillportStdio, startedPids, whenChanged } from "./helpers.js";
 
 const text = (outcome: { ok: boolean; result?: { content: unknown[] } }) =>
   (outcome.result?.content[0] as { text?: string } | undefined)?.text;
@@ -61,8 +61,7 @@ describe("McpHub: many real servers as one", () => {
     expect((await hub.start()).ok).toBe(true);
     const aCall = hub.callTool("a.sleep", { ms: 60_000 });
     const bCall = hub.callTool("b.sleep", { ms: 700 });
-    await until(async () => (await fixtureLog(aLog)).some((l) => l.startsWith("sleeping")), "a's call to start");
-    await until(async () => (await fixtureLog(bLog)).some((l) => l.startsWith("sleeping")), "b's call to start");
+    await Promise.all([logged(aLog, "sleeping"), logged(bLog, "sleeping")]);
     const [aPid] = await startedPids(aLog);
     process.kill(aPid as number, "SIGKILL");
     const aOutcome = await aCall;
@@ -70,9 +69,10 @@ describe("McpHub: many real servers as one", () => {
     // b's call, in flight while a died, answers normally.
     expect(text(await bCall)).toBe("slept");
     // While a is down its tools leave the union; b's stay.
-    await until(() => events.some((e) => e.type === "reconnect" && e.id === "a"), "a reconnect to be scheduled");
-    await until(async () => (await startedPids(aLog)).length === 2, "a to be started again");
-    await until(() => hub.listTools().some((t) => t.name === "a.echo"), "a's tools to come back");
+    const changes = (wake: () => void) => hub.subscribe(wake);
+    await whenChanged(changes, () => events.some((e) => e.type === "reconnect" && e.id === "a"));
+    await logged(aLog, "start ", 2);
+    await whenChanged(changes, () => hub.listTools().some((t) => t.name === "a.echo"));
     expect(text(await hub.callTool("a.echo", { text: "back" }))).toBe("echo: back");
     expect(await startedPids(bLog)).toHaveLength(1);
     const reconnects = events.filter((e) => e.type === "reconnect");
@@ -96,7 +96,10 @@ describe("McpHub: many real servers as one", () => {
       if (e.type === "reconnect") delays.push(e.delayMs);
     });
     await hub.start();
-    await until(() => delays.length >= 5, "five reconnections");
+    await whenChanged(
+      (wake) => hub.subscribe(wake),
+      () => delays.length >= 5,
+    );
     expect(handle.state.error?.code).toBe("UNAVAILABLE");
     await hub.stop();
     // capped = min(80, 20·2^n); delay = capped/2 + random·capped/2 with random 0.5
@@ -166,9 +169,15 @@ describe("McpHub: many real servers as one", () => {
     );
     expect((await hub.start()).ok).toBe(true);
     hub.add("x", connect(fixtureSpec(where.file("second.log"))));
-    await until(() => hub.listTools().some((t) => t.name === "x_echo"), "x to be ready");
+    await whenChanged(
+      (wake) => hub.subscribe(wake),
+      () => hub.listTools().some((t) => t.name === "x_echo"),
+    );
     expect(text(await hub.callTool("x_add_tool", { name: "y_echo" }))).toBe("added y_echo");
-    await until(() => warnings.length > 0, "the warning");
+    await whenChanged(
+      (wake) => hub.subscribe(wake),
+      () => warnings.length > 0,
+    );
     expect(warnings[0]).toMatchObject({
       code: "NAME_COLLISION",
       name: "x_y_echo",
@@ -191,9 +200,15 @@ describe("McpHub: many real servers as one", () => {
     );
     expect((await hub.start()).ok).toBe(true);
     hub.add("x", { handle: connect(fixtureSpec(where.file("configured.log"))), origin: "configured" });
-    await until(() => hub.listTools().some((t) => t.name === "x_echo"), "x to be ready");
+    await whenChanged(
+      (wake) => hub.subscribe(wake),
+      () => hub.listTools().some((t) => t.name === "x_echo"),
+    );
     await hub.callTool("x_add_tool", { name: "y_echo" });
-    await until(() => warnings.length > 0, "the warning");
+    await whenChanged(
+      (wake) => hub.subscribe(wake),
+      () => warnings.length > 0,
+    );
     expect(warnings[0]).toMatchObject({
       name: "x_y_echo",
       kept: { server: "x", origin: "configured", tool: "y_echo" },

@@ -1,7 +1,7 @@
 import { connect } from "@skillport/client/node";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Scratch } from "./helpers.js";
-import { alive, fixtureLog, fixtureSpec, scratch, startedPids, until } from "./helpers.js";
+import { fixtureSpec, gone, logged, scratch, startedPids, whenChanged } from "./helpers.js";
 
 describe("a handle's life, against a real server process", () => {
   let where: Scratch;
@@ -37,7 +37,10 @@ describe("a handle's life, against a real server process", () => {
     expect(await startedPids(log)).toHaveLength(1);
     const [pid] = await startedPids(log);
     process.kill(pid as number, "SIGKILL");
-    await until(() => handle.state.value === "error", "the handle to notice the exit");
+    await whenChanged(
+      (wake) => handle.state.subscribe(wake),
+      () => handle.state.value === "error",
+    );
     expect(handle.state.error).toMatchObject({ code: "UNAVAILABLE" });
     expect(handle.state.error?.message).toContain(`pid ${pid}`);
     await handle.stop();
@@ -97,10 +100,7 @@ describe("a handle's life, against a real server process", () => {
     const log = where.file("kill.log");
     const handle = connect(fixtureSpec(log));
     const call = handle.callTool("sleep", { ms: 60_000 });
-    await until(
-      async () => (await fixtureLog(log)).some((l) => l.startsWith("sleeping")),
-      "the call to reach the server",
-    );
+    await logged(log, "sleeping");
     const [pid] = await startedPids(log);
     process.kill(pid as number, "SIGKILL");
     const outcome = await call;
@@ -118,16 +118,10 @@ describe("a handle's life, against a real server process", () => {
     const handle = connect(fixtureSpec(log));
     const controller = new AbortController();
     const call = handle.callTool("sleep", { ms: 60_000 }, { signal: controller.signal });
-    await until(
-      async () => (await fixtureLog(log)).some((l) => l.startsWith("sleeping")),
-      "the call to reach the server",
-    );
+    await logged(log, "sleeping");
     controller.abort();
     expect(await call).toMatchObject({ ok: false, error: { code: "CANCELLED" } });
-    await until(
-      async () => (await fixtureLog(log)).some((l) => l.startsWith("cancelled")),
-      "the server to see the cancel",
-    );
+    await logged(log, "cancelled");
     expect(handle.state.value).toBe("ready");
     expect(await handle.callTool("echo", { text: "still" })).toMatchObject({ ok: true });
     // Already aborted: nothing is sent.
@@ -142,10 +136,7 @@ describe("a handle's life, against a real server process", () => {
     expect((await handle.start()).ok).toBe(true);
     const outcome = await handle.callTool("sleep", { ms: 60_000 }, { timeoutMs: 300 });
     expect(outcome).toMatchObject({ ok: false, error: { code: "TIMEOUT" } });
-    await until(
-      async () => (await fixtureLog(log)).some((l) => l.startsWith("cancelled")),
-      "the server to see the cancel",
-    );
+    await logged(log, "cancelled");
     await handle.stop();
   });
 
@@ -167,7 +158,7 @@ describe("a handle's life, against a real server process", () => {
     await handle.stop();
     expect(await starting).toMatchObject({ ok: false, error: { code: "UNAVAILABLE" } });
     expect(handle.state.value).toBe("idle");
-    for (const pid of await startedPids(log)) await until(() => !alive(pid), `process ${pid} to end`);
+    for (const pid of await startedPids(log)) await gone(pid);
     // And the next start opens a new connection.
     expect((await handle.start()).ok).toBe(true);
     await handle.stop();
@@ -193,7 +184,10 @@ describe("a handle's life, against a real server process", () => {
     })();
     expect((await handle.start()).ok).toBe(true);
     await handle.callTool("add_tool", { name: "late_tool" });
-    await until(() => handle.state.tools?.some((t) => t.name === "late_tool") === true, "the new tool");
+    await whenChanged(
+      (wake) => handle.state.subscribe(wake),
+      () => handle.state.tools?.some((t) => t.name === "late_tool") === true,
+    );
     await handle.stop();
     await loop;
     expect(seen).toEqual(["starting:state", "ready:state", "ready:tools", "idle:state"]);
@@ -206,8 +200,11 @@ describe("a handle's life, against a real server process", () => {
     const long = await handle.callTool("sleep", { ms: 600 });
     expect(long).toMatchObject({ ok: true });
     const [pid] = await startedPids(log);
-    await until(() => handle.state.value === "idle", "the idle stop");
-    await until(() => !alive(pid as number), "the idle process to end");
+    await whenChanged(
+      (wake) => handle.state.subscribe(wake),
+      () => handle.state.value === "idle",
+    );
+    await gone(pid as number);
     expect((await handle.callTool("echo", { text: "again" })).ok).toBe(true);
     expect(await startedPids(log)).toHaveLength(2);
     await handle.stop();

@@ -9,8 +9,8 @@ import { connect } from "@skillport/client/node";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 const FIXTURE = fileURLToPath(new URL("./fixtures/redos-server.mjs", import.meta.url));
+/** 41 characters: about 2^40 steps for a backtracking "^(a+)+$" (hours), none of note for RE2. */
 const HOSTILE = `${"a".repeat(40)}!`;
-const BOUND_MS = 100;
 
 let http: ChildProcess | undefined;
 let url: string;
@@ -32,30 +32,25 @@ afterAll(() => {
   http?.kill("SIGKILL");
 });
 
-/** The best of three answers to the hostile output, each refused as not matching the schema. */
-async function hostileAnswers(call: () => Promise<CallToolOutcome>): Promise<number> {
-  const times: number[] = [];
-  for (let round = 0; round < 3; round++) {
-    const started = performance.now();
-    const outcome = await call();
-    times.push(performance.now() - started);
-    expect(outcome).toMatchObject({ ok: false, error: { code: "PROTOCOL_ERROR" } });
-    if (!outcome.ok) expect(outcome.error.message).toContain('must match pattern "^(a+)+$"');
-  }
-  return Math.min(...times);
+/**
+ * The hostile output, refused as not matching the schema. A client checking it with a backtracking engine would not
+ * answer in hours, nor run anything else meanwhile; no clock is read, so a loaded test machine cannot fail it.
+ */
+async function refusesHostile(call: () => Promise<CallToolOutcome>): Promise<void> {
+  const outcome = await call();
+  expect(outcome).toMatchObject({ ok: false, error: { code: "PROTOCOL_ERROR" } });
+  if (!outcome.ok) expect(outcome.error.message).toContain('must match pattern "^(a+)+$"');
 }
 
 describe.each([
   ["stdio", (): McpHandle => connect({ transport: "stdio", command: process.execPath, args: [FIXTURE] })],
   ["Streamable HTTP", (): McpHandle => connect({ transport: "http", url })],
 ])("a hostile output schema over %s", (_transport, open) => {
-  it("is checked in linear time: connect answers within 100 ms, and refuses a pattern RE2 cannot run", async () => {
+  it("is checked in linear time: connect refuses the hostile answer, and a pattern RE2 cannot run", async () => {
     const handle = open();
     try {
       expect(await handle.callTool("answer", { text: "aaa" }, { timeoutMs: 5_000 })).toMatchObject({ ok: true });
-      expect(
-        await hostileAnswers(() => handle.callTool("answer", { text: HOSTILE }, { timeoutMs: 5_000 })),
-      ).toBeLessThan(BOUND_MS);
+      await refusesHostile(() => handle.callTool("answer", { text: HOSTILE }, { timeoutMs: 5_000 }));
       const refused = await handle.callTool("lookahead_answer", { text: "aaa" }, { timeoutMs: 5_000 });
       expect(refused).toMatchObject({ ok: false, error: { code: "PROTOCOL_ERROR" } });
       if (!refused.ok) expect(refused.error.message).toContain('"^(?=a)a*$" cannot be run in linear time (RE2)');
@@ -64,14 +59,13 @@ describe.each([
     }
   }, 60_000);
 
-  it("through McpHub answers within 100 ms", async () => {
+  it("through McpHub refuses the hostile answer and answers the next call", async () => {
     const hub = new McpHub(new Map([["bad", open()]]), { onWarning: () => undefined });
     try {
       expect((await hub.start()).ok).toBe(true);
       expect(await hub.callTool("bad.answer", { text: "aaa" }, { timeoutMs: 5_000 })).toMatchObject({ ok: true });
-      expect(
-        await hostileAnswers(() => hub.callTool("bad.answer", { text: HOSTILE }, { timeoutMs: 5_000 })),
-      ).toBeLessThan(BOUND_MS);
+      await refusesHostile(() => hub.callTool("bad.answer", { text: HOSTILE }, { timeoutMs: 5_000 }));
+      expect(await hub.callTool("bad.answer", { text: "aaa" }, { timeoutMs: 5_000 })).toMatchObject({ ok: true });
     } finally {
       await hub.stop();
     }

@@ -1,38 +1,9 @@
-import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { importsOf, staticImportsOf } from "@skillport/test-utils";
 import { describe, expect, it } from "vitest";
 
 const DIST = fileURLToPath(new URL("../dist/", import.meta.url));
-
-/** Every module the built file pulls in, following relative imports through the bundle's chunks. */
-async function importsOf(file: string, seen = new Set<string>()): Promise<string[]> {
-  if (seen.has(file)) return [];
-  seen.add(file);
-  const source = await readFile(file, "utf8");
-  const specifiers = [
-    ...source.matchAll(/(?:import|export)\s[^;]*?from\s*["']([^"']+)["']|import\(\s*["']([^"']+)["']\s*\)/g),
-  ].map((m) => (m[1] ?? m[2]) as string);
-  const nested = await Promise.all(
-    specifiers.filter((s) => s.startsWith(".")).map((s) => importsOf(path.resolve(path.dirname(file), s), seen)),
-  );
-  // tsup may drop the "node:" prefix of built-ins; compare without it.
-  return [...specifiers.map((s) => s.replace(/^node:/, "")), ...nested.flat()];
-}
-
-/** What loads with the module itself: static imports only, following relative ones through the chunks. */
-async function staticImportsOf(file: string, seen = new Set<string>()): Promise<string[]> {
-  if (seen.has(file)) return [];
-  seen.add(file);
-  const source = await readFile(file, "utf8");
-  const specifiers = [...source.matchAll(/^(?:import|export)\s(?:[^;]*?\sfrom\s*)?["']([^"']+)["']/gm)].map(
-    (m) => m[1] as string,
-  );
-  const nested = await Promise.all(
-    specifiers.filter((s) => s.startsWith(".")).map((s) => staticImportsOf(path.resolve(path.dirname(file), s), seen)),
-  );
-  return [...specifiers.map((s) => s.replace(/^node:/, "")), ...nested.flat()];
-}
 
 /** Imported by the root entry only when first needed. */
 const LAZY = ["import-meta-resolve", "@skillport/core/confine", "@skillport/core/sandbox"];

@@ -1,8 +1,9 @@
-import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { mkdtemp, rm } from "node:fs/promises";
 import { request as httpRequest } from "node:http";
 import os from "node:os";
 import path from "node:path";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
+import { linesOf, untilLines } from "@skillport/test-utils";
 import pino from "pino";
 import { createHost } from "../src/host.js";
 import type { Logger } from "../src/logging/logger.js";
@@ -25,6 +26,8 @@ export interface TestServer {
   /** The file the probe's wait and sleep tools append to. */
   record: string;
   lines(): Promise<string[]>;
+  /** Resolves once the probe has recorded `line` ("started <id>", "aborted <id>", "finished <id>"). */
+  recorded(line: string): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -52,7 +55,10 @@ export async function startServer(
     serving,
     url: serving.url,
     record,
-    lines: async () => (await readFile(record, "utf8").catch(() => "")).split("\n").filter((l) => l !== ""),
+    lines: () => linesOf(record),
+    recorded: async (line) => {
+      await untilLines(record, (lines) => lines.includes(line));
+    },
     stop: async () => {
       await serving.close({ graceMs: 0 });
       await rm(dir, { recursive: true, force: true });
@@ -133,18 +139,44 @@ export function messagesOf(text: string): any[] {
     .map((line) => JSON.parse(line.slice(6)));
 }
 
-/** A logger that keeps every line it writes, for tests that check what was (not) logged. */
-export function capturingLogger(): { logger: Logger; lines: () => { level: number; msg: string }[] } {
-  const text: string[] = [];
-  const logger = pino({ level: "debug" }, { write: (line: string) => void text.push(line) });
-  return { logger, lines: () => text.map((line) => JSON.parse(line)) };
-}
+/** A logged line, parsed. */
+// biome-ignore lint/suspicious/noExplicitAny: a log line's fields, read by name in assertions
+type LogLine = { level: number; msg: string } & Record<string, any>;
 
-/** Polls until `check` holds, for at most `ms`. */
-export async function until(check: () => Promise<boolean> | boolean, ms = 5_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error("timed out waiting");
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
+/**
+ * A logger that keeps every line it writes, for tests that check what was (not) logged; `next` waits for a line (one
+ * already written, or the next that matches), so a test waits for the event the line reports instead of polling.
+ */
+export function capturingLogger(): {
+  logger: Logger;
+  lines: () => LogLine[];
+  next(match: (line: LogLine) => boolean): Promise<LogLine>;
+} {
+  const text: string[] = [];
+  const waiters = new Set<(line: LogLine) => void>();
+  const logger = pino(
+    { level: "debug" },
+    {
+      write: (line: string) => {
+        text.push(line);
+        for (const wake of [...waiters]) wake(JSON.parse(line) as LogLine);
+      },
+    },
+  );
+  const lines = () => text.map((line) => JSON.parse(line) as LogLine);
+  return {
+    logger,
+    lines,
+    next: (match) =>
+      new Promise((resolve) => {
+        const found = lines().find(match);
+        if (found !== undefined) return resolve(found);
+        const wake = (line: LogLine) => {
+          if (!match(line)) return;
+          waiters.delete(wake);
+          resolve(line);
+        };
+        waiters.add(wake);
+      }),
+  };
 }

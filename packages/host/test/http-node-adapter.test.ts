@@ -1,9 +1,10 @@
 // The node:http side of the web handler, over a real socket: request targets and methods a web Request cannot
 // carry as sent, a body read only when the guards get to it, and clients that leave mid-request.
+import { subscribe, unsubscribe } from "node:diagnostics_channel";
 import { connect as netConnect } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { TestServer } from "./http-helpers.js";
-import { capturingLogger, raw, rpc, startServer, until } from "./http-helpers.js";
+import { capturingLogger, raw, rpc, startServer } from "./http-helpers.js";
 
 const TOKEN = "adapter-token-0123456789abcdef";
 const whoami = rpc("tools/call", { name: "probe.whoami", arguments: {} });
@@ -91,15 +92,18 @@ describe("the body is read only when the guards get to it", () => {
     const socket = netConnect(Number(new URL(server.url).port), "127.0.0.1");
     socket.setEncoding("utf8");
     let received = "";
-    socket.on("data", (d: string) => {
-      received += d;
-    });
+    const headers = new Promise<void>((resolve) =>
+      socket.on("data", (d: string) => {
+        received += d;
+        if (received.includes("\r\n\r\n")) resolve();
+      }),
+    );
     try {
       // A body declared and none of it sent: an answer can only come from a server that reads no body first.
       socket.write(
         "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n",
       );
-      await until(() => received.includes("\r\n\r\n"));
+      await headers;
       expect(statusLines(received)).toEqual(["HTTP/1.1 401"]);
     } finally {
       socket.destroy();
@@ -121,19 +125,30 @@ describe("the body is read only when the guards get to it", () => {
 
 describe("a client that leaves in the middle of its upload", () => {
   it("is no error: nothing is logged above info, and the request is no longer in flight", async () => {
-    const { logger, lines } = capturingLogger();
+    const { logger, lines, next } = capturingLogger();
     const server = await startServer({}, { logger });
     try {
       const socket = netConnect(Number(new URL(server.url).port), "127.0.0.1");
       socket.on("error", () => undefined);
+      // Node announces each request its HTTP server starts on a diagnostics channel: the client leaves once it has.
+      const started = new Promise<void>((resolve) => {
+        const onStart = () => {
+          unsubscribe("http.server.request.start", onStart);
+          resolve();
+        };
+        subscribe("http.server.request.start", onStart);
+      });
       socket.write(
         "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n" +
           '{"jsonrpc":"2.0","id":1,',
       );
-      await until(() => server.serving.inFlight === 1);
+      await started;
+      expect(server.serving.inFlight).toBe(1);
       socket.destroy();
-      await until(() => server.serving.inFlight === 0);
-      await until(() => lines().some((line) => line.msg === "http request"));
+      // The request's line is logged once it is no longer counted in flight.
+      const done = await next((line) => line.msg === "http request");
+      expect(done).toMatchObject({ disconnected: true });
+      expect(server.serving.inFlight).toBe(0);
       expect(lines().filter((line) => line.level > 30)).toEqual([]);
     } finally {
       await server.stop();

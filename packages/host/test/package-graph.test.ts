@@ -49,7 +49,7 @@ describe("the workspace's packages", () => {
     };
     for (const name of graph.keys()) visit(name, []);
     expect([...cycles]).toEqual([]);
-    expect(graph.get("@skillport/host")).toEqual(["@skillport/core"]);
+    expect(graph.get("@skillport/host")).toEqual(["@skillport/core", "@skillport/test-utils"]);
     expect(graph.get("@skillport/tooling")?.sort()).toEqual(["@skillport/core", "@skillport/host"]);
   });
 

@@ -190,14 +190,17 @@ describe("timeouts, cancellation and progress", () => {
     expect(overridden.registry.tools.get("echo.sleep")?.timeoutMs).toBe(1234);
   });
 
-  it("stops an abort-aware capability when the client cancels, well before its timer, and audits CANCELLED", async () => {
+  it("stops an abort-aware capability when the client cancels, and audits CANCELLED", async () => {
     const { pipeline, audits } = await echoPipeline();
     const controller = new AbortController();
-    const pending = pipeline.call("echo.sleep", { ms: 50_000 }, { signal: controller.signal });
-    setTimeout(() => controller.abort(), 20);
-    const outcome = await pending;
+    // echo.wait reports progress once it runs, then answers only when its signal aborts: the client cancels when it
+    // hears, so an answer at all says the cancel reached the running capability.
+    const outcome = await pipeline.call(
+      "echo.wait",
+      {},
+      { signal: controller.signal, onProgress: () => controller.abort() },
+    );
     expect(outcome.envelope).toMatchObject({ ok: false, error: { code: "CANCELLED" } });
-    expect(outcome.envelope.meta.durationMs).toBeLessThan(50_000);
     expect(audits.at(-1)).toMatchObject({ outcome: "CANCELLED" });
   });
 

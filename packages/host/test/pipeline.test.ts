@@ -96,24 +96,29 @@ describe("the call pipeline", () => {
   it("aborts ctx.signal on cancel, answers CANCELLED, and forwards progress", async () => {
     const controller = new AbortController();
     const progress: unknown[] = [];
-    const pending = pipeline.call(
+    // echo.wait reports progress once it runs, then waits for its signal: the client cancels when it hears.
+    const outcome = await pipeline.call(
       "echo.wait",
       {},
-      { signal: controller.signal, onProgress: (...p) => progress.push(p) },
+      {
+        signal: controller.signal,
+        onProgress: (...p) => {
+          progress.push(p);
+          controller.abort();
+        },
+      },
     );
-    await new Promise((resolve) => setTimeout(resolve, 10));
-    controller.abort();
-    const outcome = await pending;
     expect(outcome.envelope).toMatchObject({ ok: false, error: { code: "CANCELLED", retryable: true } });
     expect(progress).toEqual([[1, 2, "waiting"]]);
   });
 
   it("cancels through a stop as through a signal: ctx.signal, read only then, aborts with the client's reason", async () => {
     const stop = new CallStop();
-    const pending = pipeline.call("echo.wait", {}, { stop });
-    await new Promise((resolve) => setTimeout(resolve, 10));
-    stop.abort(new Error("the user closed the dialog"));
-    const outcome = await pending;
+    const outcome = await pipeline.call(
+      "echo.wait",
+      {},
+      { stop, onProgress: () => stop.abort(new Error("the user closed the dialog")) },
+    );
     expect(outcome.envelope).toMatchObject({ ok: false, error: { code: "CANCELLED", retryable: true } });
   });
 
@@ -210,13 +215,18 @@ describe("a capability's ctx", () => {
     });
     const lines: unknown[] = [];
     const stop = new CallStop();
+    // The copy logs before it waits for its signal: the stop comes when the line does.
     const pending = pipelineOf(registry).pipeline.call(
       "ctx.copy",
       {},
-      { stop, onLog: (level, message) => lines.push([level, message]) },
+      {
+        stop,
+        onLog: (level, message) => {
+          lines.push([level, message]);
+          stop.abort();
+        },
+      },
     );
-    await new Promise((resolve) => setTimeout(resolve, 10));
-    stop.abort();
     expect((await pending).envelope).toMatchObject({ ok: false, error: { code: "CANCELLED" } });
     expect(seen.keys).toEqual(expect.arrayContaining(["log", "signal", "token", "traceId", "elicit", "progress"]));
     expect(seen.same).toBe(true);

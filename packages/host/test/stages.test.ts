@@ -1,6 +1,6 @@
 // Each stage of the call pipeline on its own: a call goes in, the same call (enriched) or an answer comes out.
 import pino from "pino";
-import { beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it, vi } from "vitest";
 import type { ToolEntry } from "../src/entries/tool-entry.js";
 import type { Answered, Call, LoadedCall, MigratedCall, ValidatedCall } from "../src/pipeline/call.js";
 import { isAnswered } from "../src/pipeline/call.js";
@@ -235,8 +235,16 @@ describe("execute", () => {
 
   it("answers TIMEOUT at the entry's limit, and RATE_LIMITED past the instance's slots and queue", async () => {
     const slow: ValidatedCall = await validated("echo.sleep", { ms: 10_000 });
-    const timed = answered(await execute({ ...slow, entry: { ...slow.entry, timeoutMs: 50 } }));
-    expect(timed.outcome).toMatchObject({ stage: "execute", envelope: { error: { code: "TIMEOUT" } } });
+    // Time is the subject: the clock is moved to the limit, not waited out.
+    vi.useFakeTimers();
+    try {
+      const timing = execute({ ...slow, entry: { ...slow.entry, timeoutMs: 50 } });
+      await vi.advanceTimersByTimeAsync(50);
+      const timed = answered(await timing);
+      expect(timed.outcome).toMatchObject({ stage: "execute", envelope: { error: { code: "TIMEOUT" } } });
+    } finally {
+      vi.useRealTimers();
+    }
     const cancel = new AbortController();
     const holding = execute({ ...slow, options: { signal: cancel.signal } });
     const busy = answered(await execute(await validated("echo.echo", { text: "x" })));

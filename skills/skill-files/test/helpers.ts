@@ -3,9 +3,7 @@ import { mkdir, mkdtemp, readdir, readFile, realpath, rm, symlink, writeFile } f
 import os from "node:os";
 import path from "node:path";
 import type { SkillContext } from "@skillport/core";
-import { isSkillError } from "@skillport/core";
 import { mockContext } from "@skillport/testing";
-import { expect } from "vitest";
 import { FilesConfig } from "../src/index.js";
 
 /** A context as the host builds one, for calling a capability directly (the testing kit's mockContext). */
@@ -91,17 +89,4 @@ export async function snapshot(dir: string): Promise<Record<string, string>> {
     else out[key] = entry.isDirectory() ? "dir" : "other";
   }
   return out;
-}
-
-/** Awaits a call expected to fail with a SkillError and returns it. */
-export async function failure(call: Promise<unknown>) {
-  let thrown: unknown;
-  try {
-    await call;
-  } catch (error) {
-    thrown = error;
-  }
-  expect(thrown, "the call should have failed").toBeDefined();
-  if (!isSkillError(thrown)) throw thrown;
-  return thrown;
 }

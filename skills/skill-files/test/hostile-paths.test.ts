@@ -3,6 +3,7 @@ import path from "node:path";
 import type { SkillContext } from "@skillport/core";
 import type { HostileTree } from "@skillport/core/confine/testing";
 import { CANARY, HOSTILE_PATHS, hostilePath, makeHostileTree } from "@skillport/core/confine/testing";
+import { failure } from "@skillport/test-utils";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   appendFile,
@@ -14,7 +15,7 @@ import {
   readFile,
   writeFile,
 } from "../src/index.js";
-import { ctxFor, failure, snapshot } from "./helpers.js";
+import { ctxFor, snapshot } from "./helpers.js";
 
 let tree: HostileTree;
 let ctx: SkillContext<FilesConfig>;

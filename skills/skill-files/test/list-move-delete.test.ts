@@ -1,9 +1,10 @@
 import { lstat, mkdir, readFile as readBytes, readlink, stat, writeFile as writeBytes } from "node:fs/promises";
 import path from "node:path";
+import { failure } from "@skillport/test-utils";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { deleteFile, fileInfo, listDirectory, moveFile } from "../src/index.js";
 import type { Sandbox } from "./helpers.js";
-import { ctxFor, failure, makeSandbox } from "./helpers.js";
+import { ctxFor, makeSandbox } from "./helpers.js";
 
 let box: Sandbox;
 

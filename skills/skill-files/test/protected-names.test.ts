@@ -1,9 +1,10 @@
 import { mkdir, writeFile as putFile, readdir, readFile as readText, symlink } from "node:fs/promises";
 import path from "node:path";
+import { failure } from "@skillport/test-utils";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { appendFile, deleteFile, FilesConfig, moveFile, readFile, writeFile } from "../src/index.js";
 import type { Sandbox } from "./helpers.js";
-import { ctxFor, failure, makeSandbox, snapshot } from "./helpers.js";
+import { ctxFor, makeSandbox, snapshot } from "./helpers.js";
 
 let box: Sandbox;
 let repo: string;

@@ -1,10 +1,11 @@
 import { writeFile as putFile } from "node:fs/promises";
 import path from "node:path";
+import { failure } from "@skillport/test-utils";
 import { mockContext } from "@skillport/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { readFile } from "../src/index.js";
 import type { Sandbox } from "./helpers.js";
-import { failure, makeSandbox } from "./helpers.js";
+import { makeSandbox } from "./helpers.js";
 
 const SECRET = "ghp_confineTestSecret0123456789abcdefABCD";
 let box: Sandbox;

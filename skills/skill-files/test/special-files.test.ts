@@ -1,10 +1,11 @@
 import { execFileSync } from "node:child_process";
 import net from "node:net";
 import path from "node:path";
+import { failure } from "@skillport/test-utils";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { appendFile, fileInfo, readFile, writeFile } from "../src/index.js";
 import type { Sandbox } from "./helpers.js";
-import { failure, makeSandbox } from "./helpers.js";
+import { makeSandbox } from "./helpers.js";
 
 let box: Sandbox;
 let server: net.Server;

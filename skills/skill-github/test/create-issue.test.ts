@@ -2,13 +2,14 @@ import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { failure } from "@skillport/test-utils";
 import { createTestHost } from "@skillport/testing";
 import { afterAll, beforeAll, beforeEach, describe, expect, it, onTestFinished } from "vitest";
 import type { CreateIssueParams } from "../src/index.js";
 import { createIssue, register } from "../src/index.js";
 import type { FakeGithub } from "./fake-github.js";
 import { startFakeGithub, VALID_TOKEN } from "./fake-github.js";
-import { ctxFor, failure } from "./helpers.js";
+import { ctxFor } from "./helpers.js";
 
 let gh: FakeGithub;
 

@@ -1,8 +1,9 @@
+import { failure } from "@skillport/test-utils";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createIssue, getIssue, searchRepos } from "../src/index.js";
 import type { Canned, FakeGithub } from "./fake-github.js";
 import { startFakeGithub, VALID_TOKEN } from "./fake-github.js";
-import { ctxFor, failure } from "./helpers.js";
+import { ctxFor } from "./helpers.js";
 
 let gh: FakeGithub;
 
@@ -136,6 +137,7 @@ describe("GitHub's HTTP errors become stable codes, with the status", () => {
 describe("the network", () => {
   it("passes ctx.signal to fetch: cancelling aborts the request GitHub is still answering", async () => {
     gh.failNext({ status: 200, hang: true });
+    const serverHolds = gh.hanging();
     const controller = new AbortController();
     // With a long request timeout, only the signal can end this call within the test's 10 s
     const call = getIssue(
@@ -143,7 +145,8 @@ describe("the network", () => {
       ctx({ signal: controller.signal, requestTimeoutMs: 120_000 }),
     );
     const serverSawAbort = gh.aborted();
-    await new Promise((r) => setTimeout(r, 100));
+    // Cancelled once GitHub holds the request, as a person cancels a call that is taking long.
+    await serverHolds;
     controller.abort();
     const error = await failure(call);
     expect(error.code).toBe("CANCELLED");

@@ -31,6 +31,8 @@ export interface FakeGithub {
   /** The token the server accepts for writes. */
   token: string;
   failNext(canned: Canned): void;
+  /** Resolves when a request the server leaves hanging (`failNext({ hang: true })`) has arrived. */
+  hanging(): Promise<void>;
   /** Resolves when a request was aborted by the client (its socket closed before an answer). */
   aborted(): Promise<void>;
   close(): Promise<void>;
@@ -52,6 +54,7 @@ export async function startFakeGithub(options: { prefix?: string } = {}): Promis
   const requests: Recorded[] = [];
   const canned: Canned[] = [];
   const abortWaiters: (() => void)[] = [];
+  const hangWaiters: (() => void)[] = [];
   const issues = new Map<string, Record<string, unknown>>();
   let nextNumber = 100;
   const seed = (repo: string, number: number, extra: Record<string, unknown> = {}) =>
@@ -74,6 +77,7 @@ export async function startFakeGithub(options: { prefix?: string } = {}): Promis
         req.socket.on("close", () => {
           for (const wake of abortWaiters.splice(0)) wake();
         });
+        for (const wake of hangWaiters.splice(0)) wake();
         return;
       }
       send(res, forced.status, forced.body ?? {}, forced.headers);
@@ -161,6 +165,7 @@ export async function startFakeGithub(options: { prefix?: string } = {}): Promis
     requests,
     token: VALID_TOKEN,
     failNext: (c) => canned.push(c),
+    hanging: () => new Promise((resolve) => hangWaiters.push(resolve)),
     aborted: () => new Promise((resolve) => abortWaiters.push(resolve)),
     close: () =>
       new Promise((resolve) => {

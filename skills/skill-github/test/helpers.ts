@@ -1,7 +1,5 @@
 import type { SkillContext } from "@skillport/core";
-import { isSkillError } from "@skillport/core";
 import { mockContext } from "@skillport/testing";
-import { expect } from "vitest";
 import { GithubConfig, register } from "../src/index.js";
 
 /**
@@ -18,17 +16,4 @@ export function ctxFor(
     ...(options.token === undefined ? {} : { token: options.token }),
     ...(options.signal === undefined ? {} : { signal: options.signal }),
   });
-}
-
-/** Awaits a call expected to fail with a SkillError and returns it. */
-export async function failure(call: Promise<unknown>) {
-  let thrown: unknown;
-  try {
-    await call;
-  } catch (error) {
-    thrown = error;
-  }
-  expect(thrown, "the call should have failed").toBeDefined();
-  if (!isSkillError(thrown)) throw thrown;
-  return thrown;
 }

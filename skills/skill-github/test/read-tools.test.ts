@@ -1,8 +1,9 @@
+import { failure } from "@skillport/test-utils";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { getIssue, searchRepos } from "../src/index.js";
 import type { FakeGithub } from "./fake-github.js";
 import { startFakeGithub, VALID_TOKEN } from "./fake-github.js";
-import { ctxFor, failure } from "./helpers.js";
+import { ctxFor } from "./helpers.js";
 
 let gh: FakeGithub;
 

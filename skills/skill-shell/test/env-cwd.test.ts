@@ -3,10 +3,11 @@ import { mkdir, symlink } from "node:fs/promises";
 import path from "node:path";
 import type { HostileTree } from "@skillport/core/confine/testing";
 import { CANARY, HOSTILE_PATHS, hostilePath, makeHostileTree } from "@skillport/core/confine/testing";
+import { failure } from "@skillport/test-utils";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { runCommand, ShellConfig } from "../src/index.js";
 import type { Sandbox } from "./helpers.js";
-import { ctxFor, failure, makeSandbox, TEST_PATH } from "./helpers.js";
+import { ctxFor, makeSandbox, TEST_PATH } from "./helpers.js";
 
 let box: Sandbox;
 

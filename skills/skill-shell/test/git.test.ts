@@ -4,10 +4,11 @@ import { execFileSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { appendFile, chmod, mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
+import { failure } from "@skillport/test-utils";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { runCommand } from "../src/index.js";
 import type { ConfigInput, Sandbox } from "./helpers.js";
-import { ctxFor, failure, makeSandbox, TEST_PATH } from "./helpers.js";
+import { ctxFor, makeSandbox, TEST_PATH } from "./helpers.js";
 
 let box: Sandbox;
 let repo: string;

@@ -3,10 +3,8 @@ import { mkdir, mkdtemp, realpath, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import type { SkillContext } from "@skillport/core";
-import { isSkillError } from "@skillport/core";
 import { sandboxAvailable } from "@skillport/core/sandbox";
 import { mockContext } from "@skillport/testing";
-import { expect } from "vitest";
 import type { z } from "zod";
 import { ShellConfig } from "../src/index.js";
 
@@ -103,9 +101,8 @@ export function sleepMarker(): string {
   return `${300 + Math.floor(Math.random() * 600)}.${Math.floor(Math.random() * 1e6)}`;
 }
 
-/** Whether commands run sandboxed here; in CI (CI=true) bubblewrap is required, so a missing one fails the tests. */
+/** Whether commands run sandboxed here; tests that need it skip without it (`skipWithout`), except in CI. */
 export const sandboxStatus = await sandboxAvailable();
-export const sandboxRequired = process.env.CI === "true";
 
 /** Polls until `check` holds or `ms` pass; generous, never a timing assertion. */
 export async function waitFor(check: () => boolean | Promise<boolean>, ms = 10_000): Promise<boolean> {
@@ -115,17 +112,4 @@ export async function waitFor(check: () => boolean | Promise<boolean>, ms = 10_0
     await new Promise((r) => setTimeout(r, 25));
   }
   return check();
-}
-
-/** Awaits a call expected to fail with a SkillError and returns it. */
-export async function failure(call: Promise<unknown>) {
-  let thrown: unknown;
-  try {
-    await call;
-  } catch (error) {
-    thrown = error;
-  }
-  expect(thrown, "the call should have failed").toBeDefined();
-  if (!isSkillError(thrown)) throw thrown;
-  return thrown;
 }

@@ -1,10 +1,11 @@
 import { existsSync } from "node:fs";
 import { readdir } from "node:fs/promises";
 import path from "node:path";
+import { failure } from "@skillport/test-utils";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runCommand } from "../src/index.js";
 import type { Sandbox } from "./helpers.js";
-import { ctxFor, failure, makeSandbox } from "./helpers.js";
+import { ctxFor, makeSandbox } from "./helpers.js";
 
 let box: Sandbox;
 let before: string[];

@@ -1,10 +1,11 @@
 // Arguments that name files must resolve inside the roots, after links: run through the real capability.
 import { mkdir, symlink, writeFile } from "node:fs/promises";
 import path from "node:path";
+import { failure } from "@skillport/test-utils";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runCommand } from "../src/index.js";
 import type { Sandbox } from "./helpers.js";
-import { ctxFor, failure, makeSandbox } from "./helpers.js";
+import { ctxFor, makeSandbox } from "./helpers.js";
 
 let box: Sandbox;
 

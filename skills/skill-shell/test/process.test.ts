@@ -1,20 +1,11 @@
 import { spawn } from "node:child_process";
 import { readFile } from "node:fs/promises";
 import path from "node:path";
+import { failure, skipWithout } from "@skillport/test-utils";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { runCommand } from "../src/index.js";
 import type { Sandbox } from "./helpers.js";
-import {
-  ctxFor,
-  failure,
-  isGone,
-  makeSandbox,
-  sandboxRequired,
-  sandboxStatus,
-  sleepers,
-  sleepMarker,
-  waitFor,
-} from "./helpers.js";
+import { ctxFor, isGone, makeSandbox, sandboxStatus, sleepers, sleepMarker, waitFor } from "./helpers.js";
 
 let box: Sandbox;
 const stray: number[] = [];
@@ -72,7 +63,7 @@ describe("exit codes and output", () => {
     expect(out.data).toMatchObject({ exitCode: null, signal: "SIGTERM", sandboxed: false });
   });
 
-  it.skipIf(!sandboxStatus.available && !sandboxRequired)(
+  it.skipIf(skipWithout("bubblewrap", sandboxStatus.available))(
     "under the sandbox, a signal shows as exit code 128 + its number, as a shell reports it",
     async () => {
       const out = await runCommand(
@@ -224,67 +215,70 @@ describe("without the sandbox: timeouts and cancellation kill the whole process 
   });
 });
 
-describe.skipIf(!sandboxStatus.available && !sandboxRequired)("under the sandbox: nothing outlives the call", () => {
-  const sandboxed = (extra = {}) => box.config({ sandbox: "required", ...extra });
+describe.skipIf(skipWithout("bubblewrap", sandboxStatus.available))(
+  "under the sandbox: nothing outlives the call",
+  () => {
+    const sandboxed = (extra = {}) => box.config({ sandbox: "required", ...extra });
 
-  it("is available (CI installs bubblewrap)", () => {
-    expect(sandboxStatus.available, sandboxStatus.available ? "" : sandboxStatus.reason).toBe(true);
-  });
+    it("is available (CI installs bubblewrap)", () => {
+      expect(sandboxStatus.available, sandboxStatus.available ? "" : sandboxStatus.reason).toBe(true);
+    });
 
-  it("on timeout: every process in the sandbox is gone, setsid and double-forked ones included", async () => {
-    const marker = sleepMarker();
-    const call = runCommand(
-      {
-        command: "sh",
-        args: ["-c", `setsid sleep ${marker} & (setsid sh -c "sleep ${marker} &"); sleep ${marker} & wait`],
-        timeoutMs: 2000,
-      },
-      ctxFor(sandboxed()),
-    );
-    expect(await waitFor(() => sleepers(marker).length === 3)).toBe(true);
-    const error = await failure(call);
-    expect(error.code).toBe("TIMEOUT");
-    expect(await waitFor(() => sleepers(marker).length === 0)).toBe(true);
-  });
+    it("on timeout: every process in the sandbox is gone, setsid and double-forked ones included", async () => {
+      const marker = sleepMarker();
+      const call = runCommand(
+        {
+          command: "sh",
+          args: ["-c", `setsid sleep ${marker} & (setsid sh -c "sleep ${marker} &"); sleep ${marker} & wait`],
+          timeoutMs: 2000,
+        },
+        ctxFor(sandboxed()),
+      );
+      expect(await waitFor(() => sleepers(marker).length === 3)).toBe(true);
+      const error = await failure(call);
+      expect(error.code).toBe("TIMEOUT");
+      expect(await waitFor(() => sleepers(marker).length === 0)).toBe(true);
+    });
 
-  it("on timeout: processes that ignore SIGTERM are SIGKILLed with the sandbox", async () => {
-    const marker = sleepMarker();
-    const call = runCommand(
-      { command: "sh", args: ["-c", `trap '' TERM; setsid sleep ${marker} & wait`], timeoutMs: 1500 },
-      ctxFor(sandboxed({ killGraceMs: 300 })),
-    );
-    expect(await waitFor(() => sleepers(marker).length === 1)).toBe(true);
-    await failure(call);
-    expect(await waitFor(() => sleepers(marker).length === 0)).toBe(true);
-  });
+    it("on timeout: processes that ignore SIGTERM are SIGKILLed with the sandbox", async () => {
+      const marker = sleepMarker();
+      const call = runCommand(
+        { command: "sh", args: ["-c", `trap '' TERM; setsid sleep ${marker} & wait`], timeoutMs: 1500 },
+        ctxFor(sandboxed({ killGraceMs: 300 })),
+      );
+      expect(await waitFor(() => sleepers(marker).length === 1)).toBe(true);
+      await failure(call);
+      expect(await waitFor(() => sleepers(marker).length === 0)).toBe(true);
+    });
 
-  it("on cancel: every process in the sandbox is gone", async () => {
-    const marker = sleepMarker();
-    const controller = new AbortController();
-    const call = runCommand(
-      { command: "sh", args: ["-c", `setsid sleep ${marker} & wait`], timeoutMs: 60_000 },
-      ctxFor(sandboxed(), { signal: controller.signal }),
-    );
-    expect(await waitFor(() => sleepers(marker).length === 1)).toBe(true);
-    controller.abort();
-    expect((await failure(call)).code).toBe("CANCELLED");
-    expect(await waitFor(() => sleepers(marker).length === 0)).toBe(true);
-  });
+    it("on cancel: every process in the sandbox is gone", async () => {
+      const marker = sleepMarker();
+      const controller = new AbortController();
+      const call = runCommand(
+        { command: "sh", args: ["-c", `setsid sleep ${marker} & wait`], timeoutMs: 60_000 },
+        ctxFor(sandboxed(), { signal: controller.signal }),
+      );
+      expect(await waitFor(() => sleepers(marker).length === 1)).toBe(true);
+      controller.abort();
+      expect((await failure(call)).code).toBe("CANCELLED");
+      expect(await waitFor(() => sleepers(marker).length === 0)).toBe(true);
+    });
 
-  it("when the command exits, what it detached is gone too (the gap without the sandbox)", async () => {
-    const marker = sleepMarker();
-    const out = await runCommand(
-      {
-        command: "node",
-        args: [
-          "-e",
-          `require('child_process').spawn('sleep', ['${marker}'], { detached: true, stdio: 'ignore' }).unref();`,
-        ],
-        timeoutMs: 20_000,
-      },
-      ctxFor(sandboxed()),
-    );
-    expect(out.data).toMatchObject({ exitCode: 0, sandboxed: true });
-    expect(await waitFor(() => sleepers(marker).length === 0)).toBe(true);
-  });
-});
+    it("when the command exits, what it detached is gone too (the gap without the sandbox)", async () => {
+      const marker = sleepMarker();
+      const out = await runCommand(
+        {
+          command: "node",
+          args: [
+            "-e",
+            `require('child_process').spawn('sleep', ['${marker}'], { detached: true, stdio: 'ignore' }).unref();`,
+          ],
+          timeoutMs: 20_000,
+        },
+        ctxFor(sandboxed()),
+      );
+      expect(out.data).toMatchObject({ exitCode: 0, sandboxed: true });
+      expect(await waitFor(() => sleepers(marker).length === 0)).toBe(true);
+    });
+  },
+);

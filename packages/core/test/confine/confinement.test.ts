@@ -2,12 +2,12 @@ import { execFileSync } from "node:child_process";
 import { lstat, mkdir, readdir, readFile, readlink, stat, symlink, writeFile } from "node:fs/promises";
 import net from "node:net";
 import path from "node:path";
+import { failure } from "@skillport/test-utils";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { Confinement, ConfinementOptions } from "../../src/confine/index.js";
 import { createConfinement, DEFAULT_PROTECTED_NAMES } from "../../src/confine/index.js";
 import type { HostileTree } from "../../src/confine/testing.js";
 import { CANARY, HOSTILE_PATHS, hostilePath, makeHostileTree } from "../../src/confine/testing.js";
-import { isSkillError } from "../../src/index.js";
 
 let tree: HostileTree;
 
@@ -25,19 +25,6 @@ function jailFor(check: ConfinementOptions["descriptorCheck"], extra: Partial<Co
   return createConfinement({ roots: [tree.root, tree.root2], descriptorCheck: check, ...extra });
 }
 
-/** Awaits a promise expected to reject with a SkillError and returns the error. */
-async function refusal(call: Promise<unknown>) {
-  let thrown: unknown;
-  try {
-    await call;
-  } catch (error) {
-    thrown = error;
-  }
-  expect(thrown, "the call should have failed").toBeDefined();
-  if (!isSkillError(thrown)) throw thrown;
-  return thrown;
-}
-
 describe.each(CHECKS)("the hostile-path corpus, descriptor check %s", (check) => {
   let jail: Confinement;
   beforeAll(async () => {
@@ -49,14 +36,14 @@ describe.each(CHECKS)("the hostile-path corpus, descriptor check %s", (check) =>
   });
 
   it.each(HOSTILE_PATHS.map((entry) => [entry.label, entry] as const))("refuses %s", async (_label, entry) => {
-    const error = await refusal(jail.resolve(hostilePath(entry, tree), "/path"));
+    const error = await failure(jail.resolve(hostilePath(entry, tree), "/path"));
     expect(error.code, error.message).toBe(entry.code);
     expect(error.field).toBe("/path");
     expect(error.message).not.toContain(CANARY);
   });
 
   it("names the roots in a refusal and never where a link outside points", async () => {
-    const error = await refusal(jail.resolve("link-secret", "/path"));
+    const error = await failure(jail.resolve("link-secret", "/path"));
     expect(error.message).toContain(tree.root);
     expect(error.message).toContain(tree.root2);
     expect(error.message).toContain("symbolic link");
@@ -80,7 +67,7 @@ describe.each(CHECKS)("the hostile-path corpus, descriptor check %s", (check) =>
   });
 
   it("maps ENAMETOOLONG from the system, after the base makes the path too long, to ARGUMENT_INVALID", async () => {
-    const error = await refusal(jail.resolve("ab/".repeat(1360), "/path"));
+    const error = await failure(jail.resolve("ab/".repeat(1360), "/path"));
     expect(error).toMatchObject({ code: "ARGUMENT_INVALID", field: "/path" });
     expect(error.message).toContain("too long");
   });
@@ -93,17 +80,17 @@ describe.each(CHECKS)("the hostile-path corpus, descriptor check %s", (check) =>
       descriptorCheck: check,
       hint: "give a path inside sub/",
     });
-    const error = await refusal(notes.resolve(path.join(tree.root, "sub", "inner.txt"), "/path"));
+    const error = await failure(notes.resolve(path.join(tree.root, "sub", "inner.txt"), "/path"));
     expect(error.message).toBe(
       `path "${path.join(tree.root, "sub", "inner.txt")}" is absolute; give a path inside sub/`,
     );
     expect((await notes.resolve("sub/inner.txt", "/path")).real).toBe(path.join(tree.root, "sub", "inner.txt"));
-    expect((await refusal(notes.resolve("hello.txt", "/path"))).message).toContain("is outside the roots");
+    expect((await failure(notes.resolve("hello.txt", "/path"))).message).toContain("is outside the roots");
   });
 
   it("answers UNAVAILABLE for a missing root, or leaves it out when told to", async () => {
     const missing = path.join(tree.base, "gone");
-    const error = await refusal(createConfinement({ roots: [missing] }));
+    const error = await failure(createConfinement({ roots: [missing] }));
     expect(error.code).toBe("UNAVAILABLE");
     expect(error.message).toContain("roots");
     const skipping = await createConfinement({ roots: [missing, tree.root2], missingRoots: "skip" });
@@ -130,12 +117,12 @@ describe.each(CHECKS)("opening, descriptor check %s", (check) => {
   });
 
   it("refuses a folder, a root, and a missing file", async () => {
-    expect(await refusal(jail.openFile(await jail.resolve("sub", "/path")))).toMatchObject({
+    expect(await failure(jail.openFile(await jail.resolve("sub", "/path")))).toMatchObject({
       code: "ARGUMENT_INVALID",
       message: '"sub" is a folder, not a file',
     });
-    expect((await refusal(jail.openFile(await jail.resolve(".", "/path")))).code).toBe("ARGUMENT_INVALID");
-    expect((await refusal(jail.openFile(await jail.resolve("nope.txt", "/path")))).code).toBe("NOT_FOUND");
+    expect((await failure(jail.openFile(await jail.resolve(".", "/path")))).code).toBe("ARGUMENT_INVALID");
+    expect((await failure(jail.openFile(await jail.resolve("nope.txt", "/path")))).code).toBe("NOT_FOUND");
   });
 
   it("refuses a FIFO and a socket without blocking, more of them at once than libuv has threads", async () => {
@@ -146,7 +133,7 @@ describe.each(CHECKS)("opening, descriptor check %s", (check) => {
     await new Promise((resolve) => server.once("listening", resolve));
     try {
       const errors = await Promise.all(
-        [...fifos, socketPath].map(async (p) => refusal(jail.openFile(await jail.resolve(p, "/path")))),
+        [...fifos, socketPath].map(async (p) => failure(jail.openFile(await jail.resolve(p, "/path")))),
       );
       for (const error of errors) {
         expect(error).toMatchObject({ code: "ARGUMENT_INVALID", field: "/path" });
@@ -168,11 +155,11 @@ describe.each(CHECKS)("opening, descriptor check %s", (check) => {
       expect((await dir.lstat("link-up"))?.isSymbolicLink()).toBe(true);
       expect(await dir.lstat("missing")).toBeUndefined();
       // a link inside is never followed by name
-      expect((await refusal(dir.openDirectory("link-up"))).code).toBe("PERMISSION_DENIED");
+      expect((await failure(dir.openDirectory("link-up"))).code).toBe("PERMISSION_DENIED");
     } finally {
       await dir.close();
     }
-    expect(await refusal(jail.openDirectory(await jail.resolve("hello.txt", "/path")))).toMatchObject({
+    expect(await failure(jail.openDirectory(await jail.resolve("hello.txt", "/path")))).toMatchObject({
       code: "ARGUMENT_INVALID",
       message: '"hello.txt" is a file, not a folder',
     });
@@ -181,7 +168,7 @@ describe.each(CHECKS)("opening, descriptor check %s", (check) => {
   it("stats the target through its folder", async () => {
     expect((await jail.stat(await jail.resolve("link-in", "/path"))).size).toBe(6);
     expect((await jail.stat(await jail.resolve(".", "/path"))).isDirectory()).toBe(true);
-    expect((await refusal(jail.stat(await jail.resolve("nope", "/path")))).code).toBe("NOT_FOUND");
+    expect((await failure(jail.stat(await jail.resolve("nope", "/path")))).code).toBe("NOT_FOUND");
   });
 });
 
@@ -209,7 +196,7 @@ describe.each(CHECKS)("writing, descriptor check %s", (check) => {
       await dir.writeAtomic("a.txt", Buffer.from("one\n"), { overwrite: false, mode: 0o600 });
       expect(await readFile(path.join(tree.root, w, "a.txt"), "utf8")).toBe("one\n");
       expect((await stat(path.join(tree.root, w, "a.txt"))).mode & 0o777).toBe(0o600);
-      const conflict = await refusal(dir.writeAtomic("a.txt", Buffer.from("two\n"), { overwrite: false }));
+      const conflict = await failure(dir.writeAtomic("a.txt", Buffer.from("two\n"), { overwrite: false }));
       expect(conflict).toMatchObject({ code: "CONFLICT", field: "/path" });
       await dir.writeAtomic("a.txt", Buffer.from("two\n"), { overwrite: true });
       await dir.writeAtomic("a.txt", Buffer.from("three\n"), { overwrite: true, append: true });
@@ -223,7 +210,7 @@ describe.each(CHECKS)("writing, descriptor check %s", (check) => {
   it("creates missing folders on the way, each through its checked parent, and only when asked", async () => {
     const w = await fresh();
     const target = await jail.resolve(`${w}/x/y/z.txt`, "/path");
-    expect((await refusal(jail.openParent(target))).code).toBe("NOT_FOUND");
+    expect((await failure(jail.openParent(target))).code).toBe("NOT_FOUND");
     const dir = await jail.openParent(target, { create: true });
     try {
       expect(dir.path).toBe(path.join(tree.root, w, "x", "y"));
@@ -235,7 +222,7 @@ describe.each(CHECKS)("writing, descriptor check %s", (check) => {
   });
 
   it("never opens a root's parent: a root cannot be replaced, moved or deleted", async () => {
-    const error = await refusal(jail.openParent(await jail.resolve(".", "/path")));
+    const error = await failure(jail.openParent(await jail.resolve(".", "/path")));
     expect(error).toMatchObject({ code: "PERMISSION_DENIED", message: expect.stringContaining("is a root itself") });
   });
 
@@ -247,13 +234,13 @@ describe.each(CHECKS)("writing, descriptor check %s", (check) => {
     const dir = await jail.openParent(await jail.resolve(`${w}/a.txt`, "/source"));
     const other = await jail.openDirectory(await jail.resolve(tree.root2, "/destination"));
     try {
-      expect((await refusal(dir.rename("a.txt", dir, "b.txt"))).code).toBe("CONFLICT");
-      expect((await refusal(dir.rename("folder", dir, "b.txt"))).code).toBe("CONFLICT");
+      expect((await failure(dir.rename("a.txt", dir, "b.txt"))).code).toBe("CONFLICT");
+      expect((await failure(dir.rename("folder", dir, "b.txt"))).code).toBe("CONFLICT");
       await dir.rename("a.txt", dir, "b.txt", { overwrite: true });
       expect(await readFile(path.join(tree.root, w, "b.txt"), "utf8")).toBe("a");
       await dir.rename("b.txt", other, `moved-${w}.txt`);
       await dir.rename("folder", dir, "folder2");
-      expect((await refusal(dir.rename("gone.txt", dir, "x.txt"))).code).toBe("NOT_FOUND");
+      expect((await failure(dir.rename("gone.txt", dir, "x.txt"))).code).toBe("NOT_FOUND");
     } finally {
       await dir.close();
       await other.close();
@@ -274,9 +261,9 @@ describe.each(CHECKS)("writing, descriptor check %s", (check) => {
     try {
       await dir.remove("file");
       await dir.remove("empty");
-      expect(await refusal(dir.remove("tree"))).toMatchObject({ code: "CONFLICT" });
+      expect(await failure(dir.remove("tree"))).toMatchObject({ code: "CONFLICT" });
       await dir.remove("tree", { recursive: true });
-      expect((await refusal(dir.remove("tree"))).code).toBe("NOT_FOUND");
+      expect((await failure(dir.remove("tree"))).code).toBe("NOT_FOUND");
     } finally {
       await dir.close();
     }
@@ -315,7 +302,7 @@ describe("protected names", () => {
   ])("refuse writes to repo/%s", async (rel) => {
     const jail = await createConfinement({ roots: [tree.root] });
     const target = await jail.resolve(`repo/${rel}`, "/path");
-    const error = await refusal((async () => jail.assertWritable(target))());
+    const error = await failure((async () => jail.assertWritable(target))());
     expect(error).toMatchObject({ code: "PERMISSION_DENIED", field: "/path" });
     expect(error.message).toMatch(/is inside "\.(git|hg|jj)", which is protected from writes/);
   });
@@ -332,7 +319,7 @@ describe("protected names", () => {
         () => dir.remove("config"),
         () => dir.rename("config", dir, "config.bak"),
       ]) {
-        expect((await refusal(write())).code).toBe("PERMISSION_DENIED");
+        expect((await failure(write())).code).toBe("PERMISSION_DENIED");
       }
       // reads stay allowed
       const file = await dir.openFile("config");
@@ -348,10 +335,10 @@ describe("protected names", () => {
     const repo = await jail.openDirectory(await jail.resolve("repo", "/path"));
     const git = await jail.openDirectory(await jail.resolve("repo/.git", "/path"));
     try {
-      expect((await refusal(repo.rename("README", git, "README"))).code).toBe("PERMISSION_DENIED");
-      expect((await refusal(git.rename("config", repo, "config"))).code).toBe("PERMISSION_DENIED");
-      expect((await refusal(repo.rename("README", repo, ".git"))).code).toBe("PERMISSION_DENIED");
-      expect((await refusal(repo.mkdir(".hg"))).code).toBe("PERMISSION_DENIED");
+      expect((await failure(repo.rename("README", git, "README"))).code).toBe("PERMISSION_DENIED");
+      expect((await failure(git.rename("config", repo, "config"))).code).toBe("PERMISSION_DENIED");
+      expect((await failure(repo.rename("README", repo, ".git"))).code).toBe("PERMISSION_DENIED");
+      expect((await failure(repo.mkdir(".hg"))).code).toBe("PERMISSION_DENIED");
     } finally {
       await repo.close();
       await git.close();
@@ -362,7 +349,7 @@ describe("protected names", () => {
     const jail = await createConfinement({ roots: [tree.root] });
     const root = await jail.openDirectory(await jail.resolve(".", "/path"));
     try {
-      const error = await refusal(root.remove("repo", { recursive: true }));
+      const error = await failure(root.remove("repo", { recursive: true }));
       expect(error.message).toContain('".git"');
     } finally {
       await root.close();

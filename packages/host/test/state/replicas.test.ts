@@ -5,16 +5,15 @@ import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
+import type { RedisServer } from "@skillport/test-utils";
+import { skipWithout, startRedis } from "@skillport/test-utils";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Host } from "../../src/host.js";
 import { createHost } from "../../src/host.js";
-import type { Logger } from "../../src/logging/logger.js";
 import type { HttpServing } from "../../src/mcp/serve-http.js";
 import { serveHostHttp } from "../../src/mcp/serve-http.js";
-import { ECHO, manifestOf, silentLogger } from "../helpers.js";
-import { capturingLogger, connect, ERAS, raw, rpc, until } from "../http-helpers.js";
-import type { RedisServer } from "../redis-server.js";
-import { SKIP_REDIS, startRedis } from "../redis-server.js";
+import { ECHO, manifestOf } from "../helpers.js";
+import { capturingLogger, connect, ERAS, raw, rpc } from "../http-helpers.js";
 
 /** One token per use, so each test spends its own budget: alice makes the MCP calls, the others count. */
 const TOKENS = {
@@ -37,17 +36,21 @@ interface Replica {
   host: Host;
   serving: HttpServing;
   url: string;
+  /** Its log lines, and a wait for one. */
+  log: ReturnType<typeof capturingLogger>;
+  /** Resolves at its next heartbeat that finds `count` ready replicas in the store (a beat, not a poll). */
+  beat(count: number): Promise<void>;
   alice: Client;
 }
 
-describe.skipIf(SKIP_REDIS)("two replicas sharing one Redis", () => {
+describe.skipIf(skipWithout("redis-server"))("two replicas sharing one Redis", () => {
   let redis: RedisServer;
   let dir: string;
   let a: Replica;
   let b: Replica;
-  const captured = capturingLogger();
 
-  async function replica(logger: Logger): Promise<Replica> {
+  async function replica(): Promise<Replica> {
+    const log = capturingLogger();
     const host = await createHost({
       manifest: manifestOf({
         name: "replicated",
@@ -61,10 +64,28 @@ describe.skipIf(SKIP_REDIS)("two replicas sharing one Redis", () => {
         },
         audit: { file: path.join(dir, "audit.log") },
       }),
-      logger,
+      logger: log.logger,
     });
+    // Every heartbeat's answer, as the host's shared state receives it.
+    const beats = new Set<(ready: string[]) => void>();
+    const store = host.state.store;
+    const heartbeat = store.heartbeat.bind(store);
+    store.heartbeat = async (id, ttlMs) => {
+      const ready = await heartbeat(id, ttlMs);
+      for (const wake of [...beats]) wake(ready);
+      return ready;
+    };
+    const beat = (count: number) =>
+      new Promise<void>((resolve) => {
+        const wake = (ready: string[]) => {
+          if (ready.length !== count) return;
+          beats.delete(wake);
+          resolve();
+        };
+        beats.add(wake);
+      });
     const serving = await serveHostHttp(host, { port: 0 });
-    return { host, serving, url: serving.url, alice: await connect(serving.url, MODERN, TOKENS.alice) };
+    return { host, serving, url: serving.url, log, beat, alice: await connect(serving.url, MODERN, TOKENS.alice) };
   }
 
   beforeAll(async () => {
@@ -73,12 +94,10 @@ describe.skipIf(SKIP_REDIS)("two replicas sharing one Redis", () => {
     await writeFile(path.join(dir, "confirm.secret"), "0123456789abcdef0123456789abcdef-shared\n");
     for (const [name, token] of Object.entries(TOKENS)) await writeFile(path.join(dir, name), token);
     process.env.SKILLPORT_STATE_URL = redis.url;
-    a = await replica(captured.logger);
-    b = await replica(silentLogger());
-    // Both announce themselves in Redis: each lists both as ready.
-    await until(
-      async () => (await readyz(a)).state.replicas.length === 2 && (await readyz(b)).state.replicas.length === 2,
-    );
+    a = await replica();
+    b = await replica();
+    // Both announce themselves in Redis: each lists both as ready, from its next heartbeat on.
+    await Promise.all([a.beat(2), b.beat(2)]);
   });
 
   afterAll(async () => {
@@ -275,18 +294,24 @@ describe.skipIf(SKIP_REDIS)("two replicas sharing one Redis", () => {
     // Rate limits fall back to each replica's own count: calls are still served, and limited there.
     const local = await statuses(Array(BURST + 1).fill(a.url), TOKENS.carol);
     expect(local).toEqual([...Array(BURST).fill(200), 429]);
-    expect(captured.lines().map((l) => l.msg)).toContain(
+    expect(a.log.lines().map((l) => l.msg)).toContain(
       "rate limits are counted per replica until the state store returns",
     );
-    await until(async () => !(await readyz(a)).state.reachable && !(await readyz(b)).state.reachable);
+    // Each replica says once that the store is gone, whoever noticed first; /readyz says it too.
+    const gone = "the state store cannot be reached: dangerous tools refuse (UNAVAILABLE) until it returns";
+    await Promise.all([a, b].map((r) => r.log.next((l) => l.msg === gone)));
+    expect((await readyz(a)).state.reachable).toBe(false);
+    expect((await readyz(b)).state.reachable).toBe(false);
     expect((await readyz(a)).status).toBe("ready");
 
+    const back = "the state store is reachable again: rate limits and confirmations are shared";
+    const returned = [a, b].map((r) => r.log.next((l) => l.msg === back));
+    // A heartbeat that lists both again: the store answers each replica again (a reconnection can flap before).
+    const relisted = [a.beat(2), b.beat(2)];
     await redis.start();
-    await until(async () => (await readyz(a)).state.reachable && (await readyz(b)).state.reachable, 30_000);
-    await until(async () => (await readyz(a)).state.replicas.length === 2, 30_000);
-    expect(captured.lines().map((l) => l.msg)).toContain(
-      "the state store is reachable again: rate limits and confirmations are shared",
-    );
+    await Promise.all([...returned, ...relisted]);
+    expect((await readyz(a)).state.reachable).toBe(true);
+    expect((await readyz(b)).state.reachable).toBe(true);
     // Redis came back without its data: ids issued before cannot be checked, so neither runs (again).
     const replayed = await wipe(a.alice, "disk-5", usedBeforeOutage);
     expect(replayed).toMatchObject({ ok: false, error: { code: "PERMISSION_DENIED" } });

@@ -1,19 +1,9 @@
-// A real redis-server for tests: one per test file, on a free loopback port, without persistence. Where the
-// machine has no redis-server, tests that need it are skipped, except in CI (CI=true), where they fail: `.ci/run`
-// installs it.
 import type { ChildProcess } from "node:child_process";
-import { spawn, spawnSync } from "node:child_process";
+import { spawn } from "node:child_process";
 import { createServer } from "node:net";
+import { hasTool, missingTool } from "./needs.js";
 
-const CI = process.env.CI !== undefined && process.env.CI !== "" && process.env.CI !== "false";
-
-/** Whether redis-server can run here. */
-const HAS_REDIS = spawnSync("redis-server", ["--version"], { stdio: "ignore" }).status === 0;
-
-/** True when Redis tests should be skipped: no redis-server, and not in CI (where its absence fails them). */
-export const SKIP_REDIS = !HAS_REDIS && !CI;
-
-/** A redis-server child on 127.0.0.1:`port`. */
+/** A redis-server child on 127.0.0.1:`port`, without persistence. */
 export interface RedisServer {
   port: number;
   url: string;
@@ -25,30 +15,27 @@ export interface RedisServer {
   output(): string;
 }
 
-/** Starts a redis-server on a free loopback port. In CI without redis-server this throws, so the test fails. */
-export async function startRedis(): Promise<RedisServer> {
-  if (!HAS_REDIS) throw new Error("redis-server is not installed (apt-get install redis-server); .ci/run installs it");
+/**
+ * Starts a redis-server for one test file on a free loopback port; `args` are added to its command line (e.g.
+ * `["--requirepass", secret]`). Where redis-server is missing this throws, so a test that is not skipped fails: guard
+ * the suite with `describe.skipIf(skipWithout("redis-server"))`.
+ *
+ * @example
+ * const redis = await startRedis();
+ * onTestFinished(() => redis.stop());
+ */
+export async function startRedis(args: readonly string[] = []): Promise<RedisServer> {
+  if (!hasTool("redis-server")) throw missingTool("redis-server");
   const port = await freePort();
   let child: ChildProcess | undefined;
   let output = "";
   const start = () =>
     new Promise<void>((resolve, reject) => {
-      const proc = spawn(
-        "redis-server",
-        [
-          "--port",
-          String(port),
-          "--bind",
-          "127.0.0.1",
-          "--save",
-          "",
-          "--appendonly",
-          "no",
-          "--maxmemory-policy",
-          "noeviction",
-        ],
-        { stdio: ["ignore", "pipe", "pipe"] },
-      );
+      output = "";
+      const flags = ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"];
+      const proc = spawn("redis-server", [...flags, "--maxmemory-policy", "noeviction", ...args], {
+        stdio: ["ignore", "pipe", "pipe"],
+      });
       child = proc;
       const onData = (data: Buffer) => {
         output += data.toString();
@@ -69,10 +56,7 @@ export async function startRedis(): Promise<RedisServer> {
       proc.kill("SIGKILL");
       await exited;
     },
-    async start() {
-      output = "";
-      await start();
-    },
+    start,
     output: () => output,
   };
 }

@@ -1,44 +1,45 @@
 // Property: the official SDK client and the server agree on SEP-2243 `Mcp-Param-*` headers (2026-07-28). For any
 // integer (past 2^53 too) and any string a tool mirrors into a header (ASCII, spaces at either end, tabs, control
 // characters, any Unicode, text that looks like the encoding's own `=?base64?…?=` wrapper), the client's encoding
-// is accepted by a real `skillport serve --http` and the tool runs with the values as sent; a header that says
-// another value is refused.
+// is accepted by the host served over HTTP on a loopback port (as `skillport serve --http` serves it) and the tool
+// runs with the values as sent; a header that says another value is refused.
+import { mkdtemp, rm } from "node:fs/promises";
+import os from "node:os";
 import path from "node:path";
-import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
+import type { Client } from "@modelcontextprotocol/client";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { ServedHttp, Workspace } from "./workspace.js";
-import { MODERN_META, makeWorkspace, REPO, serveHttp } from "./workspace.js";
+import type { Host } from "../../src/host.js";
+import { FIXTURES } from "../helpers.js";
+import { MODERN_META } from "../mcp/raw-connection.js";
+import type { LoopbackHttp } from "../serving.js";
+import { ERAS, hostFrom, serveLoopback } from "../serving.js";
 
-const ROUTED = path.join(REPO, "packages/host/test/fixtures/skill-routed");
+const ROUTED = path.join(FIXTURES, "skill-routed");
 
-let ws: Workspace;
-let served: ServedHttp;
+let dir: string;
+let host: Host;
+let served: LoopbackHttp;
 let client: Client;
 
 beforeAll(async () => {
-  ws = await makeWorkspace();
-  const manifest = await ws.writeManifest(
-    {
-      name: "param-headers-property",
-      version: "1.0.0",
-      skills: [{ path: ROUTED, mcp: "routed" }],
-      http: { rateLimit: { requestsPerMinute: 1000000 } },
-    },
-    "property.manifest.json",
-  );
-  served = serveHttp(["--manifest", manifest], ws.dir);
-  client = new Client({ name: "param-headers-property", version: "1.0.0" }, {
-    versionNegotiation: { mode: { pin: "2026-07-28" } },
-  } as never);
-  await client.connect(new StreamableHTTPClientTransport(new URL(await served.url)));
+  dir = await mkdtemp(path.join(os.tmpdir(), "skillport-param-headers-"));
+  host = await hostFrom(dir, {
+    name: "param-headers-property",
+    version: "1.0.0",
+    skills: [{ path: ROUTED, mcp: "routed" }],
+    http: { rateLimit: { requestsPerMinute: 1000000 } },
+  });
+  served = await serveLoopback(host);
+  client = await served.connect(ERAS[1].options);
   // The client learns which arguments a tool mirrors into headers from the tool list.
   await client.listTools();
 });
 afterAll(async () => {
   await client?.close();
-  served?.child.kill("SIGKILL");
-  await ws?.dispose();
+  await served?.close();
+  await host?.close();
+  await rm(dir, { recursive: true, force: true });
 });
 
 /** Values a header cannot carry as they are, and some it can: the client chooses plain or Base64 for each. */
@@ -71,7 +72,7 @@ describe("Mcp-Param headers between the official client and the server, on gener
   });
 
   it("refuses a header that says another value than the body, however the two are written", async () => {
-    const url = await served.url;
+    const url = served.url;
     await fc.assert(
       fc.asyncProperty(regionArb, regionArb, fc.boolean(), async (sent, said, base64) => {
         fc.pre(wellFormed(sent) && wellFormed(said) && sent !== said);

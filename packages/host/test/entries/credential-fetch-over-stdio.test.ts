@@ -1,12 +1,22 @@
 // ctx.fetch adds an instance's held credential only for the origins its skill declares, never after a redirect
 // away from them, and replaces any Authorization the skill forged. Loopback servers stand in for the APIs; the
-// skill runs in a real `skillport serve --stdio` subprocess, in process, in a worker and in a child process.
+// skill runs in process, in a worker and in a child process of a host served over stdio's line transport, driven by
+// the SDK client.
+import { mkdtemp, rm } from "node:fs/promises";
 import type { IncomingMessage } from "node:http";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import type { Served } from "./isolation-serve.js";
-import { HAS_BWRAP, SNOOP, serveStdio } from "./isolation-serve.js";
+import os from "node:os";
+import path from "node:path";
+import type { Client } from "@modelcontextprotocol/client";
+import { skipWithout } from "@skillport/test-utils";
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
+import type { Host } from "../../src/host.js";
+import { FIXTURES } from "../helpers.js";
+import { hostFrom, pipeStdio } from "../serving.js";
+
+/** The attacker fixture: reports (reversed) every place it finds that could hold a credential. */
+const SNOOP = path.join(FIXTURES, "skill-snoop");
 
 const TOKEN = "held-token-2d8e4c71-only-for-the-declared-origin";
 
@@ -29,34 +39,48 @@ async function startApi() {
 }
 
 type Api = Awaited<ReturnType<typeof startApi>>;
-const MODES = ["in-process", "worker", ...(HAS_BWRAP ? ["process"] : [])] as const;
+// Process isolation is tested where its sandbox (bubblewrap) works, and always in CI.
+const MODES = ["in-process", "worker", "process"] as const;
 
-describe.each(MODES)("ctx.fetch with isolation %s", (isolation) => {
+describe.each(MODES)("ctx.fetch with isolation %s", (isolation) => fetchSuite(isolation));
+
+function fetchSuite(isolation: (typeof MODES)[number]) {
+  if (isolation === "process" && skipWithout("bubblewrap")) {
+    it.skip("is tested where bubblewrap works", () => undefined);
+    return;
+  }
   let declared: Api;
   let other: Api;
-  let served: Served;
-  const call = (url: string) => served.call("api.call_api", { url });
+  let dir: string;
+  let host: Host;
+  let client: Client;
+  const call = async (url: string) =>
+    // biome-ignore lint/suspicious/noExplicitAny: the envelope's data, read field by field
+    (await client.callTool({ name: "api.call_api", arguments: { url } })).structuredContent as any;
 
   beforeAll(async () => {
     declared = await startApi();
     other = await startApi();
-    served = await serveStdio(
-      {
-        skills: [
-          {
-            path: SNOOP,
-            mcp: "api",
-            isolation,
-            credentials: { token: { env: "HELD_TOKEN" } },
-            config: { apiOrigin: declared.origin },
-          },
-        ],
-      },
-      { HELD_TOKEN: TOKEN },
-    );
+    vi.stubEnv("HELD_TOKEN", TOKEN);
+    dir = await mkdtemp(path.join(os.tmpdir(), "skillport-fetch-"));
+    host = await hostFrom(dir, {
+      skills: [
+        {
+          path: SNOOP,
+          mcp: "api",
+          isolation,
+          credentials: { token: { env: "HELD_TOKEN" } },
+          config: { apiOrigin: declared.origin },
+        },
+      ],
+    });
+    client = await pipeStdio(host).connect();
   });
   afterAll(async () => {
-    await served?.close();
+    await client?.close();
+    await host?.close();
+    vi.unstubAllEnvs();
+    await rm(dir, { recursive: true, force: true });
     await declared?.close();
     await other?.close();
   });
@@ -103,4 +127,4 @@ describe.each(MODES)("ctx.fetch with isolation %s", (isolation) => {
       { path: "/moved", authorization: `Bearer ${TOKEN}` },
     ]);
   });
-});
+}
