@@ -29,6 +29,7 @@ const ROOT_READERS: Record<string, string[]> = {
     "test/default-manifest.test.ts",
     "test/docs-generated.test.ts",
     "test/docs.test.ts",
+    "test/help.test.ts",
     "test/lock-files.test.ts",
     "test/names-compat.test.ts",
     "test/new-repository.test.ts",
