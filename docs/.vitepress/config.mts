@@ -50,6 +50,7 @@ export default defineConfig({
           { text: "The manifest", link: "/docs/manifest" },
           { text: "Manifest reference", link: "/docs/manifest-reference" },
           { text: "Upstream MCP servers", link: "/docs/upstream-servers" },
+          { text: "Many tools: discovery with search", link: "/docs/discovery" },
           { text: "What happens on a call", link: "/docs/calls" },
           { text: "Serving over HTTP", link: "/docs/http" },
           { text: "Traces (OpenTelemetry)", link: "/docs/observability" },

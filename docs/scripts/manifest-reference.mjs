@@ -29,6 +29,7 @@ const SECTIONS = [
   { title: "HTTP authentication", prefix: "http.auth", where: "`http.auth`.", pointer: "#/$defs/httpAuth" },
   { title: "A static token", where: "Each entry of `http.auth.tokens`.", pointer: "#/$defs/staticToken" },
   { title: "JWT authentication", prefix: "http.auth.jwt", where: "`http.auth.jwt`.", pointer: "#/$defs/jwtAuth" },
+  { title: "Discovery", prefix: "discovery", where: "`discovery`.", pointer: "#/$defs/discovery" },
   { title: "stdio", prefix: "stdio", where: "`stdio`.", pointer: "#/$defs/stdio" },
   { title: "Shared state", prefix: "state", where: "`state`.", pointer: "#/$defs/state" },
   {
@@ -83,7 +84,7 @@ export function renderManifestReference(schema) {
       const more = prose(describe({ description: "" }, node));
       out.push("", `Type: ${typeOf(schema, node)}.${more === "" ? "" : ` ${more}`}`);
     }
-    const forms = formsOf(node);
+    const forms = formsOf(schema, node);
     if (forms !== undefined) out.push("", forms);
     const examples = node.examples ?? [];
     if (examples.length > 0 && rows.length > 0) {
@@ -139,7 +140,7 @@ function rowsOf(schema, node, prefix) {
 }
 
 /** "Give one of these forms: …" for an object written one of several ways (a secret source, `state`). */
-function formsOf(node) {
+function formsOf(schema, node) {
   const variants = node.oneOf?.filter((v) => v.properties !== undefined) ?? [];
   if (variants.length === 0) return undefined;
   const shapes = variants.map((variant) => {
@@ -149,6 +150,9 @@ function formsOf(node) {
     });
     return `\`{ ${keys.join(", ")} }\``;
   });
+  // The other forms are not objects (`discovery`: the mode alone).
+  const plain = node.oneOf.filter((v) => v.properties === undefined).map((v) => typeOf(schema, v));
+  if (plain.length > 0) return `Write it as ${plain.join(" or ")} alone, or as an object: ${shapes.join(" or ")}.`;
   return `Write it in one of ${variants.length} forms: ${shapes.join(" or ")}.`;
 }
 

@@ -185,6 +185,7 @@ export async function createHost(options: HostOptions = {}): Promise<Host> {
     confirmations,
     confirmationFallback: manifest.confirmation.fallback,
     run,
+    names: { discovery: manifest.discovery, separator: manifest.separator },
     traced: tracing !== undefined,
   });
   const validators = createValidators(

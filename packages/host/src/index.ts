@@ -26,6 +26,8 @@ export { DEFAULT_MANIFEST, HTTP_DEFAULTS } from "./manifest/defaults.js";
 export { loadManifest, parseManifest } from "./manifest/load-manifest.js";
 export type {
   ConfirmationFallback,
+  Discovery,
+  DiscoverySettings,
   HttpSettings,
   JwtSettings,
   LoadedHttpSettings,

@@ -2,7 +2,9 @@
 // (@skillport/tooling, the skillport command, @skillport/testing) that must see it exactly as the host does: a
 // skill's surface, the lock that records surfaces (its format, where it is, reading it, its hashes), and the host's
 // own checks (a tool's JSON Schema, an instance's config, a SKILL.md's frontmatter, an upstream tool's patterns and
-// risk), a manifest's text as the host reads it (comments allowed), and the host's "did you mean". No MCP SDK import.
+// risk), a manifest's text as the host reads it (comments allowed), the host's "did you mean", the tools/list it
+// answers under each discovery mode, and the search discovery "search" ranks tools with (for `skillport check` and
+// the benchmarks). No MCP SDK import.
 // Any new export added here becomes public API. Use named exports, not wildcards.
 
 export type {
@@ -17,6 +19,7 @@ export { upstreamRisk } from "./entries/upstream-pin.js";
 export type { ClosestNamesOptions } from "./errors/closest-names.js";
 export { closestNames } from "./errors/closest-names.js";
 export { parseManifestText } from "./manifest/manifest-text.js";
+export { discoveryListings, listedTools } from "./registry/discovery-listings.js";
 export type { InstanceConfig, InstanceConfigOptions } from "./registry/instance-config.js";
 export { instanceConfig } from "./registry/instance-config.js";
 export type { LockedInstance, LockedServer, LockFile, LockReading } from "./registry/lock.js";
@@ -30,6 +33,8 @@ export {
   stringifyLock,
 } from "./registry/lock.js";
 export { parseSkillHead } from "./registry/skill-docs.js";
+export type { Ranking, ToolIndex, ToolSearch } from "./registry/tool-search.js";
+export { buildToolIndex, createToolSearch, loadRanking } from "./registry/tool-search.js";
 export type { PatternEngine } from "./schema/ajv.js";
 export type { SchemaCheck } from "./schema/compile-schema.js";
 export { compileSchema } from "./schema/compile-schema.js";

@@ -5,7 +5,7 @@ import { sandboxAvailable } from "@skillport/core/sandbox";
 import type { Host } from "@skillport/host";
 import { createHost } from "@skillport/host";
 import type { LockFile } from "@skillport/host/surface";
-import { compileSchema, hashOf, lockCommand, lockPathOf, readLock } from "@skillport/host/surface";
+import { compileSchema, hashOf, listedTools, lockCommand, lockPathOf, readLock } from "@skillport/host/surface";
 import type { SurfaceChange } from "@skillport/tooling";
 import { classifyServerChanges, classifySkillChanges, lintSkill, lintSkillDoc } from "@skillport/tooling";
 import semver from "semver";
@@ -86,7 +86,7 @@ export async function check(options: CheckOptions): Promise<number> {
     for (const gap of host.registry.scopeGaps) add("warning", "scopes-closed", gap.source, gap.message);
     checkServers(host, add);
     if (compat !== undefined) checkNames(host, options.compat as string, compat, add);
-    const sizes = sizeOf(host);
+    const sizes = await sizeOf(host);
     const changes = await checkLock(host, add);
 
     const ok = !findings.some((f) => f.severity === "error");
@@ -225,21 +225,30 @@ function checkNames(host: Host, client: string, compat: { pattern: RegExp; rule:
   }
 }
 
-/** Approximate tokens of tools/list (JSON characters / 4), per instance and in total. */
-function sizeOf(host: Host) {
-  const perInstance = host.registry.instances.map((instance) => {
-    const listings = [...host.registry.tools.values()].filter((t) => t.instance === instance).map((t) => t.listing);
-    return { mcp: instance.id, tools: listings.length, tokens: Math.ceil(JSON.stringify(listings).length / 4) };
+/** The tokenizer tools/list is counted with: OpenAI's o200k_base (GPT-4o and later), through gpt-tokenizer. */
+const TOKENIZER = "o200k_base";
+
+/**
+ * The tokens of tools/list (its JSON, as a client receives it, counted with {@link TOKENIZER}): per instance, in
+ * total, and as the manifest would answer it with discovery "all" and with "search", so an operator sees what the
+ * search saves.
+ */
+async function sizeOf(host: Host) {
+  // Loaded here only: the tokenizer's tables are large, and no other command needs them.
+  const { countTokens } = await import("gpt-tokenizer/encoding/o200k_base");
+  const tokensOf = (listings: readonly object[]) => countTokens(JSON.stringify({ tools: listings }));
+  const entries = [...host.registry.tools.values()];
+  const perInstance = [...host.registry.instances, ...host.registry.servers].map((source) => {
+    const listings = entries.filter((t) => t.instance === source).map((t) => t.listing);
+    return { mcp: source.id, tools: listings.length, tokens: tokensOf(listings) };
   });
-  for (const server of host.registry.servers) {
-    const listings = [...host.registry.tools.values()].filter((t) => t.instance === server).map((t) => t.listing);
-    perInstance.push({
-      mcp: server.id,
-      tools: listings.length,
-      tokens: Math.ceil(JSON.stringify(listings).length / 4),
-    });
-  }
-  return { perInstance, total: Math.ceil(JSON.stringify(host.registry.listings).length / 4) };
+  const { discovery } = host.manifest;
+  const modes = (["all", "search"] as const).map((mode) => {
+    const listed = listedTools(host.registry, { ...discovery, mode });
+    return { mode, tools: listed.length, tokens: tokensOf(listed), served: mode === discovery.mode };
+  });
+  const all = modes[0] as (typeof modes)[number];
+  return { tokenizer: TOKENIZER, perInstance, total: all.tokens, discovery: modes };
 }
 
 /** Classifies changes since the lock; a breaking one without a breaking version bump (or changeset) is an error. */
@@ -332,7 +341,7 @@ async function pendingMajors(from: string): Promise<Set<string>> {
 function report(
   host: Host,
   findings: Finding[],
-  sizes: ReturnType<typeof sizeOf>,
+  sizes: Awaited<ReturnType<typeof sizeOf>>,
   changes: Array<SurfaceChange & { instance: string }>,
   ok: boolean,
 ): string {
@@ -358,7 +367,7 @@ function report(
   }
   lines.push(
     formatTable(
-      ["MCP", "TOOLS", "~TOKENS"],
+      ["MCP", "TOOLS", "TOKENS"],
       [
         ...sizes.perInstance.map((s) => [s.mcp, String(s.tools), String(s.tokens)]),
         ["total", String(host.registry.tools.size), String(sizes.total)],
@@ -366,6 +375,15 @@ function report(
     ),
     "",
   );
+  const [all, search] = sizes.discovery;
+  if (all !== undefined && search !== undefined) {
+    const share = all.tokens === 0 ? 0 : Math.round((search.tokens / all.tokens) * 100);
+    const mark = (mode: { served: boolean }) => (mode.served ? ", this manifest's" : "");
+    lines.push(
+      `tools/list in ${sizes.tokenizer} tokens: ${all.tokens} with discovery "all" (${count(all.tools, "tool")}${mark(all)}), ${search.tokens} with "search" (${count(search.tools, "tool")}, ${share}%${mark(search)})`,
+      "",
+    );
+  }
   const errors = findings.filter((f) => f.severity === "error").length;
   const warnings = findings.length - errors;
   lines.push(

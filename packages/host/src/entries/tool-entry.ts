@@ -10,7 +10,25 @@ import type { UriMount } from "./uri-template.js";
 export type ToolListing = Required<Pick<McpTool, "name" | "title" | "description" | "annotations">> & {
   inputSchema: JsonSchema & { type: "object" };
   outputSchema: JsonSchema & { type: "object" };
+  /**
+   * The manifest's discovery hints, as Claude Code reads them: `"anthropic/alwaysLoad": true` (the tool is listed
+   * up front) and `"anthropic/searchHint"` (words to find it by). Absent when the manifest gives none.
+   */
+  _meta?: ToolHints;
 };
+
+/** The discovery hints a listing carries (see {@link ToolListing._meta}). */
+export interface ToolHints {
+  [key: string]: unknown;
+  "anthropic/alwaysLoad"?: true;
+  "anthropic/searchHint"?: string;
+}
+
+/** The `_meta` key that lists a tool up front (under discovery "search": in tools/list). */
+export const ALWAYS_LOAD = "anthropic/alwaysLoad";
+
+/** The `_meta` key of the words a tool is found by, beyond its name and description. */
+export const SEARCH_HINT = "anthropic/searchHint";
 
 /**
  * What a tool entry comes from, as far as the pipeline needs it: a skill instance or an upstream MCP server. Its

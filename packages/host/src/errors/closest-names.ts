@@ -25,9 +25,17 @@ export function closestNames(
     const full = name.toLowerCase();
     const at = full.indexOf(separator);
     const forms = bare && at !== -1 ? [full, full.slice(at + separator.length)] : [full];
-    // A name the user started to type counts as a match; otherwise the fewest edits win.
+    // A name the user started to type counts as a match; otherwise the fewest edits win. Lengths further apart than
+    // the tolerance cannot be within it: most names are passed over without counting edits, and a very long name
+    // (a caller's, unbounded) costs no more than the names it is compared with.
     const score = Math.min(
-      ...forms.map((form) => (target.length >= 3 && form.startsWith(target) ? 0 : distance(target, form))),
+      ...forms.map((form) =>
+        target.length >= 3 && form.startsWith(target)
+          ? 0
+          : Math.abs(form.length - target.length) > tolerance
+            ? Number.POSITIVE_INFINITY
+            : distance(target, form),
+      ),
     );
     // A name every character of which would change is another name, not a typo of it.
     if (score <= tolerance && score < target.length) scored.push({ name, score });

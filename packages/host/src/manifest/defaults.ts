@@ -14,9 +14,24 @@ export const MANIFEST_DEFAULTS = {
   confirmationFallback: "refuse",
 } as const;
 
+/**
+ * Defaults of the manifest's `discovery`: how clients find the tools. "all" lists every tool in tools/list; "search"
+ * lists the always-loaded ones and two tools that find and call the rest.
+ */
+export const DISCOVERY_DEFAULTS = {
+  mode: "all",
+  searchTool: "search_tools",
+  callTool: "call_tool",
+  /** How many tools search_tools answers when the caller gives no limit. */
+  results: 5,
+  /** The most a caller may ask for. */
+  maxResults: 50,
+} as const;
+
 /** Defaults of a skill entry; the registry applies them when it builds the instance. */
 export const SKILL_DEFAULTS = {
   enabled: true,
+  alwaysLoad: false,
   prefix: true,
   concurrency: 8,
   queue: 64,
@@ -26,6 +41,7 @@ export const SKILL_DEFAULTS = {
 /** Defaults of an upstream server entry (`servers[i]`). */
 export const SERVER_DEFAULTS = {
   enabled: true,
+  alwaysLoad: false,
   /** What `npx` needs to find node and its cache; nothing secret. */
   inheritEnv: ["PATH", "HOME"] as readonly string[],
   timeoutMs: 30_000,

@@ -5,8 +5,17 @@ import { cannotStart, HostError, messageOf } from "../errors/host-error.js";
 import { fromSources, requireFromHost } from "../package/package-files.js";
 import { createAjv } from "../schema/ajv.js";
 import { describeAjvErrors } from "../schema/format-ajv-errors.js";
-import { DEFAULT_MANIFEST, HTTP_DEFAULTS, MANIFEST_DEFAULTS, STATE_DEFAULTS, STDIO_DEFAULTS } from "./defaults.js";
+import {
+  DEFAULT_MANIFEST,
+  DISCOVERY_DEFAULTS,
+  HTTP_DEFAULTS,
+  MANIFEST_DEFAULTS,
+  STATE_DEFAULTS,
+  STDIO_DEFAULTS,
+} from "./defaults.js";
 import type {
+  Discovery,
+  DiscoverySettings,
   HttpSettings,
   LoadedHttpSettings,
   LoadedManifest,
@@ -128,6 +137,11 @@ function inspectManifest(json: unknown, file: string): ManifestReading {
     }
     if (problems.length > before) setAside.add(index);
   });
+  if (typeof manifest.discovery === "object" && manifest.discovery.searchTool === manifest.discovery.callTool) {
+    problems.push(
+      `discovery: searchTool and callTool are both "${manifest.discovery.searchTool}"; give each its own name`,
+    );
+  }
   problems.push(...serverProblems(manifest.servers ?? []));
   problems.push(...httpProblems(manifest.http));
   const skills = manifest.skills.map((entry, index) => (setAside.has(index) ? setAsideEntry() : entry));
@@ -192,6 +206,7 @@ function loaded(json: Manifest, file: string): LoadedManifest {
     name: json.name ?? MANIFEST_DEFAULTS.name,
     version: json.version ?? MANIFEST_DEFAULTS.version,
     separator: json.separator ?? MANIFEST_DEFAULTS.separator,
+    discovery: discoveryOf(json.discovery),
     audit: {
       file: json.audit?.file === undefined ? undefined : path.resolve(path.dirname(file), json.audit.file),
       arguments: json.audit?.arguments ?? MANIFEST_DEFAULTS.auditArguments,
@@ -294,6 +309,17 @@ function httpProblems(http: HttpSettings | undefined): string[] {
     problems.push(`http.timeouts.headersMs: ${headersMs} must not exceed requestMs (${requestMs})`);
   }
   return problems;
+}
+
+/** `discovery` with its defaults: the mode alone names the default tools. */
+function discoveryOf(discovery: DiscoverySettings = DISCOVERY_DEFAULTS.mode): Discovery {
+  const written = typeof discovery === "string" ? { mode: discovery } : discovery;
+  return {
+    mode: written.mode,
+    searchTool: written.searchTool ?? DISCOVERY_DEFAULTS.searchTool,
+    callTool: written.callTool ?? DISCOVERY_DEFAULTS.callTool,
+    results: written.results ?? DISCOVERY_DEFAULTS.results,
+  };
 }
 
 function httpDefaults(http: HttpSettings = {}): LoadedHttpSettings {

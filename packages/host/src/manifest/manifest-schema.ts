@@ -5,7 +5,7 @@
 // sections: the building blocks (schema-blocks.ts), a skill entry (skill-entry-schema.ts), an upstream server
 // (server-entry-schema.ts), the HTTP settings (http-settings-schema.ts), and here stdio, state and the manifest.
 import { z } from "zod";
-import { MANIFEST_DEFAULTS, STATE_DEFAULTS, STDIO_DEFAULTS } from "./defaults.js";
+import { DISCOVERY_DEFAULTS, MANIFEST_DEFAULTS, STATE_DEFAULTS, STDIO_DEFAULTS } from "./defaults.js";
 import { HttpSettingsSchema } from "./http-settings-schema.js";
 import { matching, SecretSourceSchema } from "./schema-blocks.js";
 import { ServerEntrySchema } from "./server-entry-schema.js";
@@ -57,6 +57,43 @@ export const StateSettingsSchema = z
     examples: [{ store: "redis", url: { env: "REDIS_URL" } }],
   });
 
+// --- discovery ---
+
+/** A discovery tool's name: what the strictest model APIs take (no dots, at most 64). */
+const DiscoveryToolName = (description: string, fallback: string) =>
+  matching("^[A-Za-z_][A-Za-z0-9_-]{0,63}$")
+    .default(fallback)
+    .meta({ description, examples: [fallback] });
+
+const DiscoveryMode = z
+  .enum(["all", "search"])
+  .describe(
+    '"all": tools/list lists every tool. "search": tools/list lists only the always-loaded tools (`alwaysLoad`) and two more, one that searches the others by what a task needs (its answer: the best matching tools, each with its name, title, description and input schema) and one that calls any of them by name, through every check a direct call passes (scopes, validation against the tool\'s own schema, confirmation, limits, audit and metrics under the tool\'s own name).',
+  );
+
+export const DiscoverySchema = z
+  .xor([
+    DiscoveryMode,
+    z.strictObject({
+      mode: DiscoveryMode,
+      searchTool: DiscoveryToolName("The name of the tool that searches the tools.", DISCOVERY_DEFAULTS.searchTool),
+      callTool: DiscoveryToolName("The name of the tool that calls a tool by name.", DISCOVERY_DEFAULTS.callTool),
+      results: z
+        .int()
+        .min(1)
+        .max(DISCOVERY_DEFAULTS.maxResults)
+        .default(DISCOVERY_DEFAULTS.results)
+        .describe("How many tools a search answers when its caller gives no limit."),
+    }),
+  ])
+  .default(DISCOVERY_DEFAULTS.mode)
+  .meta({
+    id: "discovery",
+    description:
+      'How clients find the tools: "all" (every tool in tools/list) or "search" (a few in tools/list, the rest found with a search tool and called with a call tool), written as the mode alone or as an object that also names the two tools. A composition of hundreds of tools puts every schema in the model\'s context on every turn with "all"; `skillport check` shows the tokens of tools/list both ways.',
+    examples: ["search", { mode: "search", searchTool: "find_tools", callTool: "use_tool" }],
+  });
+
 // --- the manifest ---
 
 export const SeparatorSchema = z
@@ -93,6 +130,7 @@ export const ManifestSchema = z
       .default(MANIFEST_DEFAULTS.version)
       .describe("The server's version, as MCP clients show it."),
     separator: SeparatorSchema,
+    discovery: DiscoverySchema,
     skills: z
       .array(SkillEntrySchema)
       .max(1000)

@@ -5,6 +5,7 @@ import type { z } from "zod";
 import type { HttpSettingsSchema, JwtSettingsSchema, StaticTokenSchema } from "./http-settings-schema.js";
 import type {
   ConfirmationFallbackSchema,
+  DiscoverySchema,
   ManifestSchema,
   SeparatorSchema,
   StateSettingsSchema,
@@ -28,6 +29,21 @@ export type Separator = z.output<typeof SeparatorSchema>;
 
 /** What a dangerous tool answers when the client cannot ask its user. */
 export type ConfirmationFallback = z.output<typeof ConfirmationFallbackSchema>;
+
+/** The manifest's `discovery`, as written: "all", "search", or an object that also names the discovery tools. */
+export type DiscoverySettings = z.input<typeof DiscoverySchema>;
+
+/** How clients find the tools, with every default filled in. */
+export interface Discovery {
+  /** "all": every tool in tools/list. "search": the always-loaded tools and the two discovery tools. */
+  mode: "all" | "search";
+  /** The tool that searches the tools. */
+  searchTool: string;
+  /** The tool that calls a tool by name. */
+  callTool: string;
+  /** How many tools a search answers when its caller gives no limit. */
+  results: number;
+}
 
 /** Where a secret comes from: an environment variable or a file (trimmed). */
 export type SecretSource = z.input<typeof SecretSourceSchema>;
@@ -76,6 +92,8 @@ export interface LoadedManifest {
   name: string;
   version: string;
   separator: Separator;
+  /** How clients find the tools. */
+  discovery: Discovery;
   /** `file` resolved against the manifest's folder. */
   audit: { file: string | undefined; arguments: boolean };
   confirmation: { secret: SecretSource | undefined; ttlSeconds: number; fallback: ConfirmationFallback };

@@ -69,9 +69,28 @@ const Scope = matching("^[\\x21\\x23-\\x5B\\x5D-\\x7E]{1,128}$").meta({
 
 export const ScopeList = unique(Scope).max(64).meta({ id: "scopeList" });
 
+/** `alwaysLoad` for a tool ("this tool", "it") or for every tool of an instance ("this instance's tools", "them"). */
+export const alwaysLoad = (subject: string, pronoun: string) =>
+  z
+    .boolean()
+    .describe(
+      `With \`discovery\` "search": list ${subject} in tools/list beside the search and call tools, so clients see ${pronoun} without searching. With "all": mark ${pronoun} with \`_meta["anthropic/alwaysLoad"]\`, which asks a client with a tool search of its own (Claude Code) to load ${pronoun} up front.`,
+    );
+
 export const ToolOverride = z.strictObject({
   title: z.string().min(1).max(200).optional(),
   description: z.string().min(1).max(4000).optional(),
+  alwaysLoad: alwaysLoad("this tool", "it").optional(),
+  searchHint: z
+    .string()
+    .min(1)
+    .max(200)
+    .meta({
+      description:
+        'Words a search should find this tool by, beyond its name and description (what users call the task). With `discovery` "search" they weigh like the tool\'s name in search_tools; with "all" they are sent as `_meta["anthropic/searchHint"]`, which a client with a tool search of its own (Claude Code) matches.',
+      examples: ["remove erase trash file"],
+    })
+    .optional(),
   annotations: z
     .strictObject({ idempotentHint: z.boolean().optional(), openWorldHint: z.boolean().optional() })
     .meta({ description: "readOnlyHint and destructiveHint follow the tool's risk and cannot be overridden." })

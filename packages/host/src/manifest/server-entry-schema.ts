@@ -2,7 +2,7 @@
 // The manifest's section for one upstream MCP server (`servers[]`).
 import { z } from "zod";
 import { SERVER_DEFAULTS } from "./defaults.js";
-import { matching, SafeName, ScopeList, ToolOverride, unique } from "./schema-blocks.js";
+import { alwaysLoad, matching, SafeName, ScopeList, ToolOverride, unique } from "./schema-blocks.js";
 
 /**
  * A string of a program's command line or folder, taken as written: a `${NAME}` there is refused (the process list
@@ -102,6 +102,7 @@ export const ServerEntrySchema = z
       })
       .describe("Which of the server's tools are served.")
       .optional(),
+    alwaysLoad: alwaysLoad("this server's tools", "them").default(SERVER_DEFAULTS.alwaysLoad),
     allow: unique(z.string().min(1))
       .meta({
         description:

@@ -1,7 +1,15 @@
 // The manifest's section for one skill instance (`skills[]`).
 import { z } from "zod";
 import { SKILL_DEFAULTS } from "./defaults.js";
-import { matching, SafeName, ScopeList, SecretSourceSchema, ToolOverride, unique } from "./schema-blocks.js";
+import {
+  alwaysLoad,
+  matching,
+  SafeName,
+  ScopeList,
+  SecretSourceSchema,
+  ToolOverride,
+  unique,
+} from "./schema-blocks.js";
 
 export const SkillEntrySchema = z
   .strictObject({
@@ -146,6 +154,7 @@ export const SkillEntrySchema = z
         examples: [128],
       })
       .optional(),
+    alwaysLoad: alwaysLoad("this instance's tools", "them").default(SKILL_DEFAULTS.alwaysLoad),
     allow: unique(z.string().min(1))
       .meta({
         description:

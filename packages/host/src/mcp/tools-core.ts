@@ -19,9 +19,11 @@ import type { InputFeature } from "../entries/tool-entry.js";
 import type { Host } from "../host.js";
 import type { CallOptions, CallOutcome, StageName } from "../pipeline/call.js";
 import type { CallStop } from "../pipeline/call-stop.js";
+import { listedTools } from "../registry/discovery-listings.js";
 import type { Registry } from "../registry/registry.js";
 import type { TraceContext } from "../tracing/tracing.js";
 import { CallTrace } from "../tracing/tracing.js";
+import { createDiscoveryTools } from "./discovery-tools.js";
 import type { RequestOrigin } from "./trace-request.js";
 import { endThrownSpan, endToolSpan, openRequestSpan } from "./trace-request.js";
 
@@ -31,7 +33,13 @@ import { endThrownSpan, endToolSpan, openRequestSpan } from "./trace-request.js"
  */
 export interface CallObserver {
   started(): void;
-  finished(tool: string, skill: string | undefined, outcome: string, seconds: number, stage: StageName | "error"): void;
+  finished(
+    tool: string,
+    skill: string | undefined,
+    outcome: string,
+    seconds: number,
+    stage: StageName | "error" | "search",
+  ): void;
 }
 
 /** One tools/call as every transport reads it from the request. */
@@ -133,6 +141,8 @@ export interface ToolsCoreOptions {
  */
 export function createToolsCore(host: Host, options: ToolsCoreOptions = {}): ToolsCore {
   const { observer } = options;
+  // Undefined for discovery "all": then a call costs nothing more than it did before discovery existed.
+  const discovery = createDiscoveryTools(host);
   const { tracing } = host;
   // By the key the SDK's handler sees (a connection's server, an HTTP request), then by request id.
   const passed = new WeakMap<object, Map<RequestId, PassedOn>>();
@@ -160,7 +170,17 @@ export function createToolsCore(host: Host, options: ToolsCoreOptions = {}): Too
     },
     // Chained on the pipeline's promise rather than awaited in an async function: a call makes two promises fewer,
     // which counts where Node runs a hook for every promise (an AsyncLocalStorage in use).
-    call(request, connection) {
+    call(asked, connection) {
+      let request = asked;
+      if (discovery !== undefined) {
+        const routed = discovery.route(asked.name, asked.args, connection.caller);
+        if (routed !== undefined) {
+          if ("envelope" in routed) return answerDiscovery(routed.tool, routed.envelope, observer);
+          // The call tool stands for the tool it names: from here on the call is that tool's, and nothing else's
+          // (its progress token, JSON-RPC id and trace context stay the request's).
+          request = { ...asked, name: routed.call.name, args: routed.call.args };
+        }
+      }
       const { name, progressToken } = request;
       const startedAt = performance.now();
       // Progress notifications still being sent, made on the first: most calls send none.
@@ -311,6 +331,32 @@ function confirmationOf(connection: ToolConnection): NonNullable<CallOptions["co
 const ELICIT = Object.freeze({ elicit: true });
 const NO_ELICIT = Object.freeze({ elicit: false });
 
+/** The answer of a discovery tool of its own (a search, or bad arguments to the call tool): a result, as any tool's. */
+function answerDiscovery(
+  tool: string,
+  envelope: Promise<Envelope>,
+  observer: CallObserver | undefined,
+): Promise<ToolsAnswer> {
+  const startedAt = performance.now();
+  observer?.started();
+  return envelope.then(
+    (done) => {
+      const seconds = (performance.now() - startedAt) / 1000;
+      observer?.finished(tool, undefined, done.ok ? "ok" : done.error.code, seconds, "search");
+      const result: CallToolResult = {
+        content: [{ type: "text", text: textOf(done) }],
+        structuredContent: done as unknown as Record<string, unknown>,
+      };
+      if (!done.ok) result.isError = true;
+      return { result };
+    },
+    (error: unknown) => {
+      observer?.finished(tool, undefined, "INTERNAL", (performance.now() - startedAt) / 1000, "error");
+      throw error;
+    },
+  );
+}
+
 /** A call's outcome as tools/call answers it. */
 function answerOf(outcome: CallOutcome): ToolsAnswer {
   const { tool } = outcome;
@@ -358,7 +404,7 @@ const lists = new WeakMap<Registry, { listed: Listed | undefined }>();
  * It passes the redactor as it is built: an upstream server's listing is its own text (a careless one describes a
  * tool with the credential the host gave it).
  */
-function listOf({ registry, redactor }: Pick<Host, "registry" | "redactor">): Listed {
+function listOf({ registry, redactor, manifest }: Pick<Host, "registry" | "redactor" | "manifest">): Listed {
   let cached = lists.get(registry);
   if (cached === undefined) {
     const entry: { listed: Listed | undefined } = { listed: undefined };
@@ -369,7 +415,11 @@ function listOf({ registry, redactor }: Pick<Host, "registry" | "redactor">): Li
     cached = entry;
   }
   cached.listed ??= {
-    result: { tools: registry.listings.map((l) => (redactor.active ? redactor.value({ ...l }) : { ...l })) },
+    result: {
+      tools: listedTools(registry, manifest.discovery).map((l) =>
+        redactor.active ? redactor.value({ ...l }) : { ...l },
+      ),
+    },
     json: undefined,
   };
   return cached.listed;

@@ -1,5 +1,9 @@
 import { randomUUID } from "node:crypto";
+import type { Caller } from "../entries/check-scopes.js";
+import { missingScopes } from "../entries/check-scopes.js";
+import { closestNames } from "../errors/closest-names.js";
 import type { Logger } from "../logging/logger.js";
+import type { Discovery, Separator } from "../manifest/manifest.js";
 import type { Redactor } from "../redaction/redactor.js";
 import { REDACTED } from "../redaction/redactor.js";
 import type { Registry } from "../registry/registry.js";
@@ -55,6 +59,12 @@ export interface PipelineDeps {
    */
   run?: BoundedRun;
   /**
+   * How the answer to an unknown name says where the tools are named: tools/list, or under discovery "search" the
+   * search tool; and the separator its suggestions of close names are read with.
+   * @default tools/list, "."
+   */
+  names?: { discovery: Pick<Discovery, "mode" | "searchTool">; separator: Separator };
+  /**
    * Whether calls may carry a trace (`CallOptions.trace`): each stage then runs in a span when its call does. Off,
    * the stages are not wrapped at all.
    * @default false
@@ -90,6 +100,18 @@ export function createPipeline(registry: Registry, deps: PipelineDeps): Pipeline
     }),
   );
   const shape = staged("shape", createShape(validators, logger));
+  const { discovery, separator } = deps.names ?? { discovery: { mode: "all", searchTool: "" }, separator: "." };
+  const finder =
+    discovery.mode === "search"
+      ? `${discovery.searchTool} finds the tools this server has`
+      : "tools/list names the tools this server has";
+
+  /** The names close to an unknown one among the tools this caller may call (none other is ever named to it). */
+  function closeTo(name: string, caller: Caller | undefined): string[] {
+    const names: string[] = [];
+    for (const [full, entry] of registry.tools) if (missingScopes(entry, caller) === undefined) names.push(full);
+    return closestNames(name, names, separator);
+  }
 
   /**
    * One call through the stages, top to bottom: each passes it on, enriched, or answers it. Written as a chain, not
@@ -180,7 +202,7 @@ export function createPipeline(registry: Registry, deps: PipelineDeps): Pipeline
         const entry = registry.tools.get(fullName);
         if (entry === undefined) {
           // Its message names what the client sent, which may be a secret the host knows.
-          const unknown = unknownTool(fullName, traceId, startedAt);
+          const unknown = unknownTool(fullName, traceId, startedAt, closeTo(fullName, options.caller), finder);
           return Promise.resolve(redactor.active ? redactor.value(unknown) : unknown);
         }
         const answered = through({ entry, traceId, startedAt, options, input });
@@ -208,9 +230,19 @@ function redactionsIn(outcome: CallOutcome): number {
   return text.split(REDACTED).length - 1;
 }
 
-/** The answer for a name the table does not have: not a tool's failure, so nothing is audited. */
-function unknownTool(fullName: string, traceId: string, startedAt: number): CallOutcome {
-  const message = `unknown tool "${fullName}"; tools/list names the tools this server has`;
+/**
+ * The answer for a name the table does not have: not a tool's failure, so nothing is audited. It names the closest
+ * names the caller may call, and where to find the others.
+ */
+function unknownTool(
+  fullName: string,
+  traceId: string,
+  startedAt: number,
+  close: readonly string[],
+  finder: string,
+): CallOutcome {
+  const guess = close.length === 0 ? "" : ` did you mean ${close.map((name) => `"${name}"`).join(" or ")}?`;
+  const message = `unknown tool "${fullName}";${guess} ${finder}`;
   return {
     stage: "lookup",
     tool: undefined,

@@ -124,9 +124,18 @@ export async function buildRegistry(manifest: LoadedManifest, options: BuildRegi
       listings.push(row.listing);
     }
   }
+  const reserved = discoveryNames(manifest);
+  for (const name of reserved) {
+    const taken = tools.get(name);
+    if (taken === undefined) continue;
+    problems.push({
+      code: "TOOL_CONFLICT",
+      message: `tool "${name}" of ${taken.instance.source} has the name of a discovery tool (discovery "search" serves "${name}" itself); rename the tool in tools.rename, or give the discovery tool another name in discovery.${name === manifest.discovery.searchTool ? "searchTool" : "callTool"}`,
+    });
+  }
   if (problems.length > 0) await stopServers(servers);
   failOn(problems, manifest);
-  const table = watchServers({ manifest, servers, tools, skillListings, listings, logger: options.logger });
+  const table = watchServers({ manifest, servers, tools, skillListings, listings, reserved, logger: options.logger });
   return {
     instances,
     servers,
@@ -143,6 +152,12 @@ export async function buildRegistry(manifest: LoadedManifest, options: BuildRegi
       await Promise.all([isolates.close(), stopServers(servers)]);
     },
   };
+}
+
+/** The names the discovery tools take in the table's namespace: none unless discovery is "search". */
+function discoveryNames(manifest: LoadedManifest): ReadonlySet<string> {
+  const { mode, searchTool, callTool } = manifest.discovery;
+  return new Set(mode === "search" ? [searchTool, callTool] : []);
 }
 
 /** Stops every upstream server (a stdio server's process ends). */

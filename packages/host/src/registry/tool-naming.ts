@@ -3,7 +3,8 @@ import type { SkillInstance } from "../entries/skill-instance.js";
 import type { Isolates } from "../entries/skill-tool.js";
 import { skillToolEntry } from "../entries/skill-tool.js";
 import type { ToolSurface } from "../entries/surface.js";
-import type { ToolEntry, ToolListing } from "../entries/tool-entry.js";
+import type { ToolEntry, ToolHints, ToolListing } from "../entries/tool-entry.js";
+import { ALWAYS_LOAD, SEARCH_HINT } from "../entries/tool-entry.js";
 import { instanceMount } from "../entries/uri-template.js";
 import type { LoadedManifest, SkillEntry } from "../manifest/manifest.js";
 import { ownValue } from "./own-value.js";
@@ -66,6 +67,8 @@ export function skillTools(
         outputSchema: envelopeSchema(tool.outputSchema) as ToolListing["outputSchema"],
         annotations: { title, ...tool.mcpAnnotations, ...override.annotations },
       };
+      const hints = hintsOf(entry.alwaysLoad, override);
+      if (hints !== undefined) listing._meta = hints;
       const init = {
         fullName,
         toolName: tool.name,
@@ -111,6 +114,22 @@ export function advertisedInput(
       },
     },
   };
+}
+
+/**
+ * The discovery hints of a tool, from its instance's `alwaysLoad` and its override's `alwaysLoad` and `searchHint`
+ * (the tool's own setting wins); undefined when there are none, so that a listing without hints is what it was.
+ */
+export function hintsOf(
+  instanceAlwaysLoad: boolean | undefined,
+  override: { alwaysLoad?: boolean | undefined; searchHint?: string | undefined },
+): ToolHints | undefined {
+  const always = override.alwaysLoad ?? instanceAlwaysLoad ?? false;
+  if (!always && override.searchHint === undefined) return undefined;
+  const hints: ToolHints = {};
+  if (always) hints[ALWAYS_LOAD] = true;
+  if (override.searchHint !== undefined) hints[SEARCH_HINT] = override.searchHint;
+  return hints;
 }
 
 /** The scopes a tool requires: those given for every tool ("*") and those given for it by name. */

@@ -17,7 +17,7 @@ import type { LockFile } from "./lock.js";
 import { lockCommand, lockPathOf, matchesHash, serverSourceOf } from "./lock.js";
 import { ownValue } from "./own-value.js";
 import { isReservedKey } from "./scope-keys.js";
-import { advertisedInput, FULL_NAME, toolScopes } from "./tool-naming.js";
+import { advertisedInput, FULL_NAME, hintsOf, toolScopes } from "./tool-naming.js";
 
 /** How {@link openServers} reaches and lists the manifest's upstream servers. */
 export interface OpenServersOptions {
@@ -182,6 +182,8 @@ export function serverRows(
       outputSchema: envelopeSchema(undefined) as ToolListing["outputSchema"],
       annotations: { ...tool.annotations, title, ...override.annotations },
     };
+    const hints = hintsOf(server.entry.alwaysLoad, override);
+    if (hints !== undefined) listing._meta = hints;
     const scopes = toolScopes(server.entry, tool.name);
     rows.push({ fullName, listing, entry: upstreamToolEntry(server, { fullName, tool, listing, scopes }) });
   }
@@ -198,6 +200,8 @@ export interface WatchServersOptions {
   skillListings: readonly ToolListing[];
   /** The listings at start. */
   listings: readonly ToolListing[];
+  /** Names no server's tool may take (the discovery tools'). */
+  reserved?: ReadonlySet<string>;
   logger: Logger | undefined;
 }
 
@@ -221,7 +225,15 @@ export function watchServers(options: WatchServersOptions) {
   }
   let listings = options.listings;
 
+  const reserved = options.reserved ?? new Set<string>();
   const place = (server: UpstreamServer, row: ServerRow): boolean => {
+    if (reserved.has(row.fullName)) {
+      logger.warn(
+        { tool: row.fullName, hidden: server.source },
+        `tool "${row.fullName}" of ${server.source} is not served: it has the name of a discovery tool; rename it in tools.rename`,
+      );
+      return false;
+    }
     const taken = tools.get(row.fullName);
     if (taken === undefined) {
       tools.set(row.fullName, row.entry);

@@ -1,0 +1,73 @@
+/**
+ * A task as a person writes it, made closer to the words tools are described with: argument values said as what
+ * they are, and the everyday words for what tools do matched with the words their descriptions use.
+ */
+
+/**
+ * A task with its argument values said as what they are: a URL as "url", a file name as "file", a number left out.
+ * `summarize https://example.com/a.pdf` and `read old-notes.txt` then match tools by what they take, not by the words
+ * of one value (old, notes), which would match other tools' names.
+ *
+ * @example
+ * taskWords("remove old-notes.txt") // "remove  file "
+ */
+export function taskWords(text: string): string {
+  return text.replace(URL, " url ").replace(FILE_NAME, " file ").replace(NUMBER, " ");
+}
+
+/**
+ * Each stemmed word of SYNONYMS with the other words of its groups, stemmed the same way: a task says "remove",
+ * "folder" or "make", a description "delete", "directory" or "create".
+ *
+ * @example
+ * synonymsOf(stem).get("remov") // ["delet", "eras", …]
+ */
+export function synonymsOf(stem: (word: string) => string): ReadonlyMap<string, readonly string[]> {
+  const out = new Map<string, string[]>();
+  for (const group of SYNONYMS) {
+    const stems = group.split(" ").map((word) => stem(word));
+    for (const one of stems) {
+      const others = out.get(one) ?? [];
+      for (const other of stems) if (other !== one && !others.includes(other)) others.push(other);
+      out.set(one, others);
+    }
+  }
+  return out;
+}
+
+// --- internal ---
+
+const URL = /\b[a-z][a-z0-9+.-]*:\/\/\S+/gi;
+/** A file name with a common extension (not .js or .ts: library names end so too, next.js). */
+const FILE_NAME =
+  /(?<![\w.])[\w-]+\.(?:txt|md|markdown|json|ya?ml|csv|tsv|pdf|docx?|xlsx?|pptx?|png|jpe?g|gif|svg|webp|log|py|go|rs|java|html?|css|xml|toml|ini|sh|zip|tar|gz)(?![\w.])/gi;
+const NUMBER = /(?<![\w.])\d+(?:\.\d+)*(?![\w.])/g;
+
+/**
+ * Words that name the same action or thing in tasks and in tool descriptions, a group a line. Only everyday
+ * vocabulary of software tools: a word a task uses also finds tools described with another word of its group.
+ */
+const SYNONYMS = [
+  "delete remove erase destroy trash",
+  "create make new add",
+  "find search lookup locate",
+  "get fetch retrieve read show view display",
+  "update edit modify change",
+  "folder directory",
+  "run execute launch invoke",
+  "stop kill terminate cancel",
+  "move rename",
+  "copy duplicate clone",
+  "screenshot capture",
+  "click press",
+  "navigate visit browse",
+  "user person people member",
+  "issue ticket",
+  "repository repo",
+  "page website webpage site",
+  "email mail",
+  "error failure failing",
+  "image picture photo",
+  "history audit",
+  "distance route directions",
+];

@@ -1,0 +1,343 @@
+import type { JsonSchema } from "@skillport/core";
+import type { default as MiniSearchClass, SearchResult } from "minisearch";
+import type { ToolEntry } from "../entries/tool-entry.js";
+import { SEARCH_HINT } from "../entries/tool-entry.js";
+import type { Registry } from "./registry.js";
+import { synonymsOf, taskWords } from "./task-words.js";
+
+/** What a search finds: the tools, best first. */
+export interface ToolSearch {
+  /**
+   * The tools that best match what a task needs, written in words (`"delete a file"`), best first: at most `limit`,
+   * only those `allowed` lets through (the caller's scopes). The index is built on the first search and follows the
+   * table: a change of an upstream server's tools is in the next search.
+   */
+  search(query: string, limit: number, allowed?: (entry: ToolEntry) => boolean): Promise<ToolEntry[]>;
+}
+
+/**
+ * A search over a registry's tools, ranked by MiniSearch (BM25+, with prefix and fuzzy matching) over each tool's
+ * name split into words, its title, description, search hint, argument names and descriptions, and its skill's
+ * SKILL.md description. Nothing is loaded or built before the first search: a host that never searches pays nothing.
+ *
+ * @example
+ * const tools = createToolSearch(host.registry);
+ * const found = await tools.search("delete a file", 5); // [files.delete_file, …]
+ */
+export function createToolSearch(registry: Registry): ToolSearch {
+  let built: ToolIndex | undefined;
+  let building: Promise<ToolIndex> | undefined;
+  // The table changed since the index was last brought up to date.
+  let stale = false;
+  registry.subscribe(() => {
+    stale = true;
+  });
+  const current = (): ToolIndex | Promise<ToolIndex> => {
+    if (built === undefined) {
+      building ??= loadRanking().then((ranking) => {
+        stale = false;
+        built = buildToolIndex(ranking, registry.tools.values(), skillTexts(registry));
+        return built;
+      });
+      return building;
+    }
+    if (stale) {
+      stale = false;
+      built.update(registry.tools.values(), skillTexts(registry));
+    }
+    return built;
+  };
+  return {
+    async search(query, limit, allowed) {
+      const index = current();
+      return (index instanceof Promise ? await index : index).search(query, limit, allowed);
+    },
+  };
+}
+
+/** The index over one set of tools: searched, and brought up to date with a changed table. */
+export interface ToolIndex {
+  search(query: string, limit: number, allowed?: (entry: ToolEntry) => boolean): ToolEntry[];
+  /** Indexes the tools added or changed (a new listing) and forgets those gone. */
+  update(entries: Iterable<ToolEntry>, skills: ReadonlyMap<object, string>): void;
+  readonly size: number;
+}
+
+/** MiniSearch and a stemmer, loaded on the first search (a composition that never searches never loads them). */
+export interface Ranking {
+  MiniSearch: typeof MiniSearchClass;
+  stem: (word: string) => string;
+}
+
+/** Loads the ranking's libraries. */
+export async function loadRanking(): Promise<Ranking> {
+  const [{ default: MiniSearch }, { stemmer }] = await Promise.all([import("minisearch"), import("stemmer")]);
+  return { MiniSearch, stem: stemmer };
+}
+
+/**
+ * Builds the index over `entries`; `skills` gives each owner (a skill instance) the text its SKILL.md describes it
+ * with. Synchronous: for a benchmark of the build, and for createToolSearch.
+ */
+export function buildToolIndex(
+  ranking: Ranking,
+  entries: Iterable<ToolEntry>,
+  skills: ReadonlyMap<object, string>,
+): ToolIndex {
+  const { MiniSearch } = ranking;
+  const words = wordsOf(ranking.stem);
+  const synonyms = synonymsOf(ranking.stem);
+  // How many of the current query's terms are its own; the rest are their synonyms (search is synchronous).
+  let own = 0;
+  const queryTerms = (text: string): string[] => {
+    const terms = words(taskWords(text), QUERY_TERMS);
+    own = terms.length;
+    for (const term of terms.slice()) {
+      for (const other of synonyms.get(term) ?? []) if (!terms.includes(other)) terms.push(other);
+    }
+    return terms;
+  };
+  const indexed = new Map<string, ToolEntry>();
+  const search = new MiniSearch<ToolDocument>({
+    idField: "id",
+    fields: FIELDS,
+    // Documents arrive as terms already (see documentOf); a query is split and stemmed the same way.
+    extractField: (document, field) => document[field as keyof ToolDocument],
+    stringifyField: (value) => value as unknown as string,
+    tokenize: (terms) => terms as unknown as string[],
+    processTerm: (term) => term,
+    searchOptions: {
+      tokenize: queryTerms,
+      processTerm: (term) => term,
+      boost: BOOST,
+      // A synonym counts less than the word the task used, and only as itself.
+      boostTerm: (_term, i) => (i < own ? 1 : SYNONYM),
+      prefix: (term, i) => i < own && term.length >= MIN_PREFIX,
+      fuzzy: (term, i) => (i < own && term.length >= MIN_FUZZY ? FUZZY : false),
+      maxFuzzy: 1,
+      combineWith: "OR",
+      bm25: BM25,
+    },
+  });
+  for (const entry of entries) {
+    indexed.set(entry.fullName, entry);
+    search.add(documentOf(entry, skills.get(entry.instance), words));
+  }
+  return {
+    get size() {
+      return indexed.size;
+    },
+    search(query, limit, allowed) {
+      const filter =
+        allowed === undefined
+          ? undefined
+          : (result: SearchResult) => {
+              const entry = indexed.get(result.id as string);
+              return entry !== undefined && allowed(entry);
+            };
+      const found = search.search(query, filter === undefined ? {} : { filter });
+      const out: ToolEntry[] = [];
+      for (const result of found) {
+        const entry = indexed.get(result.id as string);
+        if (entry === undefined) continue;
+        out.push(entry);
+        if (out.length >= limit) break;
+      }
+      return out;
+    },
+    update(next, nextSkills) {
+      const seen = new Set<string>();
+      for (const entry of next) {
+        seen.add(entry.fullName);
+        const before = indexed.get(entry.fullName);
+        if (before?.listing === entry.listing && before.instance === entry.instance) continue;
+        if (before !== undefined) search.discard(entry.fullName);
+        indexed.set(entry.fullName, entry);
+        search.add(documentOf(entry, nextSkills.get(entry.instance), words));
+      }
+      for (const name of [...indexed.keys()]) {
+        if (seen.has(name)) continue;
+        search.discard(name);
+        indexed.delete(name);
+      }
+    },
+  };
+}
+
+// --- internal ---
+
+/**
+ * Splits text into the terms the index holds: words (camelCase, snake_case and dotted names split), lower case,
+ * without the most common English words, stemmed (Porter), at most `cap` of them.
+ *
+ * @example
+ * wordsOf(stem)("Deletes the file at path", 10) // ["delet", "file", "path"]
+ */
+function wordsOf(stem: (word: string) => string): (text: string, cap: number) => string[] {
+  const stems = new Map<string, string>();
+  return (text, cap) => {
+    const out: string[] = [];
+    WORD.lastIndex = 0;
+    for (let match = WORD.exec(text); match !== null; match = WORD.exec(text)) {
+      const word = match[0];
+      let term = stems.get(word);
+      if (term === undefined) {
+        const lower = word.toLowerCase();
+        term = lower.length < 2 || STOP_WORDS.has(lower) ? "" : stem(lower);
+        // Queries bring words of their own: the cache starts again rather than grow without end.
+        if (stems.size >= MAX_STEMS) stems.clear();
+        stems.set(word, term);
+      }
+      if (term === "") continue;
+      out.push(term);
+      if (out.length >= cap) break;
+    }
+    return out;
+  };
+}
+
+type Field = "name" | "title" | "hint" | "summary" | "description" | "params" | "skill";
+
+/** A tool as the index holds it: its full name, and each field as its terms. */
+type ToolDocument = { id: string } & Record<Field, string[]>;
+
+const FIELDS: Field[] = ["name", "title", "hint", "summary", "description", "params", "skill"];
+
+/**
+ * How much a match in each field counts. A tool's name, the hint its operator wrote and the opening sentence of its
+ * description say what it is for; the rest of its description says how to use it, with more words that are not about
+ * the task; its arguments and its skill's description tell tools apart least.
+ */
+const BOOST: Record<Field, number> = {
+  name: 3,
+  title: 2,
+  hint: 3,
+  summary: 2,
+  description: 1,
+  params: 0.5,
+  skill: 0.3,
+};
+
+/**
+ * BM25+ as MiniSearch computes it, with a field's length counting more than its default (b 0.9, not 0.7):
+ * descriptions run from five words to hundreds, and a long one matches a task's words by chance.
+ */
+const BM25 = { k: 1.2, b: 0.9, d: 0.5 };
+
+/**
+ * The most terms a field holds. The opening of a long description says what the tool is for; what follows (usage
+ * notes, warnings, examples) matches tasks by chance more often than it tells tools apart, and makes the index
+ * larger and slower to build.
+ */
+const FIELD_TERMS: Record<Field, number> = {
+  name: 16,
+  title: 16,
+  hint: 32,
+  summary: 32,
+  description: 32,
+  params: 12,
+  skill: 48,
+};
+
+/** Characters of text that hold about one term (a word of five letters, a space, a stop word now and then). */
+const CHARS_PER_TERM = 10;
+
+/** The most terms of a query that count: a whole paragraph pasted in is cut there. */
+const QUERY_TERMS = 32;
+
+/** Terms at least this long also match the terms they begin (a word typed in part). */
+const MIN_PREFIX = 4;
+/** Terms at least this long also match terms one edit away (a typo). */
+const MIN_FUZZY = 5;
+const FUZZY = 1;
+/** How much a synonym of a task's word counts, against the word itself. */
+const SYNONYM = 0.5;
+
+/** The most words whose terms are kept (a tool table's words are a few thousand). */
+const MAX_STEMS = 50_000;
+
+/** A word: a run of letters (a capital starting a camelCase part) or of digits. */
+const WORD = /[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\p{L}+|\d+/gu;
+
+/** Words too common in tasks and descriptions to tell tools apart. */
+const STOP_WORDS = new Set(
+  (
+    "a an and are as at be been but by can could do does for from has have how i if in into is it its me my of on " +
+    "or our please should so that the their them then there these this those to us was we what when where which " +
+    "will with would you your"
+  ).split(" "),
+);
+
+/**
+ * Argument names and descriptions, depth first, three levels deep at most, until about `budget` characters: the
+ * field keeps its first terms only, and a large schema (hundreds of nested properties) need not be walked whole.
+ */
+function paramsText(schema: JsonSchema | undefined, budget: number): string {
+  const out: string[] = [];
+  let length = 0;
+  const walk = (node: JsonSchema | undefined, depth: number): void => {
+    if (node === undefined || typeof node !== "object" || depth > 2) return;
+    const properties = (node as { properties?: Record<string, JsonSchema> }).properties;
+    if (properties === undefined || typeof properties !== "object") return;
+    for (const [name, property] of Object.entries(properties)) {
+      if (length >= budget) return;
+      // The host's own confirmation argument says nothing about what the tool does.
+      if (name === "_confirm") continue;
+      out.push(name);
+      length += name.length + 1;
+      if (property === null || typeof property !== "object") continue;
+      const { description, items } = property as { description?: unknown; items?: JsonSchema };
+      if (typeof description === "string") {
+        out.push(description);
+        length += description.length + 1;
+      }
+      walk(property, depth + 1);
+      if (items !== undefined) walk(items, depth + 1);
+    }
+  };
+  walk(schema, 0);
+  return out.join(" ");
+}
+
+function documentOf(
+  entry: ToolEntry,
+  skill: string | undefined,
+  words: (text: string, cap: number) => string[],
+): ToolDocument {
+  const { listing } = entry;
+  const hint = listing._meta?.[SEARCH_HINT];
+  const description = prose(listing.description);
+  const summary = summaryOf(description);
+  return {
+    id: entry.fullName,
+    // The full name and the tool's own name (before a rename) as words: files.delete_file → files delete file.
+    name: words(entry.toolName === listing.name ? listing.name : `${listing.name} ${entry.toolName}`, FIELD_TERMS.name),
+    title: words(listing.title, FIELD_TERMS.title),
+    hint: hint === undefined ? [] : words(hint, FIELD_TERMS.hint),
+    summary: words(summary, FIELD_TERMS.summary),
+    description: words(description, FIELD_TERMS.description),
+    params: words(paramsText(listing.inputSchema, FIELD_TERMS.params * CHARS_PER_TERM), FIELD_TERMS.params),
+    skill: skill === undefined ? [] : words(skill, FIELD_TERMS.skill),
+  };
+}
+
+/** A description without its code: fenced blocks and inline code are examples, not what the tool is for. */
+function prose(text: string): string {
+  return text.replace(/```[\s\S]*?(?:```|$)/g, " ").replace(/`[^`\n]*`/g, " ");
+}
+
+/** The opening sentence of a description (without its code), which says what the tool does. */
+function summaryOf(description: string): string {
+  const plain = description.replace(/^[^\p{L}\p{N}]+/u, "");
+  const end = plain.search(/[.!?](?:\s|$)|\n\s*\n/);
+  return end === -1 ? plain : plain.slice(0, end);
+}
+
+/** Each skill instance's SKILL.md description, by instance. */
+function skillTexts(registry: Registry): Map<object, string> {
+  const texts = new Map<object, string>();
+  for (const doc of registry.skillDocs) {
+    if (doc.description !== undefined) texts.set(doc.instance, `${doc.name} ${doc.description}`);
+  }
+  return texts;
+}
