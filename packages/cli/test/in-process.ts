@@ -14,6 +14,7 @@ import type { LinePipe } from "@skillport/test-utils";
 import { linePipe } from "@skillport/test-utils";
 import pino from "pino";
 import { upstreamClient } from "../src/upstream-client.js";
+import { textStream } from "./workspace.js";
 
 /** Options for {@link hostInProcess}. */
 export interface InProcessOptions {
@@ -39,12 +40,10 @@ interface InProcessHost {
 /** The host `skillport serve --manifest <manifest>` builds, in this process. */
 async function hostInProcess(manifest: string, options: InProcessOptions = {}): Promise<InProcessHost> {
   const restore = setEnv(options.env ?? {});
-  let text = "";
-  const waiters = new Set<() => void>();
+  const text = textStream();
   const stream = new Writable({
     write(chunk, _encoding, done) {
-      text += chunk.toString();
-      for (const wake of [...waiters]) wake();
+      text.add(chunk.toString());
       done();
     },
   });
@@ -58,17 +57,8 @@ async function hostInProcess(manifest: string, options: InProcessOptions = {}): 
   }
   return {
     host,
-    stderr: () => text,
-    stderrUntil: (check) =>
-      new Promise((resolve) => {
-        const wake = () => {
-          if (!check(text)) return;
-          waiters.delete(wake);
-          resolve();
-        };
-        waiters.add(wake);
-        wake();
-      }),
+    stderr: text.text,
+    stderrUntil: text.until,
     async close() {
       await host.close();
       restore();

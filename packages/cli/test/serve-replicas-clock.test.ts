@@ -6,12 +6,12 @@
 import { access, mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
+import { type Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import type { RedisServer } from "@skillport/test-utils";
 import { skipWithout, startRedis } from "@skillport/test-utils";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ServedHttp, Workspace } from "./workspace.js";
-import { connectStdio, makeWorkspace, REPO, serveHttp, storeState } from "./workspace.js";
+import { connectReplicas, connectStdio, makeWorkspace, REPO, serveHttp, storeState } from "./workspace.js";
 
 const FILES_SKILL = path.join(REPO, "skills/skill-files");
 const CLOCK_AHEAD = fileURLToPath(new URL("./fixtures/clock-ahead.mjs", import.meta.url));
@@ -59,18 +59,7 @@ describe.skipIf(skipWithout("redis-server"))(
       const ahead = { NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ""} --import=${CLOCK_AHEAD}`.trim() };
       servers.push(serveHttp(["--manifest", manifest], ws.dir, { ...env, ...ahead }));
       servers.push(serveHttp(["--manifest", manifest], ws.dir, env));
-      for (const server of servers) {
-        const url = await server.url;
-        const client = new Client({ name: "clock-skew-caller", version: "0.0.0" });
-        await client.connect(
-          new StreamableHTTPClientTransport(new URL(url), {
-            requestInit: { headers: { authorization: `Bearer ${TOKEN}` } },
-          }),
-        );
-        clients.push(client);
-      }
-      // Each says it shares through the store (on its first heartbeat, or its second if Redis was not connected yet).
-      await Promise.all(servers.map((s) => s.stderrUntil((text) => storeState(text) === "reachable")));
+      clients.push(...(await connectReplicas(servers, "clock-skew-caller", TOKEN)));
     });
 
     afterAll(async () => {

@@ -3,12 +3,12 @@
 // restarted under both, with the files the tool deletes as the witness of what ran.
 import { access, mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
+import { type Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import type { RedisServer } from "@skillport/test-utils";
 import { skipWithout, startRedis } from "@skillport/test-utils";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ServedHttp, Workspace } from "./workspace.js";
-import { makeWorkspace, REPO, serveHttp, storeState } from "./workspace.js";
+import { connectReplicas, makeWorkspace, REPO, serveHttp, storeState } from "./workspace.js";
 
 const FILES_SKILL = path.join(REPO, "skills/skill-files");
 const TOKEN = "alice-token-0123456789abcdef";
@@ -44,18 +44,7 @@ describe.skipIf(skipWithout("redis-server"))("two skillport serve --http process
     );
     const env = { REDIS_URL: `redis://:${REDIS_PASSWORD}@127.0.0.1:${redis.port}/0`, ALICE_TOKEN: TOKEN };
     for (let i = 0; i < 2; i++) servers.push(serveHttp(["--manifest", manifest], ws.dir, env));
-    for (const server of servers) {
-      const url = await server.url;
-      const client = new Client({ name: "replica-caller", version: "0.0.0" });
-      await client.connect(
-        new StreamableHTTPClientTransport(new URL(url), {
-          requestInit: { headers: { authorization: `Bearer ${TOKEN}` } },
-        }),
-      );
-      clients.push(client);
-    }
-    // Each says it shares through the store (on its first heartbeat, or its second if Redis was not connected yet).
-    await Promise.all(servers.map((s) => s.stderrUntil((text) => storeState(text) === "reachable")));
+    clients.push(...(await connectReplicas(servers, "replica-caller", TOKEN)));
   });
 
   afterAll(async () => {

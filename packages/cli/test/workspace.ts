@@ -4,7 +4,7 @@ import { cp, mkdtemp, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { Client } from "@modelcontextprotocol/client";
+import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 
 export const REPO = fileURLToPath(new URL("../../../", import.meta.url));
@@ -173,6 +173,25 @@ export function serveHttp(args: string[], cwd: string, env: Record<string, strin
 }
 
 /**
+ * An SDK client for each served replica, calling with `token` as its bearer token, once every replica says it shares
+ * through the store (on its first heartbeat, or its second if Redis was not connected yet).
+ */
+export async function connectReplicas(servers: readonly ServedHttp[], name: string, token: string): Promise<Client[]> {
+  const clients: Client[] = [];
+  for (const server of servers) {
+    const client = new Client({ name, version: "0.0.0" });
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(await server.url), {
+        requestInit: { headers: { authorization: `Bearer ${token}` } },
+      }),
+    );
+    clients.push(client);
+  }
+  await Promise.all(servers.map((s) => s.stderrUntil((text) => storeState(text) === "reachable")));
+  return clients;
+}
+
+/**
  * What a served process last logged about its shared state store (`state` in the manifest): "reachable" once it
  * says it shares through the store or that the store is back, "unreachable" once it says it cannot reach it, and
  * undefined before it said either. It says so on its heartbeat (every 2 s) and on a call that reaches the store.
@@ -297,7 +316,7 @@ export const initialized = { jsonrpc: "2.0", method: "notifications/initialized"
 // --- internal ---
 
 /** Text that arrives in chunks, and waits for a condition on it that are checked as each chunk arrives. */
-function textStream() {
+export function textStream() {
   let text = "";
   const waiters = new Set<() => void>();
   return {
