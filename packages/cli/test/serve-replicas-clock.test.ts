@@ -6,7 +6,7 @@
 import { access, mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { type Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
+import type { Client } from "@modelcontextprotocol/client";
 import type { RedisServer } from "@skillport/test-utils";
 import { skipWithout, startRedis } from "@skillport/test-utils";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";

@@ -3,7 +3,7 @@
 // restarted under both, with the files the tool deletes as the witness of what ran.
 import { access, mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { type Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
+import type { Client } from "@modelcontextprotocol/client";
 import type { RedisServer } from "@skillport/test-utils";
 import { skipWithout, startRedis } from "@skillport/test-utils";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
