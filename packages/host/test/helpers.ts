@@ -51,6 +51,7 @@ export function lockFor(manifest: LoadedManifest, registry: Registry): LockFile 
             source: serverSourceOf(server.entry),
             hash: hashOf(server.tools),
             tools: [...server.tools],
+            ...(server.serverInfo === undefined ? {} : { server: server.serverInfo }),
           })),
         }),
   };

@@ -2,6 +2,7 @@
 // compiling an upstream input schema with the engine the client gives (here a stand-in with the client's contract:
 // throws for what it cannot run, a RangeError for a text too long, and no toString of its own, which the host's ajv
 // setup must not need). The report `skillport check` prints of them is tested in @skillport/tooling.
+import { standInPatternEngine } from "@skillport/test-utils";
 import { describe, expect, it } from "vitest";
 import type { Runnable } from "../src/entries/tool-entry.js";
 import { createValidators } from "../src/pipeline/validators.js";
@@ -9,16 +10,7 @@ import type { PatternEngine } from "../src/schema/ajv.js";
 import { lazyAjv } from "../src/schema/ajv.js";
 import { schemaPatterns } from "../src/schema/schema-patterns.js";
 
-const engine: PatternEngine = (pattern) => {
-  if (pattern.includes("(?=")) throw new Error(`the pattern ${JSON.stringify(pattern)} cannot be run: lookahead`);
-  const native = new RegExp(pattern, "u");
-  return {
-    test(text) {
-      if (text.length > 20) throw new RangeError(`a string of ${text.length} characters is too long`);
-      return native.test(text);
-    },
-  };
-};
+const engine: PatternEngine = standInPatternEngine();
 
 describe("schemaPatterns", () => {
   it("finds every pattern and patternProperties key, in the order written, with its JSON pointer", () => {

@@ -8,5 +8,6 @@ export { linePipe } from "./line-pipe.js";
 export { jsonLineIn, linesOf, untilLines } from "./lines.js";
 export type { Tool } from "./needs.js";
 export { CHROMIUM, CI, hasTool, missingTool, SKIPS_FILE_VARIABLE, skipWithout } from "./needs.js";
+export { standInPatternEngine } from "./pattern-engine.js";
 export type { RedisServer } from "./redis-server.js";
 export { startRedis } from "./redis-server.js";

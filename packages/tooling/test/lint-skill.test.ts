@@ -8,7 +8,8 @@ import type { LintFinding } from "../src/lint-skill.js";
 import { formatLintFinding, LINT_RULES, lintSkill } from "../src/lint-skill.js";
 
 /** A skill written as the bundled ones are (zod inputs, bounds, patterns, briefs). */
-const NOTEBOOK = fileURLToPath(new URL("fixtures/skill-notebook/", import.meta.url));
+// The host's notebook fixture, one copy for both packages' tests.
+const NOTEBOOK = fileURLToPath(new URL("../../host/test/fixtures/skill-notebook/", import.meta.url));
 
 const good = {
   name: "search_items",

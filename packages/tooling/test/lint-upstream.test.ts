@@ -1,19 +1,11 @@
 // The upstream pattern report `skillport check` and `skillport lock` print: with a stand-in for the client's linear
 // engine (throws for what it cannot run, a RangeError for a text too long).
 import type { PatternEngine } from "@skillport/host/surface";
+import { standInPatternEngine } from "@skillport/test-utils";
 import { describe, expect, it } from "vitest";
 import { lintUpstreamPatterns } from "../src/lint-upstream.js";
 
-const engine: PatternEngine = (pattern) => {
-  if (pattern.includes("(?=")) throw new Error(`the pattern ${JSON.stringify(pattern)} cannot be run: lookahead`);
-  const native = new RegExp(pattern, "u");
-  return {
-    test(text) {
-      if (text.length > 20) throw new RangeError(`a string of ${text.length} characters is too long`);
-      return native.test(text);
-    },
-  };
-};
+const engine: PatternEngine = standInPatternEngine();
 
 describe("lintUpstreamPatterns", () => {
   it("errs on a pattern the engine cannot run and warns on a super-linear one, in input and output schemas", () => {

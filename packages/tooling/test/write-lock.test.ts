@@ -9,7 +9,8 @@ import { readLock, stringifyLock } from "@skillport/host/surface";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { lockOf, writeLock } from "../src/write-lock.js";
 
-const NOTEBOOK = fileURLToPath(new URL("fixtures/skill-notebook/", import.meta.url));
+// The host's notebook fixture, one copy for both packages' tests.
+const NOTEBOOK = fileURLToPath(new URL("../../host/test/fixtures/skill-notebook/", import.meta.url));
 const logger = createLogger({ level: "silent" });
 
 describe("lockOf and writeLock", () => {
