@@ -6,10 +6,10 @@
 import { access, mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
+import type { Client } from "@modelcontextprotocol/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ServedHttp, Workspace } from "./workspace.js";
-import { connectStdio, makeWorkspace, REPO, serveHttp } from "./workspace.js";
+import { connectAs, connectStdio, makeWorkspace, REPO, serveHttp } from "./workspace.js";
 
 const FILES_SKILL = path.join(REPO, "skills/skill-files");
 const FIXTURE = fileURLToPath(new URL("../../client/test/fixtures/fixture-server.mjs", import.meta.url));
@@ -174,15 +174,7 @@ describe('discovery "search" over HTTP, a real server process', () => {
     await ws?.dispose();
   });
 
-  async function as(token: string) {
-    const client = new Client({ name: "http-caller", version: "0.0.0" });
-    await client.connect(
-      new StreamableHTTPClientTransport(new URL(url), {
-        requestInit: { headers: { authorization: `Bearer ${token}` } },
-      }),
-    );
-    return client;
-  }
+  const as = (token: string) => connectAs(url, token);
 
   it("lists the two discovery tools, and shows and runs a tool only for a caller with its scope", async () => {
     const full = await as(FULL);

@@ -1,12 +1,11 @@
 import { access, mkdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
-import type { JSONRPCMessage, Transport } from "@modelcontextprotocol/client";
-import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
+import type { Client, JSONRPCMessage, Transport } from "@modelcontextprotocol/client";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { HttpInProcess, StdioInProcess } from "./in-process.js";
 import { httpInProcess, stdioInProcess } from "./in-process.js";
 import type { Workspace } from "./workspace.js";
-import { makeWorkspace, REPO, runCli } from "./workspace.js";
+import { connectAs, makeWorkspace, REPO, runCli } from "./workspace.js";
 
 const FILES_SKILL = path.join(REPO, "skills/skill-files");
 
@@ -208,15 +207,7 @@ describe("operation ids over HTTP (the opt-in fallback)", () => {
     await ws?.dispose();
   });
 
-  async function as(token: string) {
-    const client = new Client({ name: "http-caller", version: "0.0.0" });
-    await client.connect(
-      new StreamableHTTPClientTransport(new URL(url), {
-        requestInit: { headers: { authorization: `Bearer ${token}` } },
-      }),
-    );
-    return client;
-  }
+  const as = (token: string) => connectAs(url, token);
 
   it("does not let bob redeem the operation id issued to alice", async () => {
     const alice = await as("alice-token-0123456789abcdef");

@@ -1,10 +1,10 @@
 import path from "node:path";
-import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
+import type { Client } from "@modelcontextprotocol/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { HttpInProcess } from "./in-process.js";
 import { httpInProcess } from "./in-process.js";
 import type { Workspace } from "./workspace.js";
-import { makeWorkspace, NOTES_SKILL, REPO, runCli } from "./workspace.js";
+import { connectAs, makeWorkspace, NOTES_SKILL, REPO, runCli } from "./workspace.js";
 
 // Issue 35, item 6: an instance whose tools need scopes must not hand the same data to a caller without them through
 // resources, templates, prompts or completions. These tests replay it through the host `skillport serve --http`
@@ -36,12 +36,8 @@ function manifestOf(skills: unknown[]) {
   };
 }
 
-async function as(url: string, token: string): Promise<Client> {
-  const client = new Client({ name: "scopes-test", version: "0.0.0" });
-  await client.connect(
-    new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { authorization: `Bearer ${token}` } } }),
-  );
-  return client;
+function as(url: string, token: string): Promise<Client> {
+  return connectAs(url, token, "scopes-test");
 }
 
 const errorOf = (promise: Promise<unknown>) =>

@@ -172,21 +172,24 @@ export function serveHttp(args: string[], cwd: string, env: Record<string, strin
   return { child, url, stderr: stderr.text, stderrUntil, exit };
 }
 
+/** An SDK client connected over Streamable HTTP to `url`, calling with `token` as its bearer token. */
+export async function connectAs(url: string, token: string, name = "http-caller"): Promise<Client> {
+  const client = new Client({ name, version: "0.0.0" });
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(url), {
+      requestInit: { headers: { authorization: `Bearer ${token}` } },
+    }),
+  );
+  return client;
+}
+
 /**
  * An SDK client for each served replica, calling with `token` as its bearer token, once every replica says it shares
  * through the store (on its first heartbeat, or its second if Redis was not connected yet).
  */
 export async function connectReplicas(servers: readonly ServedHttp[], name: string, token: string): Promise<Client[]> {
   const clients: Client[] = [];
-  for (const server of servers) {
-    const client = new Client({ name, version: "0.0.0" });
-    await client.connect(
-      new StreamableHTTPClientTransport(new URL(await server.url), {
-        requestInit: { headers: { authorization: `Bearer ${token}` } },
-      }),
-    );
-    clients.push(client);
-  }
+  for (const server of servers) clients.push(await connectAs(await server.url, token, name));
   await Promise.all(servers.map((s) => s.stderrUntil((text) => storeState(text) === "reachable")));
   return clients;
 }
