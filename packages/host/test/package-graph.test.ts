@@ -50,7 +50,11 @@ describe("the workspace's packages", () => {
     for (const name of graph.keys()) visit(name, []);
     expect([...cycles]).toEqual([]);
     expect(graph.get("@skillport/host")).toEqual(["@skillport/core", "@skillport/test-utils"]);
-    expect(graph.get("@skillport/tooling")?.sort()).toEqual(["@skillport/core", "@skillport/host", "@skillport/test-utils"]);
+    expect(graph.get("@skillport/tooling")?.sort()).toEqual([
+      "@skillport/core",
+      "@skillport/host",
+      "@skillport/test-utils",
+    ]);
   });
 
   it("and the host's code imports nothing of @skillport/tooling", async () => {
