@@ -1,5 +1,5 @@
 import type { JSONRPCMessage, LoggingMessageNotification, RequestId } from "@modelcontextprotocol/server";
-import { classifyInboundRequest, isJsonContentType, SUPPORTED_PROTOCOL_VERSIONS } from "@modelcontextprotocol/server";
+import { isJsonContentType, SUPPORTED_PROTOCOL_VERSIONS } from "@modelcontextprotocol/server";
 import type { EdgeContext, EdgeRequest, SerializedAnswer } from "../transports/http/guard.js";
 import { listAnswerJson } from "./connection-tools.js";
 import { FIRST_MODERN_REVISION, plainToolsRequestOf } from "./plain-request.js";
@@ -35,6 +35,7 @@ export function httpToolsAnswer(
 ): Promise<SerializedAnswer | HttpPassOn> | undefined {
   const body = context.body?.json?.value;
   const era = body === undefined ? undefined : eraOf(request, body);
+  // Plain in the era the headers name, or the SDK's to serve: see eraOf.
   const plain = era === undefined ? undefined : plainToolsRequestOf(body, era);
   if (plain === undefined) return undefined;
   const modern = era === "modern";
@@ -56,7 +57,7 @@ export function httpToolsAnswer(
     // A 2025-era request over HTTP has no initialize: its client declared nothing.
     supports: plain.supports ?? supportsOf(undefined),
     caller: context.caller,
-    signal: context.signal,
+    stop: context.stop,
     // The 2026-07-28 era sends log lines only to a request that asked with a log level (a plain one never does).
     log: modern ? undefined : (params) => void logged.push(params),
   };
@@ -111,8 +112,16 @@ function answerOf(message: JSONRPCMessage, logged: readonly LoggingMessageNotifi
 }
 
 /**
- * The era in which the SDK's handler would serve this POST and answer it with one JSON message, when the core can
- * answer it alike: undefined for anything else.
+ * The era whose plain requests (plainToolsRequestOf) the SDK's handler serves as this POST's headers name it, with one
+ * JSON message; undefined when the SDK serves the request whatever its body. No `Mcp-Session-Id`, a JSON content
+ * type, an `Accept` with both `application/json` and `text/event-stream` that accepts JSON, and:
+ * - the 2025 era: no protocol-version header, or one the SDK supports from before 2026-07-28. A plain 2025-era body
+ *   claims no envelope and is not `initialize`, so the SDK's era rule (`classifyInboundRequest`: the body first,
+ *   then the header) routes it to its 2025-era serving; the rule is not run here, as it parses the body with three
+ *   schemas (about a tenth of a call's time, and garbage that outlives the collector's young generation);
+ * - the 2026-07-28 era: that revision in the header and an `Mcp-Method` header naming the body's method, which the
+ *   SDK checks against the envelope a plain 2026-07-28 body carries (the same revision).
+ * The tools core's parity test holds this to the SDK's answers.
  */
 function eraOf(request: EdgeRequest, body: unknown): "legacy" | "modern" | undefined {
   const { headers } = request;
@@ -124,21 +133,9 @@ function eraOf(request: EdgeRequest, body: unknown): "legacy" | "modern" | undef
   }
   if (!acceptsJson(request)) return undefined;
   const version = headers.get("mcp-protocol-version");
-  const method = headers.get("mcp-method");
-  const route = classifyInboundRequest({
-    httpMethod: "POST",
-    protocolVersionHeader: version ?? undefined,
-    mcpMethodHeader: method ?? undefined,
-    mcpNameHeader: headers.get("mcp-name") ?? undefined,
-    body,
-  });
-  if (route.kind === "legacy") {
-    const supported =
-      version === null || (SUPPORTED_PROTOCOL_VERSIONS.includes(version) && version < FIRST_MODERN_REVISION);
-    return supported ? "legacy" : undefined;
+  if (version === null) return "legacy";
+  if (version === FIRST_MODERN_REVISION) {
+    return headers.get("mcp-method") === (body as { method?: unknown }).method ? "modern" : undefined;
   }
-  // The 2026-07-28 era: its standard headers present and naming what the body names (the SDK checks them too).
-  if (route.kind !== "modern" || route.classification.revision !== FIRST_MODERN_REVISION) return undefined;
-  if (version !== FIRST_MODERN_REVISION || method !== (body as { method?: unknown }).method) return undefined;
-  return "modern";
+  return SUPPORTED_PROTOCOL_VERSIONS.includes(version) && version < FIRST_MODERN_REVISION ? "legacy" : undefined;
 }

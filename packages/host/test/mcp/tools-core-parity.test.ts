@@ -279,3 +279,54 @@ describe("the tools core's branch against the SDK's handler, on generated tools/
     expect(plain).toBeGreaterThan(10);
   });
 });
+
+// Both eras at once: the core reads the era from the headers (a protocol-version header, Mcp-Method) and its own
+// plain check of the body, never from the SDK's era rule; here the headers are generated too, each across what the
+// SDK routes (absent, every version it supports, a later one, garbage), and the body with or without an envelope.
+const versionHeaderArb = fc.oneof(
+  fc.constant(undefined),
+  fc.constantFrom("2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05", "2026-07-28", "2027-01-01", "", "latest"),
+);
+const methodHeaderArb = fc.oneof(fc.constant(undefined), fc.constantFrom("tools/call", "tools/list"));
+
+describe("the tools core's branch against the SDK's handler, on generated tools/call requests and headers (HTTP, either era)", () => {
+  it("answers every request as the SDK does, and answers itself exactly the plain ones in the era the headers name", async () => {
+    let plain = 0;
+    let answered = 0;
+    let sent = 0;
+    await fc.assert(
+      fc.asyncProperty(
+        requestArb,
+        fc.boolean(),
+        versionHeaderArb,
+        methodHeaderArb,
+        async (generated, enveloped, version, method) => {
+          const meta = { [PROTOCOL_VERSION]: "2026-07-28", [CLIENT_CAPABILITIES]: {} };
+          const request: GeneratedRequest = enveloped ? { ...generated, meta } : generated;
+          const headers: Record<string, string> = { "mcp-name": headerOf(request.name) };
+          if (version !== undefined) headers["mcp-protocol-version"] = version;
+          if (method !== undefined) headers["mcp-method"] = method;
+          const core = await post(textOf(request.id, request), headers);
+          const sdk = await post(textOf(`sdk-${sent++}`, request, SDK_PATH_META), headers);
+          const legacyHeaders = version === undefined || (version.startsWith("20") && version < "2026-07-28");
+          const modernHeaders =
+            version === "2026-07-28" && method === "tools/call" && headers["mcp-name"] === request.name;
+          const expected = enveloped
+            ? modernHeaders && isPlain({ ...request, meta: undefined })
+            : legacyHeaders && isPlain(request) && request.meta?.progressToken === undefined;
+          if (expected) plain++;
+          if (core.core) answered++;
+          expect(core.core).toBe(expected);
+          expect(sdk.core).toBe(false);
+          // What the core leaves is the SDK's answer either way; with the one more `_meta` key the SDK's copy carries,
+          // an envelope's "missing" list can differ, so only its status is compared.
+          if (expected) expect({ ...core, core: false }).toEqual(sdk);
+          else expect(core.status).toBe(sdk.status);
+        },
+      ),
+      { numRuns: 300 },
+    );
+    expect(answered).toBe(plain);
+    expect(plain).toBeGreaterThan(10);
+  });
+});

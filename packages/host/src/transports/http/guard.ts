@@ -1,4 +1,5 @@
 import type { Caller } from "../../entries/check-scopes.js";
+import type { CallStop } from "../../pipeline/call-stop.js";
 
 /**
  * What the guards of one request to the MCP endpoint learn, for the guards and the endpoint after them. The
@@ -15,8 +16,14 @@ export interface EdgeContext {
   authenticatedBy?: "token" | "jwt" | "none";
   /** Set by the body guard: the body, read within `http.maxBodyBytes`. */
   body?: RequestBody;
-  /** Set by the server: aborted when the client goes away before its answer is sent. */
-  signal?: AbortSignal;
+  /**
+   * Set by the server: the stop of the call this request runs, aborted when the client goes away before its answer
+   * is sent (its AbortSignal is made only when something reads one: the SDK's Request, a capability's `ctx.signal`).
+   * The call's own timeout aborts it too: whether the client left is `left`.
+   */
+  stop?: CallStop;
+  /** Set by the server once the client has gone away before its answer was sent: no one is left to answer. */
+  left?: boolean;
   /**
    * Set by the server: the request as a web Request, with the body the body guard read, made when first asked for
    * (the MCP SDK serves web Requests); undefined for a target no route serves.

@@ -1,4 +1,5 @@
 import type { Logger } from "../../logging/logger.js";
+import { CallStop } from "../../pipeline/call-stop.js";
 import type { Authenticator } from "./auth.js";
 import type { ResolvedHttpConfig } from "./config.js";
 import type { EdgeContext, EdgeRequest, Endpoint, Guard, SerializedAnswer } from "./guard.js";
@@ -105,7 +106,7 @@ export function createHttpEdge(options: HttpHandlerOptions): HttpEdge {
       answer = (await check(request, context)) ?? (await options.endpoint(request, context));
     } catch (error) {
       // The client left: there is no one to answer, and nothing went wrong here.
-      if (context.signal?.aborted === true) return new Response(null, { status: CLIENT_CLOSED_REQUEST });
+      if (context.left === true) return new Response(null, { status: CLIENT_CLOSED_REQUEST });
       logger.error({ err: error }, "mcp request failed");
       answer = rpcError(500, "internal server error");
     }
@@ -116,7 +117,7 @@ export function createHttpEdge(options: HttpHandlerOptions): HttpEdge {
   const handle: HttpHandler = async (request, context = { remoteAddress: undefined }) => {
     const path = new URL(request.url).pathname;
     if (path !== config.path) return routes(request, path);
-    context.signal ??= request.signal;
+    context.stop ??= stopOf(request.signal, context);
     context.webRequest ??= () => request;
     const answer = await serve(request, context);
     return answer instanceof Response ? answer : responseOf(answer);
@@ -125,6 +126,18 @@ export function createHttpEdge(options: HttpHandlerOptions): HttpEdge {
 }
 
 // --- internal ---
+
+/** The stop of a web Request's call: aborted, with the signal's reason, when its client goes away. */
+function stopOf(signal: AbortSignal, context: EdgeContext): CallStop {
+  const stop = new CallStop();
+  const leave = () => {
+    context.left = true;
+    stop.abort(signal.reason);
+  };
+  if (signal.aborted) leave();
+  else signal.addEventListener("abort", leave, { once: true });
+  return stop;
+}
 
 /** The status of a request its client closed before the answer (nginx's 499): never sent, since no one listens. */
 const CLIENT_CLOSED_REQUEST = 499;

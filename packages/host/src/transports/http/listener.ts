@@ -1,11 +1,12 @@
 import type { IncomingMessage, Server as NodeServer, ServerResponse } from "node:http";
 import { HostError } from "../../errors/host-error.js";
 import type { Logger } from "../../logging/logger.js";
+import { CallStop } from "../../pipeline/call-stop.js";
 import type { ResolvedHttpConfig } from "./config.js";
 import type { EdgeContext, SerializedAnswer } from "./guard.js";
 import type { HttpEdge, ServeState } from "./handler.js";
 import type { HttpMetrics } from "./metrics.js";
-import { disconnectSignal, nodeEdgeRequest, pathOf, sendWebResponse, toWebRequest } from "./node-adapter.js";
+import { nodeEdgeRequest, pathOf, sendWebResponse, toWebRequest } from "./node-adapter.js";
 import { rpcError } from "./responses.js";
 import { notFound } from "./routes.js";
 
@@ -136,12 +137,12 @@ async function serveMcp(
   context: EdgeContext,
   options: ListenerOptions,
 ): Promise<void> {
+  context.stop = new CallStop();
   follow(req, res, context, options);
-  const signal = disconnectSignal(res);
-  context.signal = signal;
-  context.webRequest = () => toWebRequest(req, res, context.body?.bytes, signal);
+  // Its signal follows the client alone: the call's stop also ends with the call (its timeout, its questions).
+  context.webRequest = () => toWebRequest(req, res, context.body?.bytes);
   const answer = await edge.serve(nodeEdgeRequest(req), context);
-  if (signal.aborted) {
+  if (context.left === true) {
     // The client left: there is no one to answer.
     if (answer instanceof Response) await answer.body?.cancel().catch(() => undefined);
     return;
@@ -160,9 +161,10 @@ function writeSerialized(res: ServerResponse, answer: SerializedAnswer): void {
 }
 
 /**
- * Counts a request to the MCP endpoint while it is served, and logs one line when it is done. A session's event
- * stream (GET, with `http.sessions`) is not counted: it stays open until the client or the shutdown ends it, and a
- * drain waits only for requests being answered.
+ * Counts a request to the MCP endpoint while it is served, stops its call when the client goes away before its
+ * answer is sent (a closed connection, a cancelled fetch: the tool's `ctx.signal`), and logs one line when it is
+ * done. A session's event stream (GET, with `http.sessions`) is not counted: it stays open until the client or the
+ * shutdown ends it, and a drain waits only for requests being answered.
  */
 function follow(req: IncomingMessage, res: ServerResponse, context: EdgeContext, options: ListenerOptions): void {
   const { config, logger, state } = options;
@@ -170,6 +172,11 @@ function follow(req: IncomingMessage, res: ServerResponse, context: EdgeContext,
   const counted = req.method !== "GET";
   if (counted) state.inFlight += 1;
   res.once("close", () => {
+    const finished = res.writableFinished;
+    if (!finished) {
+      context.left = true;
+      context.stop?.abort(new Error("the client disconnected"));
+    }
     if (counted) {
       state.inFlight -= 1;
       if (state.inFlight === 0) state.onIdle?.();
@@ -182,7 +189,7 @@ function follow(req: IncomingMessage, res: ServerResponse, context: EdgeContext,
         caller: context.caller?.id,
         remote: req.socket.remoteAddress,
         ms: Math.round((performance.now() - startedAt) * 10) / 10,
-        ...(res.writableFinished ? {} : { disconnected: true }),
+        ...(finished ? {} : { disconnected: true }),
         ...(context.toolsCore === true ? { fastPath: true } : {}),
       },
       "http request",

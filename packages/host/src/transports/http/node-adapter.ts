@@ -12,12 +12,7 @@ import { parseHostHeader } from "./guards/host.js";
  * every check sees it), a body read only when someone reads it, and a signal aborted when the client goes away
  * before its answer is sent (a closed connection, a cancelled fetch), which reaches the tool's `ctx.signal`.
  */
-export function toWebRequest(
-  req: IncomingMessage,
-  res: ServerResponse,
-  body?: Uint8Array,
-  signal: AbortSignal = disconnectSignal(res),
-): Request | undefined {
+export function toWebRequest(req: IncomingMessage, res: ServerResponse, body?: Uint8Array): Request | undefined {
   const target = req.url ?? "/";
   const host = req.headers.host;
   // Only a Host the host guard would accept names the URL; the guard reads the header itself and refuses the rest.
@@ -31,7 +26,7 @@ export function toWebRequest(
     else if (value !== undefined) headers.set(name, value);
   }
   const method = req.method ?? "GET";
-  const init: RequestInit & { duplex?: "half" } = { method, headers, signal };
+  const init: RequestInit & { duplex?: "half" } = { method, headers, signal: disconnectSignal(res) };
   if (FORBIDDEN_METHODS.has(method)) {
     // The fetch standard forbids TRACE and TRACK in a Request (undici throws; CONNECT never reaches a request
     // listener). Nothing here serves them: carry the request as a bodiless GET that reports its real method, so the
@@ -185,12 +180,15 @@ function readAtMost(req: IncomingMessage, maxBytes: number): Promise<Uint8Array 
   });
 }
 
-/** Aborted when the client goes away before its response has been sent. */
-export function disconnectSignal(res: ServerResponse): AbortSignal {
+/** Aborted when the client goes away before its response has been sent (at once if it has already gone). */
+function disconnectSignal(res: ServerResponse): AbortSignal {
   const controller = new AbortController();
-  res.once("close", () => {
-    if (!res.writableFinished) controller.abort(new Error("the client disconnected"));
-  });
+  const left = () => controller.abort(new Error("the client disconnected"));
+  if (res.destroyed && !res.writableFinished) left();
+  else
+    res.once("close", () => {
+      if (!res.writableFinished) left();
+    });
   return controller.signal;
 }
 
