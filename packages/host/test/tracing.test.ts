@@ -55,38 +55,6 @@ let host: Host;
 let exporter: Exported;
 let client: Client;
 
-beforeAll(async () => {
-  process.env.SKILLPORT_TRACING_TEST_TOKEN = SECRET;
-  exporter = new sdkTrace.InMemorySpanExporter();
-  host = await createHost({
-    manifest: manifestOf({
-      name: "traced",
-      version: "2.0.0",
-      skills: [
-        {
-          path: ECHO,
-          mcp: "echo",
-          credentials: { token: { env: "SKILLPORT_TRACING_TEST_TOKEN" } },
-          timeoutMs: 50,
-          allow: ["wipe"],
-        },
-        { package: "skill-typed", mcp: "typed", scopes: { "*": ["typed:call"] }, concurrency: 1, queue: 0 },
-      ],
-      confirmation: { fallback: "operation-id" },
-    }),
-    modules: { "skill-typed": { register: typed } },
-    logger: silentLogger(),
-    tracing: { spanProcessors: [new sdkTrace.SimpleSpanProcessor(exporter)] },
-  });
-  client = new Client({ name: "tracing-test", version: "0.0.0" });
-  await client.connect(await connectInMemory(host));
-});
-afterAll(async () => {
-  await client?.close();
-  await host?.close();
-  delete process.env.SKILLPORT_TRACING_TEST_TOKEN;
-});
-
 /** The spans of a trace exported so far (the SDK exports a span after it ends: flushed first). */
 async function traceOf(traceId: string): Promise<ExportedSpan[]> {
   await host.tracing?.flush();
@@ -119,6 +87,39 @@ function parentContext(): { traceId: string; traceparent: string } {
 }
 
 describe("traces of a tool call", () => {
+  // One host traced at a time: its tracer provider is the process's global one until it closes.
+  beforeAll(async () => {
+    process.env.SKILLPORT_TRACING_TEST_TOKEN = SECRET;
+    exporter = new sdkTrace.InMemorySpanExporter();
+    host = await createHost({
+      manifest: manifestOf({
+        name: "traced",
+        version: "2.0.0",
+        skills: [
+          {
+            path: ECHO,
+            mcp: "echo",
+            credentials: { token: { env: "SKILLPORT_TRACING_TEST_TOKEN" } },
+            timeoutMs: 50,
+            allow: ["wipe"],
+          },
+          { package: "skill-typed", mcp: "typed", scopes: { "*": ["typed:call"] }, concurrency: 1, queue: 0 },
+        ],
+        confirmation: { fallback: "operation-id" },
+      }),
+      modules: { "skill-typed": { register: typed } },
+      logger: silentLogger(),
+      tracing: { spanProcessors: [new sdkTrace.SimpleSpanProcessor(exporter)] },
+    });
+    client = new Client({ name: "tracing-test", version: "0.0.0" });
+    await client.connect(await connectInMemory(host));
+  });
+  afterAll(async () => {
+    await client?.close();
+    await host?.close();
+    delete process.env.SKILLPORT_TRACING_TEST_TOKEN;
+  });
+
   it("opens the request's span under the client's context, and one span per stage under it", async () => {
     const { traceId, traceparent } = parentContext();
     const result = await client.callTool({
@@ -285,6 +286,33 @@ describe("traces of a tool call", () => {
     const { traceId, traceparent } = parentContext();
     await client.listTools({ _meta: { traceparent } });
     expect(requestSpanOf(await traceOf(traceId)).name).toBe("tools/list");
+  });
+});
+
+describe("traces of a search", () => {
+  it("gives search_tools a request span of its own, with its outcome and without the query", async () => {
+    const exported = new sdkTrace.InMemorySpanExporter();
+    const searching = await createHost({
+      manifest: manifestOf({ skills: [{ path: ECHO, mcp: "echo" }], discovery: "search" }),
+      logger: silentLogger(),
+      tracing: { spanProcessors: [new sdkTrace.SimpleSpanProcessor(exported)] },
+    });
+    try {
+      const answer = await createToolsCore(searching).call(
+        { name: "search_tools", args: { query: `echo ${ARGUMENT}` }, trace: traceContextOf(TRACEPARENT, undefined) },
+        { supports: supportsOf(undefined) },
+      );
+      expect("result" in answer && answer.result.isError).not.toBe(true);
+      await searching.tracing?.flush();
+      const spans = exported.getFinishedSpans().filter((span) => span.spanContext().traceId === TRACE_ID);
+      const request = requestSpanOf(spans);
+      expect(request.name).toBe("tools/call search_tools");
+      expect(parentOf(request)).toBe(PARENT_ID);
+      expect(request.attributes).toMatchObject({ "skillport.stage": "search", "skillport.outcome": "OK" });
+      expect(textOf(spans)).not.toContain(ARGUMENT);
+    } finally {
+      await searching.close();
+    }
   });
 });
 

@@ -21,7 +21,7 @@ import type { CallOptions, CallOutcome, StageName } from "../pipeline/call.js";
 import type { CallStop } from "../pipeline/call-stop.js";
 import { listedTools } from "../registry/discovery-listings.js";
 import type { Registry } from "../registry/registry.js";
-import type { TraceContext } from "../tracing/tracing.js";
+import type { TraceContext, TraceSpan } from "../tracing/tracing.js";
 import { CallTrace } from "../tracing/tracing.js";
 import { createDiscoveryTools } from "./discovery-tools.js";
 import type { RequestOrigin } from "./trace-request.js";
@@ -175,7 +175,12 @@ export function createToolsCore(host: Host, options: ToolsCoreOptions = {}): Too
       if (discovery !== undefined) {
         const routed = discovery.route(asked.name, asked.args, connection.caller);
         if (routed !== undefined) {
-          if ("envelope" in routed) return answerDiscovery(routed.tool, routed.envelope, observer);
+          if ("envelope" in routed) {
+            // Traced as any call: its own span, named after the discovery tool, with its outcome.
+            const span =
+              tracing === undefined ? undefined : openRequestSpan(tracing, "tools/call", asked.name, asked, connection);
+            return answerDiscovery(routed.tool, routed.envelope, observer, span);
+          }
           // The call tool stands for the tool it names: from here on the call is that tool's, and nothing else's
           // (its progress token, JSON-RPC id and trace context stay the request's).
           request = { ...asked, name: routed.call.name, args: routed.call.args };
@@ -336,6 +341,7 @@ function answerDiscovery(
   tool: string,
   envelope: Promise<Envelope>,
   observer: CallObserver | undefined,
+  span: TraceSpan | undefined,
 ): Promise<ToolsAnswer> {
   const startedAt = performance.now();
   observer?.started();
@@ -343,6 +349,11 @@ function answerDiscovery(
     (done) => {
       const seconds = (performance.now() - startedAt) / 1000;
       observer?.finished(tool, undefined, done.ok ? "ok" : done.error.code, seconds, "search");
+      if (span !== undefined) {
+        span.set({ "skillport.stage": "search", "skillport.outcome": done.ok ? "OK" : done.error.code });
+        if (!done.ok) span.fail(done.error.code);
+        span.end();
+      }
       const result: CallToolResult = {
         content: [{ type: "text", text: textOf(done) }],
         structuredContent: done as unknown as Record<string, unknown>,
@@ -352,6 +363,7 @@ function answerDiscovery(
     },
     (error: unknown) => {
       observer?.finished(tool, undefined, "INTERNAL", (performance.now() - startedAt) / 1000, "error");
+      if (span !== undefined) endThrownSpan(span);
       throw error;
     },
   );
