@@ -301,7 +301,7 @@ describe("the tools core's branch against the SDK's handler, on generated tools/
         versionHeaderArb,
         methodHeaderArb,
         async (generated, enveloped, version, method) => {
-          const meta = { [PROTOCOL_VERSION]: "2026-07-28", [CLIENT_CAPABILITIES]: {} };
+          const meta: Record<string, unknown> = { [PROTOCOL_VERSION]: "2026-07-28", [CLIENT_CAPABILITIES]: {} };
           const request: GeneratedRequest = enveloped ? { ...generated, meta } : generated;
           const headers: Record<string, string> = { "mcp-name": headerOf(request.name) };
           if (version !== undefined) headers["mcp-protocol-version"] = version;
