@@ -1,9 +1,11 @@
 import type { JsonSchema } from "@skillport/core";
-import type { default as MiniSearchClass, SearchResult } from "minisearch";
+import type { default as SearchableMapClass } from "minisearch/SearchableMap";
 import type { ToolEntry } from "../entries/tool-entry.js";
 import { SEARCH_HINT } from "../entries/tool-entry.js";
 import type { Registry } from "./registry.js";
 import { synonymsOf, taskWords } from "./task-words.js";
+import type { QueryTerm } from "./term-index.js";
+import { createTermIndex } from "./term-index.js";
 
 /** What a search finds: the tools, best first. */
 export interface ToolSearch {
@@ -16,9 +18,10 @@ export interface ToolSearch {
 }
 
 /**
- * A search over a registry's tools, ranked by MiniSearch (BM25+, with prefix and fuzzy matching) over each tool's
- * name split into words, its title, description, search hint, argument names and descriptions, and its skill's
- * SKILL.md description. Nothing is loaded or built before the first search: a host that never searches pays nothing.
+ * A search over a registry's tools, ranked by BM25+ per field as MiniSearch ranks (with prefix and fuzzy matching
+ * through MiniSearch's radix tree; see {@link createTermIndex}) over each tool's name split into words, its title,
+ * description, search hint, argument names and descriptions, and its skill's SKILL.md description. Nothing is loaded
+ * or built before the first search: a host that never searches pays nothing.
  *
  * @example
  * const tools = createToolSearch(host.registry);
@@ -63,16 +66,19 @@ export interface ToolIndex {
   readonly size: number;
 }
 
-/** MiniSearch and a stemmer, loaded on the first search (a composition that never searches never loads them). */
+/** MiniSearch's radix tree (the vocabulary's prefix and typo matching) and a stemmer, loaded on the first search. */
 export interface Ranking {
-  MiniSearch: typeof MiniSearchClass;
+  SearchableMap: typeof SearchableMapClass;
   stem: (word: string) => string;
 }
 
 /** Loads the ranking's libraries. */
 export async function loadRanking(): Promise<Ranking> {
-  const [{ default: MiniSearch }, { stemmer }] = await Promise.all([import("minisearch"), import("stemmer")]);
-  return { MiniSearch, stem: stemmer };
+  const [{ default: SearchableMap }, { stemmer }] = await Promise.all([
+    import("minisearch/SearchableMap"),
+    import("stemmer"),
+  ]);
+  return { SearchableMap, stem: stemmer };
 }
 
 /**
@@ -84,80 +90,63 @@ export function buildToolIndex(
   entries: Iterable<ToolEntry>,
   skills: ReadonlyMap<object, string>,
 ): ToolIndex {
-  const { MiniSearch } = ranking;
   const words = wordsOf(ranking.stem);
   const synonyms = synonymsOf(ranking.stem);
-  // How many of the current query's terms are its own; the rest are their synonyms (search is synchronous).
-  let own = 0;
-  const queryTerms = (text: string): string[] => {
-    const terms = words(taskWords(text), QUERY_TERMS);
-    own = terms.length;
-    for (const term of terms.slice()) {
-      for (const other of synonyms.get(term) ?? []) if (!terms.includes(other)) terms.push(other);
-    }
-    return terms;
-  };
+  const terms = createTermIndex(ranking.SearchableMap, { boosts: FIELDS.map((field) => BOOST[field]), bm25: BM25 });
   const indexed = new Map<string, ToolEntry>();
-  const search = new MiniSearch<ToolDocument>({
-    idField: "id",
-    fields: FIELDS,
-    // Documents arrive as terms already (see documentOf); a query is split and stemmed the same way.
-    extractField: (document, field) => document[field as keyof ToolDocument],
-    stringifyField: (value) => value as unknown as string,
-    tokenize: (terms) => terms as unknown as string[],
-    processTerm: (term) => term,
-    searchOptions: {
-      tokenize: queryTerms,
-      processTerm: (term) => term,
-      boost: BOOST,
-      // A synonym counts less than the word the task used, and only as itself.
-      boostTerm: (_term, i) => (i < own ? 1 : SYNONYM),
-      prefix: (term, i) => i < own && term.length >= MIN_PREFIX,
-      fuzzy: (term, i) => (i < own && term.length >= MIN_FUZZY ? FUZZY : false),
-      maxFuzzy: 1,
-      combineWith: "OR",
-      bm25: BM25,
-    },
-  });
-  for (const entry of entries) {
+  const add = (entry: ToolEntry, skill: string | undefined, cached: Words): void => {
     indexed.set(entry.fullName, entry);
-    search.add(documentOf(entry, skills.get(entry.instance), words));
-  }
+    terms.add(entry.fullName, fieldsOf(entry, skill, cached));
+  };
+  const build = cachedWords(words);
+  for (const entry of entries) add(entry, skills.get(entry.instance), build);
   return {
     get size() {
       return indexed.size;
     },
     search(query, limit, allowed) {
-      const filter =
+      const own = words(taskWords(query), QUERY_TERMS);
+      const parts: QueryTerm[] = own.map((term) => ({
+        term,
+        boost: 1,
+        prefix: term.length >= MIN_PREFIX,
+        fuzzy: term.length >= MIN_FUZZY,
+      }));
+      // A synonym counts less than the word the task used, and only as itself.
+      const all = new Set(own);
+      for (const term of own) {
+        for (const other of synonyms.get(term) ?? []) {
+          if (all.has(other)) continue;
+          all.add(other);
+          parts.push({ term: other, boost: SYNONYM, prefix: false, fuzzy: false, word: term });
+        }
+      }
+      const accept =
         allowed === undefined
           ? undefined
-          : (result: SearchResult) => {
-              const entry = indexed.get(result.id as string);
+          : (name: string) => {
+              const entry = indexed.get(name);
               return entry !== undefined && allowed(entry);
             };
-      const found = search.search(query, filter === undefined ? {} : { filter });
       const out: ToolEntry[] = [];
-      for (const result of found) {
-        const entry = indexed.get(result.id as string);
-        if (entry === undefined) continue;
-        out.push(entry);
-        if (out.length >= limit) break;
+      for (const name of terms.search(parts, limit, accept)) {
+        const entry = indexed.get(name);
+        if (entry !== undefined) out.push(entry);
       }
       return out;
     },
     update(next, nextSkills) {
       const seen = new Set<string>();
+      const cached = cachedWords(words);
       for (const entry of next) {
         seen.add(entry.fullName);
         const before = indexed.get(entry.fullName);
         if (before?.listing === entry.listing && before.instance === entry.instance) continue;
-        if (before !== undefined) search.discard(entry.fullName);
-        indexed.set(entry.fullName, entry);
-        search.add(documentOf(entry, nextSkills.get(entry.instance), words));
+        add(entry, nextSkills.get(entry.instance), cached);
       }
       for (const name of [...indexed.keys()]) {
         if (seen.has(name)) continue;
-        search.discard(name);
+        terms.remove(name);
         indexed.delete(name);
       }
     },
@@ -198,8 +187,43 @@ function wordsOf(stem: (word: string) => string): (text: string, cap: number) =>
 
 type Field = "name" | "title" | "hint" | "summary" | "description" | "params" | "skill";
 
-/** A tool as the index holds it: its full name, and each field as its terms. */
-type ToolDocument = { id: string } & Record<Field, string[]>;
+/** Splits text into at most `cap` terms; and a description into the terms of its opening sentence and of its whole. */
+interface Words {
+  (text: string, cap: number): string[];
+  description(text: string): [summary: string[], description: string[]];
+}
+
+/**
+ * `words` remembering what it answered, for one build or update: a composition repeats texts (the same server or
+ * skill under two ids, descriptions shared by several tools), and each is split and stemmed once.
+ */
+function cachedWords(words: (text: string, cap: number) => string[]): Words {
+  const byCap = new Map<number, Map<string, string[]>>();
+  const descriptions = new Map<string, [string[], string[]]>();
+  const cached = (text: string, cap: number): string[] => {
+    let seen = byCap.get(cap);
+    if (seen === undefined) {
+      seen = new Map();
+      byCap.set(cap, seen);
+    }
+    let terms = seen.get(text);
+    if (terms === undefined) {
+      terms = words(text, cap);
+      seen.set(text, terms);
+    }
+    return terms;
+  };
+  cached.description = (text: string): [string[], string[]] => {
+    let both = descriptions.get(text);
+    if (both === undefined) {
+      const plain = prose(text);
+      both = [cached(summaryOf(plain), FIELD_TERMS.summary), cached(plain, FIELD_TERMS.description)];
+      descriptions.set(text, both);
+    }
+    return both;
+  };
+  return cached;
+}
 
 const FIELDS: Field[] = ["name", "title", "hint", "summary", "description", "params", "skill"];
 
@@ -249,7 +273,6 @@ const QUERY_TERMS = 32;
 const MIN_PREFIX = 4;
 /** Terms at least this long also match terms one edit away (a typo). */
 const MIN_FUZZY = 5;
-const FUZZY = 1;
 /** How much a synonym of a task's word counts, against the word itself. */
 const SYNONYM = 0.5;
 
@@ -299,26 +322,21 @@ function paramsText(schema: JsonSchema | undefined, budget: number): string {
   return out.join(" ");
 }
 
-function documentOf(
-  entry: ToolEntry,
-  skill: string | undefined,
-  words: (text: string, cap: number) => string[],
-): ToolDocument {
+/** A tool's fields as terms, in the order of FIELDS. */
+function fieldsOf(entry: ToolEntry, skill: string | undefined, words: Words): string[][] {
   const { listing } = entry;
   const hint = listing._meta?.[SEARCH_HINT];
-  const description = prose(listing.description);
-  const summary = summaryOf(description);
-  return {
-    id: entry.fullName,
-    // The full name and the tool's own name (before a rename) as words: files.delete_file → files delete file.
-    name: words(entry.toolName === listing.name ? listing.name : `${listing.name} ${entry.toolName}`, FIELD_TERMS.name),
-    title: words(listing.title, FIELD_TERMS.title),
-    hint: hint === undefined ? [] : words(hint, FIELD_TERMS.hint),
-    summary: words(summary, FIELD_TERMS.summary),
-    description: words(description, FIELD_TERMS.description),
-    params: words(paramsText(listing.inputSchema, FIELD_TERMS.params * CHARS_PER_TERM), FIELD_TERMS.params),
-    skill: skill === undefined ? [] : words(skill, FIELD_TERMS.skill),
-  };
+  const [summary, description] = words.description(listing.description);
+  return [
+    // The full name as words (files.delete_file → files delete file), and the tool's own name when a rename changed it.
+    words(listing.name.endsWith(entry.toolName) ? listing.name : `${listing.name} ${entry.toolName}`, FIELD_TERMS.name),
+    words(listing.title, FIELD_TERMS.title),
+    hint === undefined ? [] : words(hint, FIELD_TERMS.hint),
+    summary,
+    description,
+    words(paramsText(listing.inputSchema, FIELD_TERMS.params * CHARS_PER_TERM), FIELD_TERMS.params),
+    skill === undefined ? [] : words(skill, FIELD_TERMS.skill),
+  ];
 }
 
 /** A description without its code: fenced blocks and inline code are examples, not what the tool is for. */
@@ -329,7 +347,8 @@ function prose(text: string): string {
 /** The opening sentence of a description (without its code), which says what the tool does. */
 function summaryOf(description: string): string {
   const plain = description.replace(/^[^\p{L}\p{N}]+/u, "");
-  const end = plain.search(/[.!?](?:\s|$)|\n\s*\n/);
+  // A sentence ends after a word, not after a number: "1. Retrieves …" numbers a list.
+  const end = plain.search(/(?<![\d\s])[.!?](?:\s|$)|\n\s*\n/);
   return end === -1 ? plain : plain.slice(0, end);
 }
 
