@@ -26,15 +26,21 @@ export interface TermIndexOptions {
 /**
  * An inverted index of documents given as terms per field, ranked by BM25+ per field (as MiniSearch ranks: each
  * field's own document frequency and average length, a field's score times its boost, summed, and the sum times how
- * many of the query's distinct terms the document matched). The vocabulary is MiniSearch's radix tree, for prefix and
- * fuzzy matching; the postings are flat arrays and a search scores into typed arrays, so a search allocates little
- * however many documents a common word matches.
+ * many of the query's distinct words the document matched). The vocabulary is MiniSearch's radix tree, for prefix and
+ * fuzzy matching; everything else is a few typed arrays: the postings are sorted into one array per batch of added
+ * documents (a segment), and a search scores into arrays indexed by document, so neither building nor searching makes
+ * an object per document or per match.
  */
 export interface TermIndex {
   /** Adds a document under `key` (a key already there is replaced). `fields[i]` are the terms of field i. */
   add(key: string, fields: readonly (readonly string[])[]): void;
   /** Removes the document under `key`; false when there was none. */
   remove(key: string): boolean;
+  /**
+   * Makes the documents added since the last flush searchable (a search flushes first when they are not). After many
+   * small batches or removals, rewrites the postings as one segment without the removed documents.
+   */
+  flush(): void;
   /**
    * The keys of the best `limit` documents for `query` that `accept` lets through, best first. `accept` is asked only
    * about documents good enough to make the first `limit`.
@@ -59,96 +65,54 @@ export function createTermIndex(SearchableMap: typeof SearchableMapClass, option
   // Documents by slot; a removed document leaves its slot empty until the index is compacted.
   let keys: (string | undefined)[] = [];
   const slotOf = new Map<string, number>();
-  // Terms per field of each slot (slot * fieldCount + field), and the sum over live documents per field.
-  let lengths: number[] = [];
-  const totals = new Float64Array(fieldCount);
-  // Each slot's [term id, field] pairs, to take it out of the document frequencies when it is removed.
-  let slotTerms: (Int32Array | undefined)[] = [];
   let live = 0;
+  // Each slot's [term id, field, frequency] triples, from starts[slot] to ends[slot] in `triples`; its terms per field
+  // (slot * fieldCount + field); and the sum over live documents per field.
+  let triples = new Int32Array(INITIAL * 16);
+  let used = 0;
+  let starts = new Int32Array(INITIAL);
+  let ends = new Int32Array(INITIAL);
+  let lengths = new Int32Array(INITIAL * fieldCount);
+  const totals = new Float64Array(fieldCount);
 
-  // The vocabulary: term → id, and the radix tree over it for prefix and fuzzy matching.
+  // The vocabulary: term → id, and the radix tree over it; per term id and field, how many live documents hold it.
   const ids = new Map<string, number>();
   const vocabulary = new SearchableMap<number>();
-  // Per term id: [slot, field, term frequency, …]; and per term id and field, how many live documents hold it.
-  const postings: number[][] = [];
-  const frequencies: number[] = [];
+  let frequencies = new Int32Array(INITIAL * fieldCount);
+  // While a document is added: per term id, the field it was last seen in (stamp) and where its triple is.
+  let stamps = new Int32Array(INITIAL);
+  let positions = new Int32Array(INITIAL);
+  let stamp = 0;
   // What a query term matches ([term id, weight, …]), until the vocabulary changes.
   const expansions = new Map<string, number[]>();
 
-  // Per slot, during one search: the score so far, how many distinct query terms matched, the last term counted.
-  let scores = new Float64Array(1024);
-  let matched = new Uint16Array(1024);
-  let marks = new Int32Array(1024);
+  // The postings, a segment per flush; the slots below `sealed` are in them.
+  let segments: Segment[] = [];
+  let sealed = 0;
+
+  // Per slot, during one search: the score so far, how many distinct query words matched, the last word counted.
+  let scores = new Float64Array(INITIAL);
+  let matched = new Uint16Array(INITIAL);
+  let marks = new Int32Array(INITIAL);
   let mark = 0;
   const touched: number[] = [];
-  // Per term id, the field it was last seen in while a document is added (a term counted once per field).
-  const stamps: number[] = [];
-  let stamp = 0;
+  const idf = new Float64Array(fieldCount);
+  const average = new Float64Array(fieldCount);
 
   const idOf = (term: string): number => {
     let id = ids.get(term);
     if (id === undefined) {
-      id = postings.length;
+      id = ids.size;
       ids.set(term, id);
       vocabulary.set(term, id);
-      postings.push([]);
-      stamps.push(0);
-      for (let field = 0; field < fieldCount; field++) frequencies.push(0);
+      if (id >= stamps.length) {
+        stamps = grown(stamps, id + 1);
+        positions = grown(positions, id + 1);
+        frequencies = grown(frequencies, (id + 1) * fieldCount);
+      }
       expansions.clear();
     }
     return id;
-  };
-
-  const remove = (key: string): boolean => {
-    const slot = slotOf.get(key);
-    if (slot === undefined) return false;
-    slotOf.delete(key);
-    keys[slot] = undefined;
-    const pairs = slotTerms[slot] as Int32Array;
-    for (let i = 0; i < pairs.length; i += 2) {
-      const at = (pairs[i] as number) * fieldCount + (pairs[i + 1] as number);
-      frequencies[at] = (frequencies[at] as number) - 1;
-    }
-    slotTerms[slot] = undefined;
-    for (let field = 0; field < fieldCount; field++) {
-      totals[field] = (totals[field] as number) - (lengths[slot * fieldCount + field] as number);
-    }
-    live--;
-    // Postings keep the empty slot until most slots are empty: then they are rewritten without them.
-    if (keys.length - live > Math.max(live, 1024)) compact();
-    return true;
-  };
-
-  /** Renumbers the live documents' slots from 0 and drops the empty slots from every posting list. */
-  const compact = (): void => {
-    const next = new Int32Array(keys.length).fill(-1);
-    const nextKeys: (string | undefined)[] = [];
-    const nextLengths: number[] = [];
-    const nextTerms: (Int32Array | undefined)[] = [];
-    for (let slot = 0; slot < keys.length; slot++) {
-      const key = keys[slot];
-      if (key === undefined) continue;
-      next[slot] = nextKeys.length;
-      slotOf.set(key, nextKeys.length);
-      nextKeys.push(key);
-      nextTerms.push(slotTerms[slot]);
-      for (let field = 0; field < fieldCount; field++) nextLengths.push(lengths[slot * fieldCount + field] as number);
-    }
-    for (const list of postings) {
-      let to = 0;
-      for (let from = 0; from < list.length; from += 3) {
-        const slot = next[list[from] as number] as number;
-        if (slot === -1) continue;
-        list[to] = slot;
-        list[to + 1] = list[from + 1] as number;
-        list[to + 2] = list[from + 2] as number;
-        to += 3;
-      }
-      list.length = to;
-    }
-    keys = nextKeys;
-    lengths = nextLengths;
-    slotTerms = nextTerms;
   };
 
   const add = (key: string, fields: readonly (readonly string[])[]): void => {
@@ -156,28 +120,120 @@ export function createTermIndex(SearchableMap: typeof SearchableMapClass, option
     const slot = keys.length;
     keys.push(key);
     slotOf.set(key, slot);
-    const pairs: number[] = [];
+    if (slot >= starts.length) {
+      starts = grown(starts, slot + 1);
+      ends = grown(ends, slot + 1);
+      lengths = grown(lengths, (slot + 1) * fieldCount);
+    }
+    starts[slot] = used;
     for (let field = 0; field < fieldCount; field++) {
       const terms = fields[field] ?? [];
-      lengths.push(terms.length);
+      lengths[slot * fieldCount + field] = terms.length;
       totals[field] = (totals[field] as number) + terms.length;
       stamp++;
       for (const term of terms) {
         const id = idOf(term);
-        const list = postings[id] as number[];
         if (stamps[id] === stamp) {
-          // A term the field repeats: one more of its frequency, at the end of its postings.
-          list[list.length - 1] = (list[list.length - 1] as number) + 1;
+          // A term the field repeats: one more of its frequency.
+          const at = (positions[id] as number) + 2;
+          triples[at] = (triples[at] as number) + 1;
           continue;
         }
         stamps[id] = stamp;
-        list.push(slot, field, 1);
-        frequencies[id * fieldCount + field] = (frequencies[id * fieldCount + field] as number) + 1;
-        pairs.push(id, field);
+        if (used + 3 > triples.length) triples = grown(triples, used + 3);
+        positions[id] = used;
+        triples[used] = id;
+        triples[used + 1] = field;
+        triples[used + 2] = 1;
+        used += 3;
+        const at = id * fieldCount + field;
+        frequencies[at] = (frequencies[at] as number) + 1;
       }
     }
-    slotTerms.push(Int32Array.from(pairs));
+    ends[slot] = used;
     live++;
+  };
+
+  const remove = (key: string): boolean => {
+    const slot = slotOf.get(key);
+    if (slot === undefined) return false;
+    slotOf.delete(key);
+    keys[slot] = undefined;
+    for (let i = starts[slot] as number; i < (ends[slot] as number); i += 3) {
+      const at = (triples[i] as number) * fieldCount + (triples[i + 1] as number);
+      frequencies[at] = (frequencies[at] as number) - 1;
+    }
+    for (let field = 0; field < fieldCount; field++) {
+      totals[field] = (totals[field] as number) - (lengths[slot * fieldCount + field] as number);
+    }
+    live--;
+    return true;
+  };
+
+  /** The postings of the live slots from `from` to `to`, sorted by term id (a counting sort over their triples). */
+  const seal = (from: number, to: number): Segment => {
+    const terms = ids.size;
+    const offsets = new Int32Array(terms + 1);
+    for (let slot = from; slot < to; slot++) {
+      if (keys[slot] === undefined) continue;
+      for (let i = starts[slot] as number; i < (ends[slot] as number); i += 3) {
+        const at = (triples[i] as number) + 1;
+        offsets[at] = (offsets[at] as number) + 1;
+      }
+    }
+    for (let id = 1; id <= terms; id++) offsets[id] = (offsets[id] as number) + (offsets[id - 1] as number);
+    const postings = new Int32Array((offsets[terms] as number) * 3);
+    const cursor = offsets.slice(0, terms);
+    for (let slot = from; slot < to; slot++) {
+      if (keys[slot] === undefined) continue;
+      for (let i = starts[slot] as number; i < (ends[slot] as number); i += 3) {
+        const id = triples[i] as number;
+        const at = (cursor[id] as number) * 3;
+        cursor[id] = (cursor[id] as number) + 1;
+        postings[at] = slot;
+        postings[at + 1] = triples[i + 1] as number;
+        postings[at + 2] = triples[i + 2] as number;
+      }
+    }
+    return { terms, offsets, postings };
+  };
+
+  /** Renumbers the live documents' slots from 0, without the removed ones, and makes one segment of them all. */
+  const compact = (): void => {
+    const nextKeys: string[] = [];
+    const nextTriples = new Int32Array(Math.max(used, INITIAL));
+    const nextStarts = new Int32Array(Math.max(live, INITIAL));
+    const nextEnds = new Int32Array(nextStarts.length);
+    const nextLengths = new Int32Array(nextStarts.length * fieldCount);
+    let at = 0;
+    for (let slot = 0; slot < keys.length; slot++) {
+      const key = keys[slot];
+      if (key === undefined) continue;
+      const next = nextKeys.length;
+      nextKeys.push(key);
+      slotOf.set(key, next);
+      nextStarts[next] = at;
+      nextTriples.set(triples.subarray(starts[slot], ends[slot]), at);
+      at += (ends[slot] as number) - (starts[slot] as number);
+      nextEnds[next] = at;
+      nextLengths.set(lengths.subarray(slot * fieldCount, (slot + 1) * fieldCount), next * fieldCount);
+    }
+    keys = nextKeys;
+    triples = nextTriples;
+    used = at;
+    starts = nextStarts;
+    ends = nextEnds;
+    lengths = nextLengths;
+    segments = [seal(0, keys.length)];
+    sealed = keys.length;
+  };
+
+  const flush = (): void => {
+    if (sealed < keys.length) {
+      segments.push(seal(sealed, keys.length));
+      sealed = keys.length;
+    }
+    if (segments.length > MAX_SEGMENTS || keys.length - live > Math.max(live, INITIAL)) compact();
   };
 
   /** The term ids a query term matches, each with its weight: itself 1, longer and misspelt terms less. */
@@ -210,16 +266,36 @@ export function createTermIndex(SearchableMap: typeof SearchableMapClass, option
     return out;
   };
 
-  const ensureCapacity = (): void => {
-    if (scores.length >= keys.length) return;
-    const size = Math.max(keys.length, scores.length * 2);
-    scores = new Float64Array(size);
-    matched = new Uint16Array(size);
-    marks = new Int32Array(size);
+  /** Adds what the term id `id`, weighted `weight`, scores in every live document holding it. */
+  const score = (id: number, weight: number, wordMark: number): void => {
+    for (let field = 0; field < fieldCount; field++) {
+      const holding = frequencies[id * fieldCount + field] as number;
+      idf[field] = Math.log(1 + (live - holding + 0.5) / (holding + 0.5));
+    }
+    for (const { terms, offsets, postings } of segments) {
+      if (id >= terms) continue;
+      const end = (offsets[id + 1] as number) * 3;
+      for (let p = (offsets[id] as number) * 3; p < end; p += 3) {
+        const slot = postings[p] as number;
+        if (keys[slot] === undefined) continue;
+        const field = postings[p + 1] as number;
+        const frequency = postings[p + 2] as number;
+        const length = lengths[slot * fieldCount + field] as number;
+        const norm = 1 - b + (b * length) / (average[field] as number);
+        const gained =
+          weight *
+          (boosts[field] as number) *
+          (idf[field] as number) *
+          (d + (frequency * (k + 1)) / (frequency + k * norm));
+        if (matched[slot] === 0) touched.push(slot);
+        scores[slot] = (scores[slot] as number) + gained;
+        if (marks[slot] !== wordMark) {
+          marks[slot] = wordMark;
+          matched[slot] = (matched[slot] as number) + 1;
+        }
+      }
+    }
   };
-
-  const idf = new Float64Array(fieldCount);
-  const average = new Float64Array(fieldCount);
 
   return {
     get size() {
@@ -227,47 +303,29 @@ export function createTermIndex(SearchableMap: typeof SearchableMapClass, option
     },
     add,
     remove,
+    flush,
     search(query, limit, accept) {
+      flush();
       if (live === 0 || limit < 1) return [];
-      ensureCapacity();
+      if (scores.length < keys.length) {
+        scores = new Float64Array(Math.max(keys.length, scores.length * 2));
+        matched = new Uint16Array(scores.length);
+        marks = new Int32Array(scores.length);
+      }
       for (let field = 0; field < fieldCount; field++) average[field] = (totals[field] as number) / live || 1;
       // A word the query repeats, or says with several terms, counts once towards how many of its words matched.
       const markOf = new Map<string, number>();
       for (const one of query) {
         const word = one.word ?? one.term;
-        let termMark = markOf.get(word);
-        if (termMark === undefined) {
+        let wordMark = markOf.get(word);
+        if (wordMark === undefined) {
           mark = mark >= 0x7fffffff ? 1 : mark + 1;
-          termMark = mark;
-          markOf.set(word, termMark);
+          wordMark = mark;
+          markOf.set(word, wordMark);
         }
         const matches = expand(one);
         for (let m = 0; m < matches.length; m += 2) {
-          const id = matches[m] as number;
-          const weight = (matches[m + 1] as number) * one.boost;
-          for (let field = 0; field < fieldCount; field++) {
-            const holding = frequencies[id * fieldCount + field] as number;
-            idf[field] = Math.log(1 + (live - holding + 0.5) / (holding + 0.5));
-          }
-          const list = postings[id] as number[];
-          for (let p = 0; p < list.length; p += 3) {
-            const slot = list[p] as number;
-            if (keys[slot] === undefined) continue;
-            const field = list[p + 1] as number;
-            const frequency = list[p + 2] as number;
-            const length = lengths[slot * fieldCount + field] as number;
-            const score =
-              weight *
-              (boosts[field] as number) *
-              (idf[field] as number) *
-              (d + (frequency * (k + 1)) / (frequency + k * (1 - b + (b * length) / (average[field] as number))));
-            if (matched[slot] === 0) touched.push(slot);
-            scores[slot] = (scores[slot] as number) + score;
-            if (marks[slot] !== termMark) {
-              marks[slot] = termMark;
-              matched[slot] = (matched[slot] as number) + 1;
-            }
-          }
+          score(matches[m] as number, (matches[m + 1] as number) * one.boost, wordMark);
         }
       }
       const best = topOf(touched, scores, matched, keys, limit, accept);
@@ -290,6 +348,28 @@ const FUZZY_WEIGHT = 0.45;
 
 /** The most query terms whose matches are kept. */
 const MAX_EXPANSIONS = 4096;
+
+/** Slots and term ids the arrays start with room for; they double when full. */
+const INITIAL = 1024;
+
+/** The most segments before they are rewritten as one (each search reads every one). */
+const MAX_SEGMENTS = 8;
+
+/** The postings of a run of documents: term id t's [slot, field, frequency] triples are from offsets[t] to offsets[t + 1]. */
+interface Segment {
+  /** How many term ids there were when it was made: a later term has no postings here. */
+  readonly terms: number;
+  readonly offsets: Int32Array;
+  readonly postings: Int32Array;
+}
+
+/** `array`, or a copy at least twice as long when it holds fewer than `size`. */
+function grown(array: Int32Array<ArrayBuffer>, size: number): Int32Array<ArrayBuffer> {
+  if (array.length >= size) return array;
+  const next = new Int32Array(Math.max(size, array.length * 2));
+  next.set(array);
+  return next;
+}
 
 /**
  * The keys of the `limit` best slots (score times distinct terms matched; the earlier slot first on a tie) that

@@ -100,6 +100,7 @@ export function buildToolIndex(
   };
   const build = cachedWords(words);
   for (const entry of entries) add(entry, skills.get(entry.instance), build);
+  terms.flush();
   return {
     get size() {
       return indexed.size;
@@ -149,6 +150,7 @@ export function buildToolIndex(
         terms.remove(name);
         indexed.delete(name);
       }
+      terms.flush();
     },
   };
 }
