@@ -230,15 +230,16 @@ function cachedWords(words: (text: string, cap: number) => string[]): Words {
 const FIELDS: Field[] = ["name", "title", "hint", "summary", "description", "params", "skill"];
 
 /**
- * How much a match in each field counts. A tool's name, the hint its operator wrote and the opening sentence of its
- * description say what it is for; the rest of its description says how to use it, with more words that are not about
- * the task; its arguments and its skill's description tell tools apart least.
+ * How much a match in each field counts. A tool's name and the hint its operator wrote say what it is for; its title
+ * next; the opening sentence of its description counts twice (in its own field and in the description), as it says
+ * what the tool does where the rest says how to use it; its arguments and its skill's description tell tools apart
+ * least.
  */
 const BOOST: Record<Field, number> = {
   name: 3,
   title: 2,
   hint: 3,
-  summary: 2,
+  summary: 1,
   description: 1,
   params: 0.5,
   skill: 0.3,
@@ -287,9 +288,10 @@ const WORD = /[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\p{L}+|\d+/gu;
 /** Words too common in tasks and descriptions to tell tools apart. */
 const STOP_WORDS = new Set(
   (
-    "a an and are as at be been but by can could do does for from has have how i if in into is it its me my of on " +
-    "or our please should so that the their them then there these this those to us was we what when where which " +
-    "will with would you your"
+    "a about all also an and any are as at be been but by can could do does every everything for from has have how " +
+    "i if in into is it its just let like me my need of on one or our please should so some something that the " +
+    "their them then there these this those to us use using via want was we what when where which will with would " +
+    "you your"
   ).split(" "),
 );
 
