@@ -50,7 +50,7 @@ const NUMBER = /(?<![\w.])\d+(?:\.\d+)*(?![\w.])/g;
 const SYNONYMS = [
   // what tools do
   "delete remove erase destroy trash drop purge discard wipe forget",
-  "create make new add generate",
+  "create make new add generate put insert",
   "find search lookup locate query",
   "get fetch retrieve read show view display open",
   "update edit modify change alter patch",
@@ -66,9 +66,10 @@ const SYNONYMS = [
   "undo revert reset rollback restore",
   "watch monitor track observe subscribe",
   "merge combine",
-  "sum add total plus",
+  "sum add total plus aggregate",
   "summary summarize overview",
   "explain describe",
+  "emulate simulate pretend mock",
   "verify validate check",
   "screenshot capture snapshot",
   "click press tap",
@@ -76,7 +77,8 @@ const SYNONYMS = [
   "deploy ship",
   // what they act on
   "folder directory",
-  "user person people member",
+  "settings setting config configuration options preferences",
+  "user person people member everyone everybody",
   "team group organization organisation org",
   "issue ticket bug",
   "repository repo",
