@@ -77,4 +77,24 @@ describe("createTermIndex", () => {
     index.add("new", [["common", "common"], []]);
     expect(index.search([term("common")], 1)).toEqual(["new"]);
   });
+
+  it("lifts the documents of the owner whose documents the query's other words describe", () => {
+    const index = createTermIndex(SearchableMap, {
+      boosts: [1],
+      bm25: { k: 1.2, b: 0.7, d: 0.5 },
+      owners: { fields: [0], weight: 3 },
+    });
+    index.add("board.delete", [["delete", "card"]], "board");
+    index.add("board.move", [["move", "card"]], "board");
+    index.add("k8s.delete", [["delete", "resource"]], "k8s");
+    index.add("k8s.logs", [["pod", "logs"]], "k8s");
+    index.add("k8s.scale", [["scale", "deployment", "pod"]], "k8s");
+    const query = [term("delete"), term("pod")];
+    expect(index.search(query, 1)).toEqual(["k8s.delete"]);
+    expect(index.search([term("delete"), term("card")], 1)).toEqual(["board.delete"]);
+    index.remove("k8s.logs");
+    index.remove("k8s.scale");
+    // Without its pod tools, the k8s owner no longer says anything about pods.
+    expect(index.search([term("pod")], 5)).toEqual([]);
+  });
 });

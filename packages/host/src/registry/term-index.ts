@@ -21,6 +21,14 @@ export interface TermIndexOptions {
   /** A factor per field, in the order a document gives its fields. */
   readonly boosts: readonly number[];
   readonly bm25: { readonly k: number; readonly b: number; readonly d: number };
+  /**
+   * Documents of one owner (the `owner` they were added with) are also ranked together: for each owner, how many of
+   * its documents hold a term in one of `fields`, ranked by BM25 among owners; a document's score is then multiplied
+   * by 1 + `weight` × its owner's score over the best owner's. Words of a query that say whose documents it wants (a
+   * service's name, or its domain: a cluster, a board, a channel) lift that owner's documents, and the rest of the
+   * query picks among them. Default: owners do not count.
+   */
+  readonly owners?: { readonly fields: readonly number[]; readonly weight: number };
 }
 
 /**
@@ -32,8 +40,11 @@ export interface TermIndexOptions {
  * an object per document or per match.
  */
 export interface TermIndex {
-  /** Adds a document under `key` (a key already there is replaced). `fields[i]` are the terms of field i. */
-  add(key: string, fields: readonly (readonly string[])[]): void;
+  /**
+   * Adds a document under `key` (a key already there is replaced). `fields[i]` are the terms of field i; `owner` groups
+   * it with others (see {@link TermIndexOptions.owners}).
+   */
+  add(key: string, fields: readonly (readonly string[])[], owner?: unknown): void;
   /** Removes the document under `key`; false when there was none. */
   remove(key: string): boolean;
   /**
@@ -61,6 +72,8 @@ export function createTermIndex(SearchableMap: typeof SearchableMapClass, option
   const fieldCount = options.boosts.length;
   const boosts = Float64Array.from(options.boosts);
   const { k, b, d } = options.bm25;
+  const ownerWeight = options.owners?.weight ?? 0;
+  const pooledFields = new Set(options.owners?.fields ?? []);
 
   // Documents by slot; a removed document leaves its slot empty until the index is compacted.
   let keys: (string | undefined)[] = [];
@@ -85,6 +98,14 @@ export function createTermIndex(SearchableMap: typeof SearchableMapClass, option
   let stamp = 0;
   // What a query term matches ([term id, weight, …]), until the vocabulary changes.
   const expansions = new Map<string, number[]>();
+
+  // Owners: each slot's; per owner, how many of its live documents hold each term (in pooledFields), and how many it
+  // has; and, during a search, each owner's score.
+  const ownerIds = new Map<unknown, number>();
+  let ownerOf = new Int32Array(INITIAL);
+  const ownerTerms: Map<number, number>[] = [];
+  const ownerSizes: number[] = [];
+  let ownerScores = new Float64Array(16);
 
   // The postings, a segment per flush; the slots below `sealed` are in them.
   let segments: Segment[] = [];
@@ -115,7 +136,7 @@ export function createTermIndex(SearchableMap: typeof SearchableMapClass, option
     return id;
   };
 
-  const add = (key: string, fields: readonly (readonly string[])[]): void => {
+  const add = (key: string, fields: readonly (readonly string[])[], owner?: unknown): void => {
     remove(key);
     const slot = keys.length;
     keys.push(key);
@@ -124,7 +145,17 @@ export function createTermIndex(SearchableMap: typeof SearchableMapClass, option
       starts = grown(starts, slot + 1);
       ends = grown(ends, slot + 1);
       lengths = grown(lengths, (slot + 1) * fieldCount);
+      ownerOf = grown(ownerOf, slot + 1);
     }
+    let ownerId = ownerIds.get(owner);
+    if (ownerId === undefined) {
+      ownerId = ownerIds.size;
+      ownerIds.set(owner, ownerId);
+      ownerTerms.push(new Map());
+      ownerSizes.push(0);
+    }
+    ownerOf[slot] = ownerId;
+    ownerSizes[ownerId] = (ownerSizes[ownerId] as number) + 1;
     starts[slot] = used;
     for (let field = 0; field < fieldCount; field++) {
       const terms = fields[field] ?? [];
@@ -152,6 +183,14 @@ export function createTermIndex(SearchableMap: typeof SearchableMapClass, option
     }
     ends[slot] = used;
     live++;
+    const pooled = ownerTerms[ownerId] as Map<number, number>;
+    stamp++;
+    for (let i = starts[slot] as number; i < used; i += 3) {
+      const id = triples[i] as number;
+      if (!pooledFields.has(triples[i + 1] as number) || stamps[id] === stamp) continue;
+      stamps[id] = stamp;
+      pooled.set(id, (pooled.get(id) ?? 0) + 1);
+    }
   };
 
   const remove = (key: string): boolean => {
@@ -165,6 +204,16 @@ export function createTermIndex(SearchableMap: typeof SearchableMapClass, option
     }
     for (let field = 0; field < fieldCount; field++) {
       totals[field] = (totals[field] as number) - (lengths[slot * fieldCount + field] as number);
+    }
+    const ownerId = ownerOf[slot] as number;
+    ownerSizes[ownerId] = (ownerSizes[ownerId] as number) - 1;
+    const pooled = ownerTerms[ownerId] as Map<number, number>;
+    stamp++;
+    for (let i = starts[slot] as number; i < (ends[slot] as number); i += 3) {
+      const id = triples[i] as number;
+      if (!pooledFields.has(triples[i + 1] as number) || stamps[id] === stamp) continue;
+      stamps[id] = stamp;
+      pooled.set(id, (pooled.get(id) as number) - 1);
     }
     live--;
     return true;
@@ -205,6 +254,7 @@ export function createTermIndex(SearchableMap: typeof SearchableMapClass, option
     const nextStarts = new Int32Array(Math.max(live, INITIAL));
     const nextEnds = new Int32Array(nextStarts.length);
     const nextLengths = new Int32Array(nextStarts.length * fieldCount);
+    const nextOwners = new Int32Array(nextStarts.length);
     let at = 0;
     for (let slot = 0; slot < keys.length; slot++) {
       const key = keys[slot];
@@ -217,6 +267,7 @@ export function createTermIndex(SearchableMap: typeof SearchableMapClass, option
       at += (ends[slot] as number) - (starts[slot] as number);
       nextEnds[next] = at;
       nextLengths.set(lengths.subarray(slot * fieldCount, (slot + 1) * fieldCount), next * fieldCount);
+      nextOwners[next] = ownerOf[slot] as number;
     }
     keys = nextKeys;
     triples = nextTriples;
@@ -224,6 +275,7 @@ export function createTermIndex(SearchableMap: typeof SearchableMapClass, option
     starts = nextStarts;
     ends = nextEnds;
     lengths = nextLengths;
+    ownerOf = nextOwners;
     segments = [seal(0, keys.length)];
     sealed = keys.length;
   };
@@ -264,6 +316,27 @@ export function createTermIndex(SearchableMap: typeof SearchableMapClass, option
     if (expansions.size >= MAX_EXPANSIONS) expansions.clear();
     expansions.set(cacheKey, out);
     return out;
+  };
+
+  /** Adds what the term id `id`, weighted `weight`, scores for every owner whose documents hold it. */
+  const scoreOwners = (id: number, weight: number): void => {
+    let holding = 0;
+    let average = 0;
+    for (let owner = 0; owner < ownerTerms.length; owner++) {
+      if (((ownerTerms[owner] as Map<number, number>).get(id) ?? 0) > 0) holding++;
+      average += ownerSizes[owner] as number;
+    }
+    if (holding === 0) return;
+    const owners = ownerTerms.length;
+    average /= owners;
+    const ownerIdf = Math.log(1 + (owners - holding + 0.5) / (holding + 0.5));
+    for (let owner = 0; owner < owners; owner++) {
+      const count = (ownerTerms[owner] as Map<number, number>).get(id) ?? 0;
+      if (count <= 0) continue;
+      const norm = 1 - OWNER_B + (OWNER_B * (ownerSizes[owner] as number)) / average;
+      ownerScores[owner] =
+        (ownerScores[owner] as number) + weight * ownerIdf * ((count * (k + 1)) / (count + k * norm));
+    }
   };
 
   /** Adds what the term id `id`, weighted `weight`, scores in every live document holding it. */
@@ -307,6 +380,7 @@ export function createTermIndex(SearchableMap: typeof SearchableMapClass, option
     search(query, limit, accept) {
       flush();
       if (live === 0 || limit < 1) return [];
+      if (ownerScores.length < ownerTerms.length) ownerScores = new Float64Array(ownerTerms.length * 2);
       if (scores.length < keys.length) {
         scores = new Float64Array(Math.max(keys.length, scores.length * 2));
         matched = new Uint16Array(scores.length);
@@ -326,7 +400,19 @@ export function createTermIndex(SearchableMap: typeof SearchableMapClass, option
         const matches = expand(one);
         for (let m = 0; m < matches.length; m += 2) {
           score(matches[m] as number, (matches[m + 1] as number) * one.boost, wordMark);
+          if (ownerWeight > 0) scoreOwners(matches[m] as number, (matches[m + 1] as number) * one.boost);
         }
+      }
+      if (ownerWeight > 0) {
+        let most = 0;
+        for (let owner = 0; owner < ownerTerms.length; owner++) most = Math.max(most, ownerScores[owner] as number);
+        if (most > 0) {
+          for (const slot of touched) {
+            const owner = ownerOf[slot] as number;
+            scores[slot] = (scores[slot] as number) * (1 + (ownerWeight * (ownerScores[owner] as number)) / most);
+          }
+        }
+        ownerScores.fill(0);
       }
       const best = topOf(touched, scores, matched, keys, limit, accept);
       for (const slot of touched) {
@@ -343,6 +429,8 @@ export function createTermIndex(SearchableMap: typeof SearchableMapClass, option
 // --- internal ---
 
 /** How much a term that a query term begins counts, and one a typo away (MiniSearch's weights). */
+/** How much an owner's size counts against how many of its documents hold a term (BM25's b among owners). */
+const OWNER_B = 0.75;
 const PREFIX_WEIGHT = 0.375;
 const FUZZY_WEIGHT = 0.45;
 

@@ -92,11 +92,15 @@ export function buildToolIndex(
 ): ToolIndex {
   const words = wordsOf(ranking.stem);
   const synonyms = synonymsOf(ranking.stem);
-  const terms = createTermIndex(ranking.SearchableMap, { boosts: FIELDS.map((field) => BOOST[field]), bm25: BM25 });
+  const terms = createTermIndex(ranking.SearchableMap, {
+    boosts: FIELDS.map((field) => BOOST[field]),
+    bm25: BM25,
+    owners: { fields: OWNER_FIELDS.map((field) => FIELDS.indexOf(field)), weight: OWNER_WEIGHT },
+  });
   const indexed = new Map<string, ToolEntry>();
   const add = (entry: ToolEntry, skill: string | undefined, cached: Words): void => {
     indexed.set(entry.fullName, entry);
-    terms.add(entry.fullName, fieldsOf(entry, skill, cached));
+    terms.add(entry.fullName, fieldsOf(entry, skill, cached), entry.instance);
   };
   const build = cachedWords(words);
   for (const entry of entries) add(entry, skills.get(entry.instance), build);
@@ -244,6 +248,15 @@ const BOOST: Record<Field, number> = {
   params: 0.5,
   skill: 0.3,
 };
+
+/**
+ * The fields pooled over a server's (or skill instance's) tools to rank the servers themselves: what its tools are
+ * named and what they do, in their opening sentences. A task that names a service, or a thing only one service's tools
+ * deal with (a cluster, a board, a channel), lifts that server's tools; its verb picks among them.
+ */
+const OWNER_FIELDS: Field[] = ["name", "title", "summary"];
+/** A tool's score is multiplied by 1 + this × its server's score over the best server's. */
+const OWNER_WEIGHT = 3;
 
 /**
  * BM25+ as MiniSearch computes it, with a field's length counting more than its default (b 0.9, not 0.7):
