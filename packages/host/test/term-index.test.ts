@@ -97,4 +97,22 @@ describe("createTermIndex", () => {
     // Without its pod tools, the k8s owner no longer says anything about pods.
     expect(index.search([term("pod")], 5)).toEqual([]);
   });
+
+  it("forgets owners whose documents are all gone, as a reloaded composition's old instances", () => {
+    const index = createTermIndex(SearchableMap, {
+      boosts: [1],
+      bm25: { k: 1.2, b: 0.7, d: 0.5 },
+      owners: { fields: [0], weight: 3 },
+    });
+    for (let reload = 0; reload < 50; reload++) {
+      const owner = { reload };
+      index.add("k8s.delete", [["delete", "pod"]], owner);
+      index.add("k8s.logs", [["logs", "pod"]], owner);
+      index.add("board.delete", [["delete", "card"]], { reload, board: true });
+      index.flush();
+    }
+    expect(index.size).toBe(3);
+    expect(index.search([term("delete"), term("pod")], 1)).toEqual(["k8s.delete"]);
+    expect(index.search([term("delete"), term("card")], 1)).toEqual(["board.delete"]);
+  });
 });

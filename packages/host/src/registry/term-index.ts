@@ -103,8 +103,8 @@ export function createTermIndex(SearchableMap: typeof SearchableMapClass, option
   // has; and, during a search, each owner's score.
   const ownerIds = new Map<unknown, number>();
   let ownerOf = new Int32Array(INITIAL);
-  const ownerTerms: Map<number, number>[] = [];
-  const ownerSizes: number[] = [];
+  let ownerTerms: Map<number, number>[] = [];
+  let ownerSizes: number[] = [];
   let ownerScores = new Float64Array(16);
 
   // The postings, a segment per flush; the slots below `sealed` are in them.
@@ -213,7 +213,9 @@ export function createTermIndex(SearchableMap: typeof SearchableMapClass, option
       const id = triples[i] as number;
       if (!pooledFields.has(triples[i + 1] as number) || stamps[id] === stamp) continue;
       stamps[id] = stamp;
-      pooled.set(id, (pooled.get(id) as number) - 1);
+      const count = (pooled.get(id) as number) - 1;
+      if (count === 0) pooled.delete(id);
+      else pooled.set(id, count);
     }
     live--;
     return true;
@@ -255,6 +257,20 @@ export function createTermIndex(SearchableMap: typeof SearchableMapClass, option
     const nextEnds = new Int32Array(nextStarts.length);
     const nextLengths = new Int32Array(nextStarts.length * fieldCount);
     const nextOwners = new Int32Array(nextStarts.length);
+    // Owners without a live document are dropped (a reloaded skill's instance is a new owner).
+    const ownerNumbers = new Int32Array(ownerSizes.length).fill(-1);
+    const nextOwnerTerms: Map<number, number>[] = [];
+    const nextOwnerSizes: number[] = [];
+    for (const [owner, id] of [...ownerIds]) {
+      if ((ownerSizes[id] as number) === 0) {
+        ownerIds.delete(owner);
+        continue;
+      }
+      ownerNumbers[id] = nextOwnerSizes.length;
+      ownerIds.set(owner, nextOwnerSizes.length);
+      nextOwnerTerms.push(ownerTerms[id] as Map<number, number>);
+      nextOwnerSizes.push(ownerSizes[id] as number);
+    }
     let at = 0;
     for (let slot = 0; slot < keys.length; slot++) {
       const key = keys[slot];
@@ -267,7 +283,7 @@ export function createTermIndex(SearchableMap: typeof SearchableMapClass, option
       at += (ends[slot] as number) - (starts[slot] as number);
       nextEnds[next] = at;
       nextLengths.set(lengths.subarray(slot * fieldCount, (slot + 1) * fieldCount), next * fieldCount);
-      nextOwners[next] = ownerOf[slot] as number;
+      nextOwners[next] = ownerNumbers[ownerOf[slot] as number] as number;
     }
     keys = nextKeys;
     triples = nextTriples;
@@ -276,6 +292,8 @@ export function createTermIndex(SearchableMap: typeof SearchableMapClass, option
     ends = nextEnds;
     lengths = nextLengths;
     ownerOf = nextOwners;
+    ownerTerms = nextOwnerTerms;
+    ownerSizes = nextOwnerSizes;
     segments = [seal(0, keys.length)];
     sealed = keys.length;
   };
@@ -285,7 +303,10 @@ export function createTermIndex(SearchableMap: typeof SearchableMapClass, option
       segments.push(seal(sealed, keys.length));
       sealed = keys.length;
     }
-    if (segments.length > MAX_SEGMENTS || keys.length - live > Math.max(live, INITIAL)) compact();
+    let emptyOwners = 0;
+    for (const size of ownerSizes) if (size === 0) emptyOwners++;
+    const crowded = segments.length > MAX_SEGMENTS || emptyOwners > Math.max(ownerSizes.length / 2, MAX_SEGMENTS);
+    if (crowded || keys.length - live > Math.max(live, INITIAL)) compact();
   };
 
   /** The term ids a query term matches, each with its weight: itself 1, longer and misspelt terms less. */
