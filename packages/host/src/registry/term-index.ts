@@ -73,7 +73,9 @@ export function createTermIndex(SearchableMap: typeof SearchableMapClass, option
   const boosts = Float64Array.from(options.boosts);
   const { k, b, d } = options.bm25;
   const ownerWeight = options.owners?.weight ?? 0;
-  const pooledFields = new Set(options.owners?.fields ?? []);
+  // Per field, 1 when its terms count towards the owner's.
+  const pooled = new Uint8Array(fieldCount);
+  if (ownerWeight > 0) for (const field of options.owners?.fields ?? []) pooled[field] = 1;
 
   // Documents by slot; a removed document leaves its slot empty until the index is compacted.
   let keys: (string | undefined)[] = [];
@@ -99,13 +101,17 @@ export function createTermIndex(SearchableMap: typeof SearchableMapClass, option
   // What a query term matches ([term id, weight, …]), until the vocabulary changes.
   const expansions = new Map<string, number[]>();
 
-  // Owners: each slot's; per owner, how many of its live documents hold each term (in pooledFields), and how many it
-  // has; and, during a search, each owner's score.
+  // Owners: each slot's, and how many live documents each has; during a search, each owner's score, and while one
+  // term is scored, how many of its documents hold the term (counted from the term's postings, nothing kept per term).
   const ownerIds = new Map<unknown, number>();
   let ownerOf = new Int32Array(INITIAL);
-  let ownerTerms: Map<number, number>[] = [];
   let ownerSizes: number[] = [];
   let ownerScores = new Float64Array(16);
+  let ownerCounts = new Int32Array(16);
+  const ownersHolding: number[] = [];
+  // Per slot, the last term (scored) it was counted for towards its owner.
+  let counted = new Int32Array(INITIAL);
+  let termStamp = 0;
 
   // The postings, a segment per flush; the slots below `sealed` are in them.
   let segments: Segment[] = [];
@@ -151,7 +157,6 @@ export function createTermIndex(SearchableMap: typeof SearchableMapClass, option
     if (ownerId === undefined) {
       ownerId = ownerIds.size;
       ownerIds.set(owner, ownerId);
-      ownerTerms.push(new Map());
       ownerSizes.push(0);
     }
     ownerOf[slot] = ownerId;
@@ -183,14 +188,6 @@ export function createTermIndex(SearchableMap: typeof SearchableMapClass, option
     }
     ends[slot] = used;
     live++;
-    const pooled = ownerTerms[ownerId] as Map<number, number>;
-    stamp++;
-    for (let i = starts[slot] as number; i < used; i += 3) {
-      const id = triples[i] as number;
-      if (!pooledFields.has(triples[i + 1] as number) || stamps[id] === stamp) continue;
-      stamps[id] = stamp;
-      pooled.set(id, (pooled.get(id) ?? 0) + 1);
-    }
   };
 
   const remove = (key: string): boolean => {
@@ -207,16 +204,6 @@ export function createTermIndex(SearchableMap: typeof SearchableMapClass, option
     }
     const ownerId = ownerOf[slot] as number;
     ownerSizes[ownerId] = (ownerSizes[ownerId] as number) - 1;
-    const pooled = ownerTerms[ownerId] as Map<number, number>;
-    stamp++;
-    for (let i = starts[slot] as number; i < (ends[slot] as number); i += 3) {
-      const id = triples[i] as number;
-      if (!pooledFields.has(triples[i + 1] as number) || stamps[id] === stamp) continue;
-      stamps[id] = stamp;
-      const count = (pooled.get(id) as number) - 1;
-      if (count === 0) pooled.delete(id);
-      else pooled.set(id, count);
-    }
     live--;
     return true;
   };
@@ -259,7 +246,6 @@ export function createTermIndex(SearchableMap: typeof SearchableMapClass, option
     const nextOwners = new Int32Array(nextStarts.length);
     // Owners without a live document are dropped (a reloaded skill's instance is a new owner).
     const ownerNumbers = new Int32Array(ownerSizes.length).fill(-1);
-    const nextOwnerTerms: Map<number, number>[] = [];
     const nextOwnerSizes: number[] = [];
     for (const [owner, id] of [...ownerIds]) {
       if ((ownerSizes[id] as number) === 0) {
@@ -268,7 +254,6 @@ export function createTermIndex(SearchableMap: typeof SearchableMapClass, option
       }
       ownerNumbers[id] = nextOwnerSizes.length;
       ownerIds.set(owner, nextOwnerSizes.length);
-      nextOwnerTerms.push(ownerTerms[id] as Map<number, number>);
       nextOwnerSizes.push(ownerSizes[id] as number);
     }
     let at = 0;
@@ -292,7 +277,6 @@ export function createTermIndex(SearchableMap: typeof SearchableMapClass, option
     ends = nextEnds;
     lengths = nextLengths;
     ownerOf = nextOwners;
-    ownerTerms = nextOwnerTerms;
     ownerSizes = nextOwnerSizes;
     segments = [seal(0, keys.length)];
     sealed = keys.length;
@@ -303,9 +287,7 @@ export function createTermIndex(SearchableMap: typeof SearchableMapClass, option
       segments.push(seal(sealed, keys.length));
       sealed = keys.length;
     }
-    let emptyOwners = 0;
-    for (const size of ownerSizes) if (size === 0) emptyOwners++;
-    const crowded = segments.length > MAX_SEGMENTS || emptyOwners > Math.max(ownerSizes.length / 2, MAX_SEGMENTS);
+    const crowded = segments.length > MAX_SEGMENTS || emptyOwners() > Math.max(ownerSizes.length / 2, MAX_SEGMENTS);
     if (crowded || keys.length - live > Math.max(live, INITIAL)) compact();
   };
 
@@ -339,33 +321,16 @@ export function createTermIndex(SearchableMap: typeof SearchableMapClass, option
     return out;
   };
 
-  /** Adds what the term id `id`, weighted `weight`, scores for every owner whose documents hold it. */
-  const scoreOwners = (id: number, weight: number): void => {
-    let holding = 0;
-    let average = 0;
-    for (let owner = 0; owner < ownerTerms.length; owner++) {
-      if (((ownerTerms[owner] as Map<number, number>).get(id) ?? 0) > 0) holding++;
-      average += ownerSizes[owner] as number;
-    }
-    if (holding === 0) return;
-    const owners = ownerTerms.length;
-    average /= owners;
-    const ownerIdf = Math.log(1 + (owners - holding + 0.5) / (holding + 0.5));
-    for (let owner = 0; owner < owners; owner++) {
-      const count = (ownerTerms[owner] as Map<number, number>).get(id) ?? 0;
-      if (count <= 0) continue;
-      const norm = 1 - OWNER_B + (OWNER_B * (ownerSizes[owner] as number)) / average;
-      ownerScores[owner] =
-        (ownerScores[owner] as number) + weight * ownerIdf * ((count * (k + 1)) / (count + k * norm));
-    }
-  };
-
-  /** Adds what the term id `id`, weighted `weight`, scores in every live document holding it. */
+  /**
+   * Adds what the term id `id`, weighted `weight`, scores in every live document holding it, and to every owner whose
+   * documents hold it in a pooled field.
+   */
   const score = (id: number, weight: number, wordMark: number): void => {
     for (let field = 0; field < fieldCount; field++) {
       const holding = frequencies[id * fieldCount + field] as number;
       idf[field] = Math.log(1 + (live - holding + 0.5) / (holding + 0.5));
     }
+    termStamp = termStamp >= 0x7fffffff ? 1 : termStamp + 1;
     for (const { terms, offsets, postings } of segments) {
       if (id >= terms) continue;
       const end = (offsets[id + 1] as number) * 3;
@@ -387,8 +352,33 @@ export function createTermIndex(SearchableMap: typeof SearchableMapClass, option
           marks[slot] = wordMark;
           matched[slot] = (matched[slot] as number) + 1;
         }
+        if (pooled[field] === 1 && counted[slot] !== termStamp) {
+          counted[slot] = termStamp;
+          const owner = ownerOf[slot] as number;
+          if (ownerCounts[owner] === 0) ownersHolding.push(owner);
+          ownerCounts[owner] = (ownerCounts[owner] as number) + 1;
+        }
       }
     }
+    if (ownersHolding.length === 0) return;
+    // The owners ranked by BM25 over how many of their documents hold the term, against how many documents they have.
+    const owners = ownerSizes.length - emptyOwners();
+    const ownerIdf = Math.log(1 + (owners - ownersHolding.length + 0.5) / (ownersHolding.length + 0.5));
+    const averageSize = live / owners;
+    for (const owner of ownersHolding) {
+      const count = ownerCounts[owner] as number;
+      const norm = 1 - OWNER_B + (OWNER_B * (ownerSizes[owner] as number)) / averageSize;
+      ownerScores[owner] =
+        (ownerScores[owner] as number) + weight * ownerIdf * ((count * (k + 1)) / (count + k * norm));
+      ownerCounts[owner] = 0;
+    }
+    ownersHolding.length = 0;
+  };
+
+  const emptyOwners = (): number => {
+    let empty = 0;
+    for (const size of ownerSizes) if (size === 0) empty++;
+    return empty;
   };
 
   return {
@@ -401,11 +391,15 @@ export function createTermIndex(SearchableMap: typeof SearchableMapClass, option
     search(query, limit, accept) {
       flush();
       if (live === 0 || limit < 1) return [];
-      if (ownerScores.length < ownerTerms.length) ownerScores = new Float64Array(ownerTerms.length * 2);
+      if (ownerScores.length < ownerSizes.length) {
+        ownerScores = new Float64Array(ownerSizes.length * 2);
+        ownerCounts = new Int32Array(ownerScores.length);
+      }
       if (scores.length < keys.length) {
         scores = new Float64Array(Math.max(keys.length, scores.length * 2));
         matched = new Uint16Array(scores.length);
         marks = new Int32Array(scores.length);
+        counted = new Int32Array(scores.length);
       }
       for (let field = 0; field < fieldCount; field++) average[field] = (totals[field] as number) / live || 1;
       // A word the query repeats, or says with several terms, counts once towards how many of its words matched.
@@ -421,12 +415,11 @@ export function createTermIndex(SearchableMap: typeof SearchableMapClass, option
         const matches = expand(one);
         for (let m = 0; m < matches.length; m += 2) {
           score(matches[m] as number, (matches[m + 1] as number) * one.boost, wordMark);
-          if (ownerWeight > 0) scoreOwners(matches[m] as number, (matches[m + 1] as number) * one.boost);
         }
       }
       if (ownerWeight > 0) {
         let most = 0;
-        for (let owner = 0; owner < ownerTerms.length; owner++) most = Math.max(most, ownerScores[owner] as number);
+        for (let owner = 0; owner < ownerSizes.length; owner++) most = Math.max(most, ownerScores[owner] as number);
         if (most > 0) {
           for (const slot of touched) {
             const owner = ownerOf[slot] as number;
