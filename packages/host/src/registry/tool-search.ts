@@ -193,10 +193,16 @@ function wordsOf(stem: (word: string) => string): (text: string, cap: number) =>
 
 type Field = "name" | "title" | "hint" | "summary" | "description" | "params" | "skill";
 
-/** Splits text into at most `cap` terms; and a description into the terms of its opening sentence and of its whole. */
+/** The terms of a tool's texts: of any text (at most `cap`), of a description, and of its name. */
 interface Words {
-  (text: string, cap: number): string[];
+  text(text: string, cap: number): string[];
+  /** The terms of a description's opening sentence, and of its whole (code left out). */
   description(text: string): [summary: string[], description: string[]];
+  /**
+   * The full name as words (files.delete_file → files delete file), and the tool's own name when a rename changed it:
+   * the server's part and the tool's own name split apart, as several servers may list a tool of the same name.
+   */
+  name(name: string, own: string): string[];
 }
 
 /**
@@ -206,29 +212,37 @@ interface Words {
 function cachedWords(words: (text: string, cap: number) => string[]): Words {
   const byCap = new Map<number, Map<string, string[]>>();
   const descriptions = new Map<string, [string[], string[]]>();
-  const cached = (text: string, cap: number): string[] => {
+  const text = (value: string, cap: number): string[] => {
     let seen = byCap.get(cap);
     if (seen === undefined) {
       seen = new Map();
       byCap.set(cap, seen);
     }
-    let terms = seen.get(text);
+    let terms = seen.get(value);
     if (terms === undefined) {
-      terms = words(text, cap);
-      seen.set(text, terms);
+      terms = words(value, cap);
+      seen.set(value, terms);
     }
     return terms;
   };
-  cached.description = (text: string): [string[], string[]] => {
-    let both = descriptions.get(text);
-    if (both === undefined) {
-      const plain = prose(text);
-      both = [cached(summaryOf(plain), FIELD_TERMS.summary), cached(plain, FIELD_TERMS.description)];
-      descriptions.set(text, both);
-    }
-    return both;
+  return {
+    text,
+    description(value) {
+      let both = descriptions.get(value);
+      if (both === undefined) {
+        const plain = prose(value);
+        both = [text(summaryOf(plain), FIELD_TERMS.summary), text(plain, FIELD_TERMS.description)];
+        descriptions.set(value, both);
+      }
+      return both;
+    },
+    name(name, own) {
+      if (!name.endsWith(own)) return text(`${name} ${own}`, FIELD_TERMS.name);
+      const server = text(name.slice(0, name.length - own.length), FIELD_TERMS.name);
+      const tool = text(own, FIELD_TERMS.name);
+      return server.length === 0 ? tool : [...server, ...tool].slice(0, FIELD_TERMS.name);
+    },
   };
-  return cached;
 }
 
 const FIELDS: Field[] = ["name", "title", "hint", "summary", "description", "params", "skill"];
@@ -345,14 +359,13 @@ function fieldsOf(entry: ToolEntry, skill: string | undefined, words: Words): st
   const hint = listing._meta?.[SEARCH_HINT];
   const [summary, description] = words.description(listing.description);
   return [
-    // The full name as words (files.delete_file → files delete file), and the tool's own name when a rename changed it.
-    words(listing.name.endsWith(entry.toolName) ? listing.name : `${listing.name} ${entry.toolName}`, FIELD_TERMS.name),
-    words(listing.title, FIELD_TERMS.title),
-    hint === undefined ? [] : words(hint, FIELD_TERMS.hint),
+    words.name(listing.name, entry.toolName),
+    words.text(listing.title, FIELD_TERMS.title),
+    hint === undefined ? [] : words.text(hint, FIELD_TERMS.hint),
     summary,
     description,
-    words(paramsText(listing.inputSchema, FIELD_TERMS.params * CHARS_PER_TERM), FIELD_TERMS.params),
-    skill === undefined ? [] : words(skill, FIELD_TERMS.skill),
+    words.text(paramsText(listing.inputSchema, FIELD_TERMS.params * CHARS_PER_TERM), FIELD_TERMS.params),
+    skill === undefined ? [] : words.text(skill, FIELD_TERMS.skill),
   ];
 }
 
