@@ -247,9 +247,15 @@ The run took ${Math.round((performance.now() - started) / 1000)} s.
 | search_tools at ${largeCount} tools, through the client: p50 / p99, wall clock | ${ms(median(throughClient))} / ${ms(p99Client)} ms | p99 at most 5 ms | ${verdict(p99Client <= 5)} |
 | the same, CPU time of the process: p50 / p99 | ${ms(median(throughClientCpu))} / ${ms(percentile(throughClientCpu, 0.99))} ms | p99 at most 5 ms | ${verdict(percentile(throughClientCpu, 0.99) <= 5)} |
 | the index's search alone: p50 / p99, wall clock (CPU time) | ${ms(median(bare))} / ${ms(p99Bare)} ms (${ms(median(bareCpu))} / ${ms(percentile(bareCpu, 0.99))} ms) | | |
-| the first search at ${largeCount} tools (loads MiniSearch, builds the index) | ${ms(firstSearchMs)} ms | | |
+| the first search at ${largeCount} tools (loads the ranking's libraries, builds the index) | ${ms(firstSearchMs)} ms | | |
 | index build at ${largeCount} tools: median / fastest of ${BUILDS}, wall clock | ${ms(buildMedian)} / ${ms(Math.min(...builds))} ms | at most 100 ms | ${verdict(buildMedian <= 100)} |
 | the same, CPU time: median / least | ${ms(median(buildCpu))} / ${ms(Math.min(...buildCpu))} ms | at most 100 ms | ${verdict(median(buildCpu) <= 100)} |
+
+The held-out sets: held-out.json's misses were listed in this file while the ranking was tuned a second time (more
+everyday words and stop words, each server ranked by its tools' words), every choice made on tasks.json's figures.
+Two word groups that each found one of its listed tasks and no task of tasks.json (internet → web, PR → pull) were
+taken out again, but its figure is no longer as clean as when it was written. held-out-2.json was written and
+committed before that tuning, and its figures were only printed, never chosen on: it is the cleaner check.
 
 Tasks whose tool was not in the first 5 (the first 3 results shown):
 
