@@ -166,6 +166,10 @@ export function createTermIndex(SearchableMap: typeof SearchableMapClass, option
       const terms = fields[field] ?? [];
       lengths[slot * fieldCount + field] = terms.length;
       totals[field] = (totals[field] as number) + terms.length;
+      if (stamp === MAX_STAMP) {
+        stamp = 0;
+        stamps.fill(0);
+      }
       stamp++;
       for (const term of terms) {
         const id = idOf(term);
@@ -330,7 +334,11 @@ export function createTermIndex(SearchableMap: typeof SearchableMapClass, option
       const holding = frequencies[id * fieldCount + field] as number;
       idf[field] = Math.log(1 + (live - holding + 0.5) / (holding + 0.5));
     }
-    termStamp = termStamp >= 0x7fffffff ? 1 : termStamp + 1;
+    if (termStamp === MAX_STAMP) {
+      termStamp = 0;
+      counted.fill(0);
+    }
+    termStamp++;
     for (const { terms, offsets, postings } of segments) {
       if (id >= terms) continue;
       const end = (offsets[id + 1] as number) * 3;
@@ -408,7 +416,7 @@ export function createTermIndex(SearchableMap: typeof SearchableMapClass, option
         const word = one.word ?? one.term;
         let wordMark = markOf.get(word);
         if (wordMark === undefined) {
-          mark = mark >= 0x7fffffff ? 1 : mark + 1;
+          mark = mark === MAX_STAMP ? 1 : mark + 1;
           wordMark = mark;
           markOf.set(word, wordMark);
         }
@@ -450,6 +458,9 @@ const FUZZY_WEIGHT = 0.45;
 
 /** The most query terms whose matches are kept. */
 const MAX_EXPANSIONS = 4096;
+
+/** The last stamp an Int32Array holds: then its stamps start again from 1, the array cleared. */
+const MAX_STAMP = 0x7fffffff;
 
 /** Slots and term ids the arrays start with room for; they double when full. */
 const INITIAL = 1024;
