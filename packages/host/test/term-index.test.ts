@@ -115,4 +115,20 @@ describe("createTermIndex", () => {
     expect(index.search([term("delete"), term("pod")], 1)).toEqual(["k8s.delete"]);
     expect(index.search([term("delete"), term("card")], 1)).toEqual(["board.delete"]);
   });
+
+  it("counts an owner's own description once, as one more of its documents holding its terms", () => {
+    const index = createTermIndex(SearchableMap, {
+      boosts: [1],
+      bm25: { k: 1.2, b: 0.7, d: 0.5 },
+      owners: { fields: [0], weight: 3 },
+    });
+    const notes = {};
+    index.add("board.search", [["search", "card"]], "board");
+    index.add("notes.search", [["search", "note"]], notes);
+    expect(index.search([term("search"), term("vault")], 1)).toEqual(["board.search"]);
+    index.describe(notes, ["markdown", "vault", "note"]);
+    expect(index.search([term("search"), term("vault")], 1)).toEqual(["notes.search"]);
+    index.describe(notes, undefined);
+    expect(index.search([term("search"), term("vault")], 1)).toEqual(["board.search"]);
+  });
 });

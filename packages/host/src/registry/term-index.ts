@@ -45,6 +45,11 @@ export interface TermIndex {
    * it with others (see {@link TermIndexOptions.owners}).
    */
   add(key: string, fields: readonly (readonly string[])[], owner?: unknown): void;
+  /**
+   * Gives `owner` a description of its own (a skill's SKILL.md), or takes it away (undefined): each of its terms counts
+   * as one more of the owner's documents holding it, once per owner, however many documents the owner has.
+   */
+  describe(owner: unknown, terms: readonly string[] | undefined): void;
   /** Removes the document under `key`; false when there was none. */
   remove(key: string): boolean;
   /**
@@ -109,6 +114,8 @@ export function createTermIndex(SearchableMap: typeof SearchableMapClass, option
   let ownerScores = new Float64Array(16);
   let ownerCounts = new Int32Array(16);
   const ownersHolding: number[] = [];
+  // The owners' own descriptions: the term ids each holds.
+  let descriptions = new Map<number, Set<number>>();
   // Per slot, the last term (scored) it was counted for towards its owner.
   let counted = new Int32Array(INITIAL);
   let termStamp = 0;
@@ -142,6 +149,22 @@ export function createTermIndex(SearchableMap: typeof SearchableMapClass, option
     return id;
   };
 
+  const ownerIdOf = (owner: unknown): number => {
+    let id = ownerIds.get(owner);
+    if (id === undefined) {
+      id = ownerIds.size;
+      ownerIds.set(owner, id);
+      ownerSizes.push(0);
+    }
+    return id;
+  };
+
+  const describe = (owner: unknown, terms: readonly string[] | undefined): void => {
+    const id = ownerIdOf(owner);
+    if (terms === undefined || terms.length === 0) descriptions.delete(id);
+    else descriptions.set(id, new Set(terms.map(idOf)));
+  };
+
   const add = (key: string, fields: readonly (readonly string[])[], owner?: unknown): void => {
     remove(key);
     const slot = keys.length;
@@ -153,12 +176,7 @@ export function createTermIndex(SearchableMap: typeof SearchableMapClass, option
       lengths = grown(lengths, (slot + 1) * fieldCount);
       ownerOf = grown(ownerOf, slot + 1);
     }
-    let ownerId = ownerIds.get(owner);
-    if (ownerId === undefined) {
-      ownerId = ownerIds.size;
-      ownerIds.set(owner, ownerId);
-      ownerSizes.push(0);
-    }
+    const ownerId = ownerIdOf(owner);
     ownerOf[slot] = ownerId;
     ownerSizes[ownerId] = (ownerSizes[ownerId] as number) + 1;
     starts[slot] = used;
@@ -251,6 +269,7 @@ export function createTermIndex(SearchableMap: typeof SearchableMapClass, option
     // Owners without a live document are dropped (a reloaded skill's instance is a new owner).
     const ownerNumbers = new Int32Array(ownerSizes.length).fill(-1);
     const nextOwnerSizes: number[] = [];
+    const nextDescriptions = new Map<number, Set<number>>();
     for (const [owner, id] of [...ownerIds]) {
       if ((ownerSizes[id] as number) === 0) {
         ownerIds.delete(owner);
@@ -258,6 +277,8 @@ export function createTermIndex(SearchableMap: typeof SearchableMapClass, option
       }
       ownerNumbers[id] = nextOwnerSizes.length;
       ownerIds.set(owner, nextOwnerSizes.length);
+      const described = descriptions.get(id);
+      if (described !== undefined) nextDescriptions.set(nextOwnerSizes.length, described);
       nextOwnerSizes.push(ownerSizes[id] as number);
     }
     let at = 0;
@@ -282,6 +303,7 @@ export function createTermIndex(SearchableMap: typeof SearchableMapClass, option
     lengths = nextLengths;
     ownerOf = nextOwners;
     ownerSizes = nextOwnerSizes;
+    descriptions = nextDescriptions;
     segments = [seal(0, keys.length)];
     sealed = keys.length;
   };
@@ -368,6 +390,11 @@ export function createTermIndex(SearchableMap: typeof SearchableMapClass, option
         }
       }
     }
+    for (const [owner, described] of descriptions) {
+      if (!described.has(id) || ownerSizes[owner] === 0) continue;
+      if (ownerCounts[owner] === 0) ownersHolding.push(owner);
+      ownerCounts[owner] = (ownerCounts[owner] as number) + 1;
+    }
     if (ownersHolding.length === 0) return;
     // The owners ranked by BM25 over how many of their documents hold the term, against how many documents they have.
     const owners = ownerSizes.length - emptyOwners();
@@ -394,6 +421,7 @@ export function createTermIndex(SearchableMap: typeof SearchableMapClass, option
       return live;
     },
     add,
+    describe,
     remove,
     flush,
     search(query, limit, accept) {

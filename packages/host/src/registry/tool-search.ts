@@ -20,8 +20,9 @@ export interface ToolSearch {
 /**
  * A search over a registry's tools, ranked by BM25+ per field as MiniSearch ranks (with prefix and fuzzy matching
  * through MiniSearch's radix tree; see {@link createTermIndex}) over each tool's name split into words, its title,
- * description, search hint, argument names and descriptions, and its skill's SKILL.md description. Nothing is loaded
- * or built before the first search: a host that never searches pays nothing.
+ * description, search hint, argument names and descriptions; and each server or skill instance ranked by its tools'
+ * names and opening sentences and its SKILL.md description, lifting its tools. Nothing is loaded or built before the
+ * first search: a host that never searches pays nothing.
  *
  * @example
  * const tools = createToolSearch(host.registry);
@@ -98,12 +99,22 @@ export function buildToolIndex(
     owners: { fields: OWNER_FIELDS.map((field) => FIELDS.indexOf(field)), weight: OWNER_WEIGHT },
   });
   const indexed = new Map<string, ToolEntry>();
-  const add = (entry: ToolEntry, skill: string | undefined, cached: Words): void => {
+  const add = (entry: ToolEntry, cached: Words): void => {
     indexed.set(entry.fullName, entry);
-    terms.add(entry.fullName, fieldsOf(entry, skill, cached), entry.instance);
+    terms.add(entry.fullName, fieldsOf(entry, cached), entry.instance);
+  };
+  // A skill's SKILL.md describes all its tools: it is indexed once, as what its instance is about.
+  let described = new Map<object, string>();
+  const describe = (next: ReadonlyMap<object, string>, cached: Words): void => {
+    for (const owner of described.keys()) if (!next.has(owner)) terms.describe(owner, undefined);
+    for (const [owner, text] of next) {
+      if (described.get(owner) !== text) terms.describe(owner, cached.text(text, SKILL_TERMS));
+    }
+    described = new Map(next);
   };
   const build = cachedWords(words);
-  for (const entry of entries) add(entry, skills.get(entry.instance), build);
+  for (const entry of entries) add(entry, build);
+  describe(skills, build);
   terms.flush();
   return {
     get size() {
@@ -147,13 +158,14 @@ export function buildToolIndex(
         seen.add(entry.fullName);
         const before = indexed.get(entry.fullName);
         if (before?.listing === entry.listing && before.instance === entry.instance) continue;
-        add(entry, nextSkills.get(entry.instance), cached);
+        add(entry, cached);
       }
       for (const name of [...indexed.keys()]) {
         if (seen.has(name)) continue;
         terms.remove(name);
         indexed.delete(name);
       }
+      describe(nextSkills, cached);
       terms.flush();
     },
   };
@@ -191,7 +203,7 @@ function wordsOf(stem: (word: string) => string): (text: string, cap: number) =>
   };
 }
 
-type Field = "name" | "title" | "hint" | "summary" | "description" | "params" | "skill";
+type Field = "name" | "title" | "hint" | "summary" | "description" | "params";
 
 /** The terms of a tool's texts: of any text (at most `cap`), of a description, and of its name. */
 interface Words {
@@ -245,13 +257,12 @@ function cachedWords(words: (text: string, cap: number) => string[]): Words {
   };
 }
 
-const FIELDS: Field[] = ["name", "title", "hint", "summary", "description", "params", "skill"];
+const FIELDS: Field[] = ["name", "title", "hint", "summary", "description", "params"];
 
 /**
  * How much a match in each field counts. A tool's name and the hint its operator wrote say what it is for; its title
  * next; the opening sentence of its description counts twice (in its own field and in the description), as it says
- * what the tool does where the rest says how to use it; its arguments and its skill's description tell tools apart
- * least.
+ * what the tool does where the rest says how to use it; its arguments tell tools apart least.
  */
 const BOOST: Record<Field, number> = {
   name: 3,
@@ -260,13 +271,13 @@ const BOOST: Record<Field, number> = {
   summary: 1,
   description: 1,
   params: 0.5,
-  skill: 0.3,
 };
 
 /**
  * The fields pooled over a server's (or skill instance's) tools to rank the servers themselves: what its tools are
- * named and what they do, in their opening sentences. A task that names a service, or a thing only one service's tools
- * deal with (a cluster, a board, a channel), lifts that server's tools; its verb picks among them.
+ * named and what they do, in their opening sentences, with a skill's SKILL.md description. A task that names a
+ * service, or a thing only one service's tools deal with (a cluster, a board, a channel), lifts that server's tools;
+ * its verb picks among them.
  */
 const OWNER_FIELDS: Field[] = ["name", "title", "summary"];
 /** A tool's score is multiplied by 1 + this × its server's score over the best server's. */
@@ -290,8 +301,10 @@ const FIELD_TERMS: Record<Field, number> = {
   summary: 32,
   description: 32,
   params: 12,
-  skill: 48,
 };
+
+/** The most terms of a skill's SKILL.md description that count. */
+const SKILL_TERMS = 48;
 
 /** Characters of text that hold about one term (a word of five letters, a space, a stop word now and then). */
 const CHARS_PER_TERM = 10;
@@ -354,7 +367,7 @@ function paramsText(schema: JsonSchema | undefined, budget: number): string {
 }
 
 /** A tool's fields as terms, in the order of FIELDS. */
-function fieldsOf(entry: ToolEntry, skill: string | undefined, words: Words): string[][] {
+function fieldsOf(entry: ToolEntry, words: Words): string[][] {
   const { listing } = entry;
   const hint = listing._meta?.[SEARCH_HINT];
   const [summary, description] = words.description(listing.description);
@@ -365,7 +378,6 @@ function fieldsOf(entry: ToolEntry, skill: string | undefined, words: Words): st
     summary,
     description,
     words.text(paramsText(listing.inputSchema, FIELD_TERMS.params * CHARS_PER_TERM), FIELD_TERMS.params),
-    skill === undefined ? [] : words.text(skill, FIELD_TERMS.skill),
   ];
 }
 
