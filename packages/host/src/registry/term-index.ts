@@ -1,4 +1,6 @@
 import type { default as SearchableMapClass } from "minisearch/SearchableMap";
+import type { Segment } from "./postings.js";
+import { grown, segmentOf, topOf } from "./postings.js";
 
 /** One term of a query: what it matches, how much it counts, and whether longer and misspelt terms match it too. */
 export interface QueryTerm {
@@ -230,33 +232,7 @@ export function createTermIndex(SearchableMap: typeof SearchableMapClass, option
     return true;
   };
 
-  /** The postings of the live slots from `from` to `to`, sorted by term id (a counting sort over their triples). */
-  const seal = (from: number, to: number): Segment => {
-    const terms = ids.size;
-    const offsets = new Int32Array(terms + 1);
-    for (let slot = from; slot < to; slot++) {
-      if (keys[slot] === undefined) continue;
-      for (let i = starts[slot] as number; i < (ends[slot] as number); i += 3) {
-        const at = (triples[i] as number) + 1;
-        offsets[at] = (offsets[at] as number) + 1;
-      }
-    }
-    for (let id = 1; id <= terms; id++) offsets[id] = (offsets[id] as number) + (offsets[id - 1] as number);
-    const postings = new Int32Array((offsets[terms] as number) * 3);
-    const cursor = offsets.slice(0, terms);
-    for (let slot = from; slot < to; slot++) {
-      if (keys[slot] === undefined) continue;
-      for (let i = starts[slot] as number; i < (ends[slot] as number); i += 3) {
-        const id = triples[i] as number;
-        const at = (cursor[id] as number) * 3;
-        cursor[id] = (cursor[id] as number) + 1;
-        postings[at] = slot;
-        postings[at + 1] = triples[i + 1] as number;
-        postings[at + 2] = triples[i + 2] as number;
-      }
-    }
-    return { terms, offsets, postings };
-  };
+  const seal = (from: number, to: number): Segment => segmentOf({ keys, starts, ends, triples }, ids.size, from, to);
 
   /** Renumbers the live documents' slots from 0, without the removed ones, and makes one segment of them all. */
   const compact = (): void => {
@@ -478,9 +454,10 @@ export function createTermIndex(SearchableMap: typeof SearchableMapClass, option
 
 // --- internal ---
 
-/** How much a term that a query term begins counts, and one a typo away (MiniSearch's weights). */
 /** How much an owner's size counts against how many of its documents hold a term (BM25's b among owners). */
 const OWNER_B = 0.75;
+
+/** How much a term that a query term begins counts, and one a typo away (MiniSearch's weights). */
 const PREFIX_WEIGHT = 0.375;
 const FUZZY_WEIGHT = 0.45;
 
@@ -495,56 +472,3 @@ const INITIAL = 1024;
 
 /** The most segments before they are rewritten as one (each search reads every one). */
 const MAX_SEGMENTS = 8;
-
-/** The postings of a run of documents: term id t's [slot, field, frequency] triples are from offsets[t] to offsets[t + 1]. */
-interface Segment {
-  /** How many term ids there were when it was made: a later term has no postings here. */
-  readonly terms: number;
-  readonly offsets: Int32Array;
-  readonly postings: Int32Array;
-}
-
-/** `array`, or a copy at least twice as long when it holds fewer than `size`. */
-function grown(array: Int32Array<ArrayBuffer>, size: number): Int32Array<ArrayBuffer> {
-  if (array.length >= size) return array;
-  const next = new Int32Array(Math.max(size, array.length * 2));
-  next.set(array);
-  return next;
-}
-
-/**
- * The keys of the `limit` best slots (score times distinct terms matched; the earlier slot first on a tie) that
- * `accept` lets through, best first: a sorted list of at most `limit`, so `accept` is asked only of slots that
- * would enter it.
- */
-function topOf(
-  slots: readonly number[],
-  scores: Float64Array,
-  matched: Uint16Array,
-  keys: readonly (string | undefined)[],
-  limit: number,
-  accept: ((key: string) => boolean) | undefined,
-): string[] {
-  const bestSlots: number[] = [];
-  const bestScores: number[] = [];
-  for (const slot of slots) {
-    const score = (scores[slot] as number) * (matched[slot] as number);
-    const full = bestSlots.length >= limit;
-    if (full && !before(score, slot, bestScores[limit - 1] as number, bestSlots[limit - 1] as number)) continue;
-    if (accept !== undefined && !accept(keys[slot] as string)) continue;
-    let at = bestSlots.length;
-    while (at > 0 && before(score, slot, bestScores[at - 1] as number, bestSlots[at - 1] as number)) at--;
-    bestSlots.splice(at, 0, slot);
-    bestScores.splice(at, 0, score);
-    if (bestSlots.length > limit) {
-      bestSlots.pop();
-      bestScores.pop();
-    }
-  }
-  return bestSlots.map((slot) => keys[slot] as string);
-}
-
-/** Whether a slot with `score` ranks before another with `otherScore`. */
-function before(score: number, slot: number, otherScore: number, otherSlot: number): boolean {
-  return score > otherScore || (score === otherScore && slot < otherSlot);
-}
