@@ -80,7 +80,7 @@ export function grown(array: Int32Array<ArrayBuffer>, size: number): Int32Array<
  * topOf(touched, scores, matched, keys, 5, (key) => mayCall(key));
  */
 export function topOf(
-  slots: readonly number[],
+  slots: Int32Array,
   scores: Float64Array,
   matched: Uint16Array,
   keys: readonly (string | undefined)[],

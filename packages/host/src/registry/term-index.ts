@@ -131,7 +131,9 @@ export function createTermIndex(SearchableMap: typeof SearchableMapClass, option
   let matched = new Uint16Array(INITIAL);
   let marks = new Int32Array(INITIAL);
   let mark = 0;
-  const touched: number[] = [];
+  // The slots a search has scored, the first `reached` of `touched` (a typed array, kept from search to search).
+  let touched = new Int32Array(INITIAL);
+  let reached = 0;
   const idf = new Float64Array(fieldCount);
   const average = new Float64Array(fieldCount);
 
@@ -352,7 +354,7 @@ export function createTermIndex(SearchableMap: typeof SearchableMapClass, option
           (boosts[field] as number) *
           (idf[field] as number) *
           (d + (frequency * (k + 1)) / (frequency + k * norm));
-        if (matched[slot] === 0) touched.push(slot);
+        if (matched[slot] === 0) touched[reached++] = slot;
         scores[slot] = (scores[slot] as number) + gained;
         if (marks[slot] !== wordMark) {
           marks[slot] = wordMark;
@@ -412,6 +414,7 @@ export function createTermIndex(SearchableMap: typeof SearchableMapClass, option
         matched = new Uint16Array(scores.length);
         marks = new Int32Array(scores.length);
         counted = new Int32Array(scores.length);
+        touched = new Int32Array(scores.length);
       }
       for (let field = 0; field < fieldCount; field++) average[field] = (totals[field] as number) / live || 1;
       // A word the query repeats, or says with several terms, counts once towards how many of its words matched.
@@ -433,20 +436,22 @@ export function createTermIndex(SearchableMap: typeof SearchableMapClass, option
         let most = 0;
         for (let owner = 0; owner < ownerSizes.length; owner++) most = Math.max(most, ownerScores[owner] as number);
         if (most > 0) {
-          for (const slot of touched) {
+          for (let i = 0; i < reached; i++) {
+            const slot = touched[i] as number;
             const owner = ownerOf[slot] as number;
             scores[slot] = (scores[slot] as number) * (1 + (ownerWeight * (ownerScores[owner] as number)) / most);
           }
         }
         ownerScores.fill(0);
       }
-      const best = topOf(touched, scores, matched, keys, limit, accept);
-      for (const slot of touched) {
+      const best = topOf(touched.subarray(0, reached), scores, matched, keys, limit, accept);
+      for (let i = 0; i < reached; i++) {
+        const slot = touched[i] as number;
         scores[slot] = 0;
         matched[slot] = 0;
         marks[slot] = 0;
       }
-      touched.length = 0;
+      reached = 0;
       return best;
     },
   };
