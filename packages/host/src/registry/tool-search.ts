@@ -103,14 +103,13 @@ export function buildToolIndex(
     indexed.set(entry.fullName, entry);
     terms.add(entry.fullName, fieldsOf(entry, cached), entry.instance);
   };
-  // A skill's SKILL.md describes all its tools: it is indexed once, as what its instance is about.
-  let described = new Map<object, string>();
+  // A skill's SKILL.md describes all its tools: it is indexed once, as what its instance is about (again on each
+  // update: the index forgets an instance whose tools were all gone for a while).
+  let described: ReadonlyMap<object, string> = new Map();
   const describe = (next: ReadonlyMap<object, string>, cached: Words): void => {
     for (const owner of described.keys()) if (!next.has(owner)) terms.describe(owner, undefined);
-    for (const [owner, text] of next) {
-      if (described.get(owner) !== text) terms.describe(owner, cached.text(text, SKILL_TERMS));
-    }
-    described = new Map(next);
+    for (const [owner, text] of next) terms.describe(owner, cached.text(text, SKILL_TERMS));
+    described = next;
   };
   const build = cachedWords(words);
   for (const entry of entries) add(entry, build);
