@@ -5,7 +5,7 @@
 // - the tokens of tools/list (o200k_base, gpt-tokenizer) with "all" and with "search", and of one search's answer;
 // - how often search_tools finds the tool a task needs: recall@1, recall@5 and MRR (over the first 10) for the tasks in
 //   bench/discovery/tasks.json, which the ranking may be tuned on, and apart for bench/discovery/held-out.json, never
-//   tuned on;
+//   tuned on, and bench/discovery/held-out-2.json, a second held-out set written before the ranking was tuned again;
 // - at 5,000 tools (the real ones repeated under other server ids): search_tools' latency (p50, p99) through the
 //   client and of the index alone, and how long building the index takes.
 // Writes its section of bench/RESULTS.md. Run with `pnpm bench` or `node bench/discovery.mjs [--rounds 20] [--no-write]`.
@@ -36,6 +36,7 @@ const SOURCES = readdirSync(path.join(HERE, "discovery/fixtures"))
 const readTasks = (file) => JSON.parse(readFileSync(path.join(HERE, "discovery", file), "utf8")).tasks;
 const TASKS = readTasks("tasks.json");
 const HELD_OUT = readTasks("held-out.json");
+const HELD_OUT_2 = readTasks("held-out-2.json");
 
 // The bundled skills, as the default manifest configures them; the GitHub skill's token is a dummy (nothing is called).
 process.env.GITHUB_TOKEN ??= "bench-dummy-token-0123456789";
@@ -123,6 +124,7 @@ const answers = [];
 for (const { task } of TASKS.slice(0, 50)) answers.push(tokensOf((await search(real.client, task, 5)).content));
 const main = await recallOf(real.client, TASKS);
 const heldOut = await recallOf(real.client, HELD_OUT);
+const heldOut2 = await recallOf(real.client, HELD_OUT_2);
 await all.client.close();
 await all.host.close();
 await real.client.close();
@@ -131,6 +133,7 @@ console.log(`${toolCount} tools: tools/list ${tokensAll} tokens with "all", ${to
 for (const [label, r] of [
   ["tasks", main],
   ["held-out", heldOut],
+  ["held-out-2", heldOut2],
 ]) {
   console.log(`${label}: recall@1 ${r.r1.toFixed(3)}, recall@5 ${r.r5.toFixed(3)}, MRR ${r.mrr.toFixed(3)} (${r.n})`);
 }
@@ -216,7 +219,8 @@ const text = `${HEADING}
 \`"discovery": "all"\` and once with \`"search"\`, each to the SDK client on an in-memory connection. Tokens are
 o200k_base (gpt-tokenizer) of the JSON a client receives. Recall is over ${main.n} tasks written from the tools'
 documentation and how people ask (bench/discovery/tasks.json; the ranking may be tuned on them) and, apart, over
-${heldOut.n} held-out tasks written the same way before any tuning and never tuned on (held-out.json); a task
+${heldOut.n} held-out tasks written the same way before any tuning and never tuned on (held-out.json), and
+${heldOut2.n} more written before the ranking was tuned again, mostly for tools no other set names (held-out-2.json); a task
 counts as found when any tool that does it is in the first 1 or 5 results; MRR is over the first 10. Latency and the
 index build are at ${largeCount} tools (the real ones repeated under other server ids), ${ROUNDS} rounds of every
 task: search_tools through the client (JSON-RPC in memory, the envelope, redaction) and the index alone.
@@ -237,12 +241,21 @@ The run took ${Math.round((performance.now() - started) / 1000)} s.
 | recall@1, held-out (${heldOut.n}) | ${heldOut.r1.toFixed(3)} | | |
 | recall@5, held-out | ${heldOut.r5.toFixed(3)} | at least 0.90 | ${verdict(heldOut.r5 >= 0.9)} |
 | MRR, held-out | ${heldOut.mrr.toFixed(3)} | | |
+| recall@1, second held-out (${heldOut2.n}) | ${heldOut2.r1.toFixed(3)} | | |
+| recall@5, second held-out | ${heldOut2.r5.toFixed(3)} | at least 0.90 | ${verdict(heldOut2.r5 >= 0.9)} |
+| MRR, second held-out | ${heldOut2.mrr.toFixed(3)} | | |
 | search_tools at ${largeCount} tools, through the client: p50 / p99, wall clock | ${ms(median(throughClient))} / ${ms(p99Client)} ms | p99 at most 5 ms | ${verdict(p99Client <= 5)} |
 | the same, CPU time of the process: p50 / p99 | ${ms(median(throughClientCpu))} / ${ms(percentile(throughClientCpu, 0.99))} ms | p99 at most 5 ms | ${verdict(percentile(throughClientCpu, 0.99) <= 5)} |
 | the index's search alone: p50 / p99, wall clock (CPU time) | ${ms(median(bare))} / ${ms(p99Bare)} ms (${ms(median(bareCpu))} / ${ms(percentile(bareCpu, 0.99))} ms) | | |
-| the first search at ${largeCount} tools (loads MiniSearch, builds the index) | ${ms(firstSearchMs)} ms | | |
+| the first search at ${largeCount} tools (loads the ranking's libraries, builds the index) | ${ms(firstSearchMs)} ms | | |
 | index build at ${largeCount} tools: median / fastest of ${BUILDS}, wall clock | ${ms(buildMedian)} / ${ms(Math.min(...builds))} ms | at most 100 ms | ${verdict(buildMedian <= 100)} |
 | the same, CPU time: median / least | ${ms(median(buildCpu))} / ${ms(Math.min(...buildCpu))} ms | at most 100 ms | ${verdict(median(buildCpu) <= 100)} |
+
+The held-out sets: held-out.json's misses were listed in this file while the ranking was tuned a second time (more
+everyday words and stop words, each server ranked by its tools' words), every choice made on tasks.json's figures.
+Two word groups that each found one of its listed tasks and no task of tasks.json (internet → web, PR → pull) were
+taken out again, but its figure is no longer as clean as when it was written. held-out-2.json was written and
+committed before that tuning, and its figures were only printed, never chosen on: it is the cleaner check.
 
 Tasks whose tool was not in the first 5 (the first 3 results shown):
 
@@ -255,6 +268,12 @@ Held-out tasks whose tool was not in the first 5:
 | task | a tool that does it | found instead |
 | --- | --- | --- |
 ${missedRows(heldOut).join("\n")}
+
+Second held-out tasks whose tool was not in the first 5:
+
+| task | a tool that does it | found instead |
+| --- | --- | --- |
+${missedRows(heldOut2).join("\n")}
 
 The servers whose published tool definitions make the composition (only their definitions are kept; no code):
 

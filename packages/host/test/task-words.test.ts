@@ -10,7 +10,7 @@ describe("taskWords", () => {
   it("says a URL, a file name and a number as what they are", () => {
     expect(taskWords("summarize https://example.com/a.pdf")).toBe("summarize  url ");
     expect(taskWords("remove old-notes.txt now")).toBe("remove  file  now");
-    expect(taskWords("add 17 and 25")).toBe("add   and  ");
+    expect(taskWords("add 17 and 25")).toBe("add  number  and  number ");
   });
 
   it("keeps names that end like a file but are libraries", () => {

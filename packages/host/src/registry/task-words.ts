@@ -4,15 +4,15 @@
  */
 
 /**
- * A task with its argument values said as what they are: a URL as "url", a file name as "file", a number left out.
- * `summarize https://example.com/a.pdf` and `read old-notes.txt` then match tools by what they take, not by the words
- * of one value (old, notes), which would match other tools' names.
+ * A task with its argument values said as what they are: a URL as "url", a file name as "file", a number as
+ * "number". `summarize https://example.com/a.pdf`, `read old-notes.txt` and `add 17 and 25` then match tools by what
+ * they take (a url, a file, numbers), not by the words of one value (old, notes), which would match other tools' names.
  *
  * @example
  * taskWords("remove old-notes.txt") // "remove  file "
  */
 export function taskWords(text: string): string {
-  return text.replace(URL, " url ").replace(FILE_NAME, " file ").replace(NUMBER, " ");
+  return text.replace(URL, " url ").replace(FILE_NAME, " file ").replace(NUMBER, " number ");
 }
 
 /**
@@ -48,26 +48,54 @@ const NUMBER = /(?<![\w.])\d+(?:\.\d+)*(?![\w.])/g;
  * vocabulary of software tools: a word a task uses also finds tools described with another word of its group.
  */
 const SYNONYMS = [
-  "delete remove erase destroy trash",
-  "create make new add",
-  "find search lookup locate",
-  "get fetch retrieve read show view display",
-  "update edit modify change",
-  "folder directory",
-  "run execute launch invoke",
-  "stop kill terminate cancel",
-  "move rename",
+  // what tools do
+  "delete remove erase destroy trash drop purge discard wipe forget",
+  "create make new add generate put insert",
+  "find search lookup locate query",
+  "get fetch retrieve read show view display open",
+  "update edit modify change alter patch",
+  "run execute launch invoke trigger evaluate",
+  "stop kill terminate cancel abort halt",
+  "move rename relocate",
   "copy duplicate clone",
-  "screenshot capture",
-  "click press",
-  "navigate visit browse",
-  "user person people member",
-  "issue ticket",
+  "send post publish push share",
+  "reply respond answer",
+  "link connect associate relate relation relationship association connection",
+  "save store keep remember persist",
+  "upload attach attachment",
+  "undo revert reset rollback restore",
+  "watch monitor track observe subscribe",
+  "merge combine",
+  "sum add total plus aggregate",
+  "summary summarize overview",
+  "explain describe",
+  "emulate simulate pretend mock",
+  "verify validate check",
+  "screenshot capture snapshot",
+  "click press tap",
+  "navigate visit browse go",
+  "deploy ship",
+  // what they act on
+  "folder directory",
+  "settings setting config configuration options preferences",
+  "user person people member everyone everybody",
+  "team group organization organisation org",
+  "issue ticket bug",
   "repository repo",
   "page website webpage site",
   "email mail",
-  "error failure failing",
+  "error failure failing fail crash exception bug",
   "image picture photo",
-  "history audit",
-  "distance route directions",
+  "history audit activity",
+  "info information details detail metadata",
+  "field column property attribute",
+  "row record entry",
+  "label tag",
+  "sprint cycle iteration",
+  "database db",
+  "kubernetes k8s kubectl",
+  "javascript js",
+  "distance route directions drive driving travel commute",
+  "elevation altitude height",
+  "place venue restaurant cafe business",
 ];

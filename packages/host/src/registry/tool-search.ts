@@ -1,9 +1,11 @@
 import type { JsonSchema } from "@skillport/core";
-import type { default as MiniSearchClass, SearchResult } from "minisearch";
+import type { default as SearchableMapClass } from "minisearch/SearchableMap";
 import type { ToolEntry } from "../entries/tool-entry.js";
 import { SEARCH_HINT } from "../entries/tool-entry.js";
 import type { Registry } from "./registry.js";
 import { synonymsOf, taskWords } from "./task-words.js";
+import type { QueryTerm } from "./term-index.js";
+import { createTermIndex } from "./term-index.js";
 
 /** What a search finds: the tools, best first. */
 export interface ToolSearch {
@@ -16,9 +18,11 @@ export interface ToolSearch {
 }
 
 /**
- * A search over a registry's tools, ranked by MiniSearch (BM25+, with prefix and fuzzy matching) over each tool's
- * name split into words, its title, description, search hint, argument names and descriptions, and its skill's
- * SKILL.md description. Nothing is loaded or built before the first search: a host that never searches pays nothing.
+ * A search over a registry's tools, ranked by BM25+ per field as MiniSearch ranks (with prefix and fuzzy matching
+ * through MiniSearch's radix tree; see {@link createTermIndex}) over each tool's name split into words, its title,
+ * description, search hint, argument names and descriptions; and each server or skill instance ranked by its tools'
+ * names and opening sentences and its SKILL.md description, lifting its tools. Nothing is loaded or built before the
+ * first search: a host that never searches pays nothing.
  *
  * @example
  * const tools = createToolSearch(host.registry);
@@ -63,16 +67,19 @@ export interface ToolIndex {
   readonly size: number;
 }
 
-/** MiniSearch and a stemmer, loaded on the first search (a composition that never searches never loads them). */
+/** MiniSearch's radix tree (the vocabulary's prefix and typo matching) and a stemmer, loaded on the first search. */
 export interface Ranking {
-  MiniSearch: typeof MiniSearchClass;
+  SearchableMap: typeof SearchableMapClass;
   stem: (word: string) => string;
 }
 
 /** Loads the ranking's libraries. */
 export async function loadRanking(): Promise<Ranking> {
-  const [{ default: MiniSearch }, { stemmer }] = await Promise.all([import("minisearch"), import("stemmer")]);
-  return { MiniSearch, stem: stemmer };
+  const [{ default: SearchableMap }, { stemmer }] = await Promise.all([
+    import("minisearch/SearchableMap"),
+    import("stemmer"),
+  ]);
+  return { SearchableMap, stem: stemmer };
 }
 
 /**
@@ -84,82 +91,81 @@ export function buildToolIndex(
   entries: Iterable<ToolEntry>,
   skills: ReadonlyMap<object, string>,
 ): ToolIndex {
-  const { MiniSearch } = ranking;
   const words = wordsOf(ranking.stem);
   const synonyms = synonymsOf(ranking.stem);
-  // How many of the current query's terms are its own; the rest are their synonyms (search is synchronous).
-  let own = 0;
-  const queryTerms = (text: string): string[] => {
-    const terms = words(taskWords(text), QUERY_TERMS);
-    own = terms.length;
-    for (const term of terms.slice()) {
-      for (const other of synonyms.get(term) ?? []) if (!terms.includes(other)) terms.push(other);
-    }
-    return terms;
-  };
-  const indexed = new Map<string, ToolEntry>();
-  const search = new MiniSearch<ToolDocument>({
-    idField: "id",
-    fields: FIELDS,
-    // Documents arrive as terms already (see documentOf); a query is split and stemmed the same way.
-    extractField: (document, field) => document[field as keyof ToolDocument],
-    stringifyField: (value) => value as unknown as string,
-    tokenize: (terms) => terms as unknown as string[],
-    processTerm: (term) => term,
-    searchOptions: {
-      tokenize: queryTerms,
-      processTerm: (term) => term,
-      boost: BOOST,
-      // A synonym counts less than the word the task used, and only as itself.
-      boostTerm: (_term, i) => (i < own ? 1 : SYNONYM),
-      prefix: (term, i) => i < own && term.length >= MIN_PREFIX,
-      fuzzy: (term, i) => (i < own && term.length >= MIN_FUZZY ? FUZZY : false),
-      maxFuzzy: 1,
-      combineWith: "OR",
-      bm25: BM25,
-    },
+  const terms = createTermIndex(ranking.SearchableMap, {
+    boosts: FIELDS.map((field) => BOOST[field]),
+    bm25: BM25,
+    owners: { fields: OWNER_FIELDS.map((field) => FIELDS.indexOf(field)), weight: OWNER_WEIGHT },
   });
-  for (const entry of entries) {
+  const indexed = new Map<string, ToolEntry>();
+  const add = (entry: ToolEntry, cached: Words): void => {
     indexed.set(entry.fullName, entry);
-    search.add(documentOf(entry, skills.get(entry.instance), words));
-  }
+    terms.add(entry.fullName, fieldsOf(entry, cached), entry.instance);
+  };
+  // A skill's SKILL.md describes all its tools: it is indexed once, as what its instance is about (again on each
+  // update: the index forgets an instance whose tools were all gone for a while).
+  let described: ReadonlyMap<object, string> = new Map();
+  const describe = (next: ReadonlyMap<object, string>, cached: Words): void => {
+    for (const owner of described.keys()) if (!next.has(owner)) terms.describe(owner, undefined);
+    for (const [owner, text] of next) terms.describe(owner, cached.text(text, SKILL_TERMS));
+    described = next;
+  };
+  const build = cachedWords(words);
+  for (const entry of entries) add(entry, build);
+  describe(skills, build);
+  terms.flush();
   return {
     get size() {
       return indexed.size;
     },
     search(query, limit, allowed) {
-      const filter =
+      const own = words(taskWords(query), QUERY_TERMS);
+      const parts: QueryTerm[] = own.map((term) => ({
+        term,
+        boost: 1,
+        prefix: term.length >= MIN_PREFIX,
+        fuzzy: term.length >= MIN_FUZZY,
+      }));
+      // A synonym counts less than the word the task used, and only as itself.
+      const all = new Set(own);
+      for (const term of own) {
+        for (const other of synonyms.get(term) ?? []) {
+          if (all.has(other)) continue;
+          all.add(other);
+          parts.push({ term: other, boost: SYNONYM, prefix: false, fuzzy: false, word: term });
+        }
+      }
+      const accept =
         allowed === undefined
           ? undefined
-          : (result: SearchResult) => {
-              const entry = indexed.get(result.id as string);
+          : (name: string) => {
+              const entry = indexed.get(name);
               return entry !== undefined && allowed(entry);
             };
-      const found = search.search(query, filter === undefined ? {} : { filter });
       const out: ToolEntry[] = [];
-      for (const result of found) {
-        const entry = indexed.get(result.id as string);
-        if (entry === undefined) continue;
-        out.push(entry);
-        if (out.length >= limit) break;
+      for (const name of terms.search(parts, limit, accept)) {
+        const entry = indexed.get(name);
+        if (entry !== undefined) out.push(entry);
       }
       return out;
     },
     update(next, nextSkills) {
       const seen = new Set<string>();
+      const cached = cachedWords(words);
       for (const entry of next) {
         seen.add(entry.fullName);
         const before = indexed.get(entry.fullName);
         if (before?.listing === entry.listing && before.instance === entry.instance) continue;
-        if (before !== undefined) search.discard(entry.fullName);
-        indexed.set(entry.fullName, entry);
-        search.add(documentOf(entry, nextSkills.get(entry.instance), words));
+        add(entry, cached);
       }
       for (const name of [...indexed.keys()]) {
         if (seen.has(name)) continue;
-        search.discard(name);
+        terms.remove(name);
         indexed.delete(name);
       }
+      describe(nextSkills, cached);
+      terms.flush();
     },
   };
 }
@@ -196,27 +202,85 @@ function wordsOf(stem: (word: string) => string): (text: string, cap: number) =>
   };
 }
 
-type Field = "name" | "title" | "hint" | "summary" | "description" | "params" | "skill";
+type Field = "name" | "title" | "hint" | "summary" | "description" | "params";
 
-/** A tool as the index holds it: its full name, and each field as its terms. */
-type ToolDocument = { id: string } & Record<Field, string[]>;
-
-const FIELDS: Field[] = ["name", "title", "hint", "summary", "description", "params", "skill"];
+/** The terms of a tool's texts: of any text (at most `cap`), of a description, and of its name. */
+interface Words {
+  text(text: string, cap: number): string[];
+  /** The terms of a description's opening sentence, and of its whole (code left out). */
+  description(text: string): [summary: string[], description: string[]];
+  /**
+   * The full name as words (files.delete_file → files delete file), and the tool's own name when a rename changed it:
+   * the server's part and the tool's own name split apart, as several servers may list a tool of the same name.
+   */
+  name(name: string, own: string): string[];
+}
 
 /**
- * How much a match in each field counts. A tool's name, the hint its operator wrote and the opening sentence of its
- * description say what it is for; the rest of its description says how to use it, with more words that are not about
- * the task; its arguments and its skill's description tell tools apart least.
+ * `words` remembering what it answered, for one build or update: a composition repeats texts (the same server or
+ * skill under two ids, descriptions shared by several tools), and each is split and stemmed once.
+ */
+function cachedWords(words: (text: string, cap: number) => string[]): Words {
+  const byCap = new Map<number, Map<string, string[]>>();
+  const descriptions = new Map<string, [string[], string[]]>();
+  const text = (value: string, cap: number): string[] => {
+    let seen = byCap.get(cap);
+    if (seen === undefined) {
+      seen = new Map();
+      byCap.set(cap, seen);
+    }
+    let terms = seen.get(value);
+    if (terms === undefined) {
+      terms = words(value, cap);
+      seen.set(value, terms);
+    }
+    return terms;
+  };
+  return {
+    text,
+    description(value) {
+      let both = descriptions.get(value);
+      if (both === undefined) {
+        const plain = prose(value);
+        both = [text(summaryOf(plain), FIELD_TERMS.summary), text(plain, FIELD_TERMS.description)];
+        descriptions.set(value, both);
+      }
+      return both;
+    },
+    name(name, own) {
+      if (!name.endsWith(own)) return text(`${name} ${own}`, FIELD_TERMS.name);
+      const server = text(name.slice(0, name.length - own.length), FIELD_TERMS.name);
+      const tool = text(own, FIELD_TERMS.name);
+      return server.length === 0 ? tool : [...server, ...tool].slice(0, FIELD_TERMS.name);
+    },
+  };
+}
+
+const FIELDS: Field[] = ["name", "title", "hint", "summary", "description", "params"];
+
+/**
+ * How much a match in each field counts. A tool's name and the hint its operator wrote say what it is for; its title
+ * next; the opening sentence of its description counts twice (in its own field and in the description), as it says
+ * what the tool does where the rest says how to use it; its arguments tell tools apart least.
  */
 const BOOST: Record<Field, number> = {
   name: 3,
   title: 2,
   hint: 3,
-  summary: 2,
+  summary: 1,
   description: 1,
   params: 0.5,
-  skill: 0.3,
 };
+
+/**
+ * The fields pooled over a server's (or skill instance's) tools to rank the servers themselves: what its tools are
+ * named and what they do, in their opening sentences, with a skill's SKILL.md description. A task that names a
+ * service, or a thing only one service's tools deal with (a cluster, a board, a channel), lifts that server's tools;
+ * its verb picks among them.
+ */
+const OWNER_FIELDS: Field[] = ["name", "title", "summary"];
+/** A tool's score is multiplied by 1 + this × its server's score over the best server's. */
+const OWNER_WEIGHT = 3;
 
 /**
  * BM25+ as MiniSearch computes it, with a field's length counting more than its default (b 0.9, not 0.7):
@@ -236,8 +300,10 @@ const FIELD_TERMS: Record<Field, number> = {
   summary: 32,
   description: 32,
   params: 12,
-  skill: 48,
 };
+
+/** The most terms of a skill's SKILL.md description that count. */
+const SKILL_TERMS = 48;
 
 /** Characters of text that hold about one term (a word of five letters, a space, a stop word now and then). */
 const CHARS_PER_TERM = 10;
@@ -249,7 +315,6 @@ const QUERY_TERMS = 32;
 const MIN_PREFIX = 4;
 /** Terms at least this long also match terms one edit away (a typo). */
 const MIN_FUZZY = 5;
-const FUZZY = 1;
 /** How much a synonym of a task's word counts, against the word itself. */
 const SYNONYM = 0.5;
 
@@ -262,9 +327,10 @@ const WORD = /[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\p{L}+|\d+/gu;
 /** Words too common in tasks and descriptions to tell tools apart. */
 const STOP_WORDS = new Set(
   (
-    "a an and are as at be been but by can could do does for from has have how i if in into is it its me my of on " +
-    "or our please should so that the their them then there these this those to us was we what when where which " +
-    "will with would you your"
+    "a about all also an and any are as at be been but by can could do does every everything for from has have how " +
+    "i if in into is it its just let like me my need of on one or our please should so some something that the " +
+    "their them then there these this those to us use using via want was we what when where which will with would " +
+    "you your"
   ).split(" "),
 );
 
@@ -299,26 +365,19 @@ function paramsText(schema: JsonSchema | undefined, budget: number): string {
   return out.join(" ");
 }
 
-function documentOf(
-  entry: ToolEntry,
-  skill: string | undefined,
-  words: (text: string, cap: number) => string[],
-): ToolDocument {
+/** A tool's fields as terms, in the order of FIELDS. */
+function fieldsOf(entry: ToolEntry, words: Words): string[][] {
   const { listing } = entry;
   const hint = listing._meta?.[SEARCH_HINT];
-  const description = prose(listing.description);
-  const summary = summaryOf(description);
-  return {
-    id: entry.fullName,
-    // The full name and the tool's own name (before a rename) as words: files.delete_file → files delete file.
-    name: words(entry.toolName === listing.name ? listing.name : `${listing.name} ${entry.toolName}`, FIELD_TERMS.name),
-    title: words(listing.title, FIELD_TERMS.title),
-    hint: hint === undefined ? [] : words(hint, FIELD_TERMS.hint),
-    summary: words(summary, FIELD_TERMS.summary),
-    description: words(description, FIELD_TERMS.description),
-    params: words(paramsText(listing.inputSchema, FIELD_TERMS.params * CHARS_PER_TERM), FIELD_TERMS.params),
-    skill: skill === undefined ? [] : words(skill, FIELD_TERMS.skill),
-  };
+  const [summary, description] = words.description(listing.description);
+  return [
+    words.name(listing.name, entry.toolName),
+    words.text(listing.title, FIELD_TERMS.title),
+    hint === undefined ? [] : words.text(hint, FIELD_TERMS.hint),
+    summary,
+    description,
+    words.text(paramsText(listing.inputSchema, FIELD_TERMS.params * CHARS_PER_TERM), FIELD_TERMS.params),
+  ];
 }
 
 /** A description without its code: fenced blocks and inline code are examples, not what the tool is for. */
@@ -329,7 +388,8 @@ function prose(text: string): string {
 /** The opening sentence of a description (without its code), which says what the tool does. */
 function summaryOf(description: string): string {
   const plain = description.replace(/^[^\p{L}\p{N}]+/u, "");
-  const end = plain.search(/[.!?](?:\s|$)|\n\s*\n/);
+  // A sentence ends after a word, not after a number: "1. Retrieves …" numbers a list.
+  const end = plain.search(/(?<![\d\s])[.!?](?:\s|$)|\n\s*\n/);
   return end === -1 ? plain : plain.slice(0, end);
 }
 
