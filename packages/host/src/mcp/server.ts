@@ -61,7 +61,10 @@ export function createServerFactory(
 ): (ctx?: McpRequestContext) => Server {
   // What the servers answer from the table, built once per table: again after a swap (Host.reload).
   let view = viewOf(host);
-  const current = () => (view.registry === host.registry ? view : (view = viewOf(host)));
+  const current = () => {
+    if (view.registry !== host.registry) view = viewOf(host);
+    return view;
+  };
   const info = { name: host.manifest.name, version: host.manifest.version };
   const { callerOf } = options;
   const { tracing } = host;
