@@ -230,7 +230,7 @@ export async function createHost(options: HostOptions = {}): Promise<Host> {
         await fresh.close();
         throw new HostError(
           "SKILL_INVALID",
-          `[skillport] ${lost.length === 1 ? "a skill" : `${lost.length} skills`} could not be loaded; the tools served before still are:`,
+          `[skillport] ${lost.length === 1 ? "a skill" : `${lost.length} skills`} could not be loaded:`,
           lost.map((f) => f.message),
         );
       }

@@ -1,0 +1,267 @@
+// `skillport dev` in a child process, with a real SDK client over stdio and over loopback HTTP: a skill edited on disk
+// is swapped in without dropping the client, which hears notifications/tools/list_changed; a broken skill or
+// manifest keeps the last good tools; a call in flight finishes on the code it started with. Every wait is on an
+// event (a notification, a line on dev's stderr, a progress notification), never on a clock.
+import { execFileSync } from "node:child_process";
+import { mkdir, writeFile } from "node:fs/promises";
+import path from "node:path";
+import { pathToFileURL } from "node:url";
+import type { Client } from "@modelcontextprotocol/client";
+import { afterEach, beforeEach, describe, expect, it, onTestFailed } from "vitest";
+import type { Workspace } from "./workspace.js";
+import { connectAs, connectStdio, makeWorkspace, REPO, serveHttp } from "./workspace.js";
+
+const CORE = pathToFileURL(path.join(REPO, "packages/core/dist/index.js")).href;
+
+/** What the test skill's source says: its description, its answer, and which tools it has. */
+interface SkillText {
+  description?: string;
+  answer?: string;
+  /** Whether it has the `farewell` tool. @default true */
+  farewell?: boolean;
+  /** Whether `hold` waits for the test's FIFO before answering. @default true */
+  holds?: boolean;
+  /** A required `loud` argument to greet. @default false */
+  loud?: boolean;
+  /** Not JavaScript. @default false */
+  broken?: boolean;
+}
+
+/** A plain-JS skill with no build step: its whole source, written from `text`. */
+function skillSource(text: SkillText, fifo: string): string {
+  const { description = "Say hello.", answer = "old", farewell = true, holds = true, loud = false } = text;
+  const greetInput = loud
+    ? `{ type: "object", properties: { loud: { type: "boolean" } }, required: ["loud"], additionalProperties: false }`
+    : `{ type: "object", properties: {}, additionalProperties: false }`;
+  return `import { readFile } from "node:fs/promises";
+import { defineSkill, defineTool } from ${JSON.stringify(CORE)};
+export const register = defineSkill({
+  name: "hello",
+  version: "1.0.0",
+  tools: [
+    defineTool({ name: "greet", title: "Greet", description: ${JSON.stringify(description)}, input: ${greetInput},
+      risk: "read_only", run: async () => ({ answer: ${JSON.stringify(answer)} }) }),
+    defineTool({ name: "hold", title: "Hold", description: "Answers once the test lets it.",
+      input: { type: "object", properties: {}, additionalProperties: false }, risk: "read_only",
+      run: async (_p, ctx) => {
+        ${holds ? `ctx.progress(0, 1, "holding"); const let_ = await readFile(${JSON.stringify(fifo)}, "utf8");` : `const let_ = "";`}
+        return { answer: ${JSON.stringify(answer)} + let_ };
+      } }),
+    ${farewell ? `defineTool({ name: "farewell", title: "Farewell", description: "Say goodbye.", input: { type: "object", properties: {} }, risk: "read_only", run: async () => ({ answer: "bye" }) }),` : ""}
+  ],
+});
+${text.broken === true ? "export const = ;" : ""}
+`;
+}
+
+/** The workspace's skill folder and manifest, and how to rewrite the skill. */
+interface DevWorkspace {
+  ws: Workspace;
+  skill: string;
+  fifo: string;
+  writeSkill(text: SkillText): Promise<void>;
+}
+
+async function devWorkspace(): Promise<DevWorkspace> {
+  const ws = await makeWorkspace();
+  const skill = path.join(ws.dir, "hello");
+  await mkdir(skill);
+  const fifo = path.join(ws.dir, "release.fifo");
+  execFileSync("mkfifo", [fifo]);
+  await writeFile(
+    path.join(skill, "package.json"),
+    JSON.stringify({ name: "skill-hello", version: "1.0.0", type: "module", main: "index.js" }),
+  );
+  const writeSkill = (text: SkillText) => writeFile(path.join(skill, "index.js"), skillSource(text, fifo));
+  await writeSkill({});
+  await ws.writeManifest({ name: "dev-test", version: "1.0.0", skills: [{ path: "./hello", mcp: "hello" }] });
+  return { ws, skill, fifo, writeSkill };
+}
+
+/** A client of a running `skillport dev`, what dev printed, and each tools/list_changed as it comes. */
+interface Dev {
+  client: Client;
+  stderr(): string;
+  /** Resolves once dev's stderr holds `text` after what it held when this was called... or anywhere, for `from` 0. */
+  printed(text: string): Promise<void>;
+  /** Resolves on the next notifications/tools/list_changed. */
+  nextChange(): Promise<void>;
+  close(): Promise<void>;
+}
+
+async function startDev(transport: "stdio" | "http", ws: Workspace): Promise<Dev> {
+  let client: Client;
+  let stderr: () => string;
+  let until: (check: (text: string) => boolean) => Promise<void>;
+  let stop: () => Promise<unknown>;
+  if (transport === "stdio") {
+    const started = await connectStdio(ws.manifest, ws.dir, { command: "dev" });
+    await started.ready;
+    ({ client } = started);
+    stderr = started.stderr;
+    until = started.stderrUntil;
+    stop = () => started.client.close();
+  } else {
+    const served = serveHttp(["--manifest", ws.manifest], ws.dir, { SKILLPORT_LOG_LEVEL: "info" }, "dev");
+    client = await connectAs(await served.url, undefined, "dev-test");
+    stderr = served.stderr;
+    until = served.stderrUntil;
+    stop = async () => {
+      await client.close();
+      served.child.kill("SIGTERM");
+      await served.exit;
+    };
+  }
+  let waiters: (() => void)[] = [];
+  client.setNotificationHandler("notifications/tools/list_changed", () => {
+    for (const resolve of waiters.splice(0)) resolve();
+  });
+  await until((text) => text.includes("[skillport] dev: watching"));
+  return {
+    client,
+    stderr,
+    printed: (text) => until((all) => all.includes(text)),
+    nextChange: () => new Promise<void>((resolve) => waiters.push(resolve)),
+    close: stop,
+  };
+}
+
+async function toolsOf(client: Client) {
+  return (await client.listTools()).tools;
+}
+
+async function answerOf(client: Client, name: string, args: Record<string, unknown> = {}) {
+  const result = await client.callTool({ name, arguments: args });
+  return (result.structuredContent as { data?: { answer?: string } }).data?.answer;
+}
+
+describe.each(["stdio", "http"] as const)("skillport dev over %s", (transport) => {
+  let dw: DevWorkspace;
+  let dev: Dev;
+
+  beforeEach(async () => {
+    dw = await devWorkspace();
+    dev = await startDev(transport, dw.ws);
+    onTestFailed(() => console.error(`dev's stderr:\n${dev.stderr()}`));
+  });
+  afterEach(async () => {
+    await dev?.close();
+    await dw?.ws.dispose();
+  });
+
+  it("sends tools/list_changed within 2 s of a description saved on disk, and lists the new description", async () => {
+    const changed = dev.nextChange();
+    await dw.writeSkill({ description: "Say hello, warmly." });
+    await changed;
+    const greet = (await toolsOf(dev.client)).find((t) => t.name === "hello.greet");
+    expect(greet?.description).toBe("Say hello, warmly.");
+  }, 2_000);
+
+  it("keeps the previous tools on a syntax error, shows which skill and why, and swaps again once it is fixed", async () => {
+    await dw.writeSkill({ answer: "broken", broken: true });
+    await dev.printed("still serving the tools from before");
+    expect(dev.stderr()).toMatch(/skills\[0\] \(skill-hello\): importing \S*hello\/index\.js failed: Unexpected token '='/);
+    expect(dev.stderr()).not.toContain("?skillport-dev=");
+    expect(await answerOf(dev.client, "hello.greet")).toBe("old");
+    const changed = dev.nextChange();
+    await dw.writeSkill({ answer: "fixed" });
+    await changed;
+    expect(await answerOf(dev.client, "hello.greet")).toBe("fixed");
+  });
+
+  it("answers a removed tool as unknown after the swap, and prints what each change did to the tools", async () => {
+    const changed = dev.nextChange();
+    await dw.writeSkill({ farewell: false, loud: true });
+    await changed;
+    await expect(dev.client.callTool({ name: "hello.farewell", arguments: {} })).rejects.toThrow(
+      /Unknown tool|hello\.farewell/,
+    );
+    expect((await toolsOf(dev.client)).map((t) => t.name)).toEqual(["hello.greet", "hello.hold"]);
+    await dev.printed("hello.farewell");
+    expect(dev.stderr()).toMatch(/2 changes to the tools \(2 breaking\)/);
+    expect(dev.stderr()).toMatch(/breaking +hello\.farewell +tool removed or renamed/);
+    expect(dev.stderr()).toMatch(/breaking +hello\.greet +input \/loud: required field added/);
+  });
+
+  it("finishes a call in flight during a swap on the code it started with", async () => {
+    let holding: () => void = () => undefined;
+    const held = new Promise<void>((resolve) => {
+      holding = resolve;
+    });
+    const call = dev.client.callTool({ name: "hello.hold", arguments: {} }, { onprogress: () => holding() });
+    await held;
+    const changed = dev.nextChange();
+    await dw.writeSkill({ answer: "new", holds: false });
+    await changed;
+    await writeFile(dw.fifo, "+released");
+    const result = await call;
+    expect((result.structuredContent as { data: { answer: string } }).data.answer).toBe("old+released");
+    expect(await answerOf(dev.client, "hello.hold")).toBe("new");
+  });
+
+  it("adds a manifest's new skill instance, and keeps serving through an invalid manifest", async () => {
+    const changed = dev.nextChange();
+    await dw.ws.writeManifest({
+      name: "dev-test",
+      version: "1.0.0",
+      skills: [
+        { path: "./hello", mcp: "hello" },
+        { path: "./hello", mcp: "again" },
+      ],
+    });
+    await changed;
+    expect((await toolsOf(dev.client)).map((t) => t.name)).toContain("again.greet");
+    await dev.printed("minor");
+    expect(dev.stderr()).toMatch(/minor +again\.greet +tool added/);
+    await dw.ws.writeManifest({ name: "dev-test", version: "1.0.0", skills: [{ path: "./hello", mcp: 7 }] });
+    await dev.printed("the new tools cannot be served");
+    expect(dev.stderr()).toMatch(/skills\[0\]\.mcp/);
+    expect((await toolsOf(dev.client)).map((t) => t.name)).toContain("again.greet");
+  });
+});
+
+describe("skillport dev with a skill that builds", () => {
+  it("runs the skill's build script and swaps in what it built; a failing build keeps the tools, with its output", async () => {
+    const dw = await devWorkspace();
+    const src = path.join(dw.skill, "src");
+    await mkdir(src);
+    await mkdir(path.join(dw.skill, "dist"));
+    // The build copies src/index.js to dist/index.js, and fails on a source that says so.
+    await writeFile(
+      path.join(dw.skill, "build.mjs"),
+      `import { copyFileSync, readFileSync } from "node:fs";
+if (readFileSync("src/index.js", "utf8").includes("FAIL")) { console.error("build: src/index.js asks to fail"); process.exit(3); }
+copyFileSync("src/index.js", "dist/index.js");
+`,
+    );
+    await writeFile(
+      path.join(dw.skill, "package.json"),
+      JSON.stringify({
+        name: "skill-hello",
+        version: "1.0.0",
+        type: "module",
+        main: "dist/index.js",
+        scripts: { build: "node build.mjs" },
+      }),
+    );
+    const source = (text: SkillText) => skillSource(text, dw.fifo);
+    await writeFile(path.join(src, "index.js"), source({}));
+    await writeFile(path.join(dw.skill, "dist/index.js"), source({}));
+    const dev = await startDev("stdio", dw.ws);
+    onTestFailed(() => console.error(`dev's stderr:\n${dev.stderr()}`));
+    try {
+      expect(dev.stderr()).toContain("hello (built with its build script)");
+      await writeFile(path.join(src, "index.js"), `${source({ answer: "built" })}\n// FAIL\n`);
+      await dev.printed("the build of hello failed");
+      expect(dev.stderr()).toMatch(/npm run build exited with 3[^]*\n {4}build: src\/index\.js asks to fail/);
+      expect(await answerOf(dev.client, "hello.greet")).toBe("old");
+      const changed = dev.nextChange();
+      await writeFile(path.join(src, "index.js"), source({ answer: "built" }));
+      await changed;
+      expect(await answerOf(dev.client, "hello.greet")).toBe("built");
+    } finally {
+      await dev.close();
+      await dw.ws.dispose();
+    }
+  });
+});
