@@ -13,53 +13,67 @@ import { connectAs, connectStdio, makeWorkspace, REPO, serveHttp } from "./works
 
 const CORE = pathToFileURL(path.join(REPO, "packages/core/dist/index.js")).href;
 
-/** What the test skill's source says: its description, its answer, and which tools it has. */
+/** What the test skill's entry says: its description and which tools it has. */
 interface SkillText {
   description?: string;
-  answer?: string;
   /** Whether it has the `farewell` tool. @default true */
   farewell?: boolean;
-  /** Whether `hold` waits for the test's FIFO before answering. @default true */
-  holds?: boolean;
   /** A required `loud` argument to greet. @default false */
   loud?: boolean;
+}
+
+/** What the skill's second file says: the tools' answer, whether `hold` waits for the test, and whether it parses. */
+interface AnswerText {
+  answer: string;
+  /** Whether `hold` waits for the test's FIFO before answering. @default true */
+  holds?: boolean;
   /** Not JavaScript. @default false */
   broken?: boolean;
 }
 
-/** A plain-JS skill with no build step: its whole source, written from `text`. */
+/** A plain-JS skill with no build step: its entry, which takes its answers from ./answer.js. */
 function skillSource(text: SkillText, fifo: string): string {
-  const { description = "Say hello.", answer = "old", farewell = true, holds = true, loud = false } = text;
+  const { description = "Say hello.", farewell = true, loud = false } = text;
   const greetInput = loud
     ? `{ type: "object", properties: { loud: { type: "boolean" } }, required: ["loud"], additionalProperties: false }`
     : `{ type: "object", properties: {}, additionalProperties: false }`;
   return `import { readFile } from "node:fs/promises";
 import { defineSkill, defineTool } from ${JSON.stringify(CORE)};
+import { ANSWER, HOLDS } from "./answer.js";
 export const register = defineSkill({
   name: "hello",
   version: "1.0.0",
   tools: [
     defineTool({ name: "greet", title: "Greet", description: ${JSON.stringify(description)}, input: ${greetInput},
-      risk: "read_only", run: async () => ({ answer: ${JSON.stringify(answer)} }) }),
+      risk: "read_only", run: async () => ({ answer: ANSWER }) }),
     defineTool({ name: "hold", title: "Hold", description: "Answers once the test lets it.",
       input: { type: "object", properties: {}, additionalProperties: false }, risk: "read_only",
       run: async (_p, ctx) => {
-        ${holds ? `ctx.progress(0, 1, "holding"); const let_ = await readFile(${JSON.stringify(fifo)}, "utf8");` : `const let_ = "";`}
-        return { answer: ${JSON.stringify(answer)} + let_ };
+        if (!HOLDS) return { answer: ANSWER };
+        ctx.progress(0, 1, "holding");
+        return { answer: ANSWER + (await readFile(${JSON.stringify(fifo)}, "utf8")) };
       } }),
     ${farewell ? `defineTool({ name: "farewell", title: "Farewell", description: "Say goodbye.", input: { type: "object", properties: {} }, risk: "read_only", run: async () => ({ answer: "bye" }) }),` : ""}
   ],
 });
-${text.broken === true ? "export const = ;" : ""}
 `;
 }
 
-/** The workspace's skill folder and manifest, and how to rewrite the skill. */
+/**
+ * The skill's second file, reached by a relative import: a changed file of a skill's own, not its entry, is
+ * imported anew too.
+ */
+function answerSource({ answer, holds = true, broken = false }: AnswerText): string {
+  return `export const ANSWER = ${JSON.stringify(answer)};\nexport const HOLDS = ${holds};\n${broken ? "export const = ;\n" : ""}`;
+}
+
+/** The workspace's skill folder and manifest, and how to rewrite the skill's files (one file a change). */
 interface DevWorkspace {
   ws: Workspace;
   skill: string;
   fifo: string;
   writeSkill(text: SkillText): Promise<void>;
+  writeAnswer(text: AnswerText): Promise<void>;
 }
 
 async function devWorkspace(): Promise<DevWorkspace> {
@@ -73,9 +87,11 @@ async function devWorkspace(): Promise<DevWorkspace> {
     JSON.stringify({ name: "skill-hello", version: "1.0.0", type: "module", main: "index.js" }),
   );
   const writeSkill = (text: SkillText) => writeFile(path.join(skill, "index.js"), skillSource(text, fifo));
+  const writeAnswer = (text: AnswerText) => writeFile(path.join(skill, "answer.js"), answerSource(text));
   await writeSkill({});
+  await writeAnswer({ answer: "old" });
   await ws.writeManifest({ name: "dev-test", version: "1.0.0", skills: [{ path: "./hello", mcp: "hello" }] });
-  return { ws, skill, fifo, writeSkill };
+  return { ws, skill, fifo, writeSkill, writeAnswer };
 }
 
 /** A client of a running `skillport dev`, what dev printed, and each tools/list_changed as it comes. */
@@ -158,13 +174,13 @@ describe.each(["stdio", "http"] as const)("skillport dev over %s", (transport) =
   }, 2_000);
 
   it("keeps the previous tools on a syntax error, shows which skill and why, and swaps again once it is fixed", async () => {
-    await dw.writeSkill({ answer: "broken", broken: true });
+    await dw.writeAnswer({ answer: "broken", broken: true });
     await dev.printed("still serving the tools from before");
     expect(dev.stderr()).toMatch(/skills\[0\] \(skill-hello\): importing \S*hello\/index\.js failed: Unexpected token '='/);
     expect(dev.stderr()).not.toContain("?skillport-dev=");
     expect(await answerOf(dev.client, "hello.greet")).toBe("old");
     const changed = dev.nextChange();
-    await dw.writeSkill({ answer: "fixed" });
+    await dw.writeAnswer({ answer: "fixed" });
     await changed;
     expect(await answerOf(dev.client, "hello.greet")).toBe("fixed");
   });
@@ -191,7 +207,7 @@ describe.each(["stdio", "http"] as const)("skillport dev over %s", (transport) =
     const call = dev.client.callTool({ name: "hello.hold", arguments: {} }, { onprogress: () => holding() });
     await held;
     const changed = dev.nextChange();
-    await dw.writeSkill({ answer: "new", holds: false });
+    await dw.writeAnswer({ answer: "new", holds: false });
     await changed;
     await writeFile(dw.fifo, "+released");
     const result = await call;
@@ -226,12 +242,12 @@ describe("skillport dev with a skill that builds", () => {
     const src = path.join(dw.skill, "src");
     await mkdir(src);
     await mkdir(path.join(dw.skill, "dist"));
-    // The build copies src/index.js to dist/index.js, and fails on a source that says so.
+    // The build copies src/ to dist/, and fails on a source that says so.
     await writeFile(
       path.join(dw.skill, "build.mjs"),
-      `import { copyFileSync, readFileSync } from "node:fs";
-if (readFileSync("src/index.js", "utf8").includes("FAIL")) { console.error("build: src/index.js asks to fail"); process.exit(3); }
-copyFileSync("src/index.js", "dist/index.js");
+      `import { cpSync, readFileSync } from "node:fs";
+if (readFileSync("src/answer.js", "utf8").includes("FAIL")) { console.error("build: src/answer.js asks to fail"); process.exit(3); }
+cpSync("src", "dist", { recursive: true });
 `,
     );
     await writeFile(
@@ -244,19 +260,20 @@ copyFileSync("src/index.js", "dist/index.js");
         scripts: { build: "node build.mjs" },
       }),
     );
-    const source = (text: SkillText) => skillSource(text, dw.fifo);
-    await writeFile(path.join(src, "index.js"), source({}));
-    await writeFile(path.join(dw.skill, "dist/index.js"), source({}));
+    for (const dir of [src, path.join(dw.skill, "dist")]) {
+      await writeFile(path.join(dir, "index.js"), skillSource({}, dw.fifo));
+      await writeFile(path.join(dir, "answer.js"), answerSource({ answer: "old" }));
+    }
     const dev = await startDev("stdio", dw.ws);
     onTestFailed(() => console.error(`dev's stderr:\n${dev.stderr()}`));
     try {
       expect(dev.stderr()).toContain("hello (built with its build script)");
-      await writeFile(path.join(src, "index.js"), `${source({ answer: "built" })}\n// FAIL\n`);
+      await writeFile(path.join(src, "answer.js"), `${answerSource({ answer: "built" })}// FAIL\n`);
       await dev.printed("the build of hello failed");
-      expect(dev.stderr()).toMatch(/npm run build exited with 3[^]*\n {4}build: src\/index\.js asks to fail/);
+      expect(dev.stderr()).toMatch(/npm run build exited with 3[^]*\n {4}build: src\/answer\.js asks to fail/);
       expect(await answerOf(dev.client, "hello.greet")).toBe("old");
       const changed = dev.nextChange();
-      await writeFile(path.join(src, "index.js"), source({ answer: "built" }));
+      await writeFile(path.join(src, "answer.js"), answerSource({ answer: "built" }));
       await changed;
       expect(await answerOf(dev.client, "hello.greet")).toBe("built");
     } finally {
