@@ -9,10 +9,7 @@ import { classifyChanges } from "@skillport/tooling";
  * @example
  * toolChanges(swap.previous, swap.current); // [{ level: "minor", tool: "notes.tag_note", message: "tool added" }]
  */
-export function toolChanges(
-  previous: Pick<Registry, "tools">,
-  current: Pick<Registry, "tools">,
-): SurfaceChange[] {
+export function toolChanges(previous: Pick<Registry, "tools">, current: Pick<Registry, "tools">): SurfaceChange[] {
   return classifyChanges(comparableTools(previous), comparableTools(current));
 }
 

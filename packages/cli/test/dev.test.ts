@@ -128,7 +128,7 @@ async function startDev(transport: "stdio" | "http", ws: Workspace): Promise<Dev
       await served.exit;
     };
   }
-  let waiters: (() => void)[] = [];
+  const waiters: (() => void)[] = [];
   client.setNotificationHandler("notifications/tools/list_changed", () => {
     for (const resolve of waiters.splice(0)) resolve();
   });
@@ -176,7 +176,9 @@ describe.each(["stdio", "http"] as const)("skillport dev over %s", (transport) =
   it("keeps the previous tools on a syntax error, shows which skill and why, and swaps again once it is fixed", async () => {
     await dw.writeAnswer({ answer: "broken", broken: true });
     await dev.printed("still serving the tools from before");
-    expect(dev.stderr()).toMatch(/skills\[0\] \(skill-hello\): importing \S*hello\/index\.js failed: Unexpected token '='/);
+    expect(dev.stderr()).toMatch(
+      /skills\[0\] \(skill-hello\): importing \S*hello\/index\.js failed: Unexpected token '='/,
+    );
     expect(dev.stderr()).not.toContain("?skillport-dev=");
     expect(await answerOf(dev.client, "hello.greet")).toBe("old");
     const changed = dev.nextChange();
