@@ -272,7 +272,7 @@ cpSync("src", "dist", { recursive: true });
       expect(dev.stderr()).toContain("hello (built with its build script)");
       await writeFile(path.join(src, "answer.js"), `${answerSource({ answer: "built" })}// FAIL\n`);
       await dev.printed("the build of hello failed");
-      expect(dev.stderr()).toMatch(/npm run build exited with 3[^]*\n {4}build: src\/answer\.js asks to fail/);
+      expect(dev.stderr()).toMatch(/npm run build exited with 3[\s\S]*\n {4}build: src\/answer\.js asks to fail/);
       expect(await answerOf(dev.client, "hello.greet")).toBe("old");
       const changed = dev.nextChange();
       await writeFile(path.join(src, "answer.js"), answerSource({ answer: "built" }));
