@@ -109,7 +109,7 @@ async function startDev(transport: "stdio" | "http", ws: Workspace): Promise<Dev
   let client: Client;
   let stderr: () => string;
   let until: (check: (text: string) => boolean) => Promise<void>;
-  let stop: () => Promise<unknown>;
+  let stop: () => Promise<void>;
   if (transport === "stdio") {
     const started = await connectStdio(ws.manifest, ws.dir, { command: "dev" });
     await started.ready;
