@@ -3,7 +3,7 @@
 // manifest keeps the last good tools; a call in flight finishes on the code it started with. Every wait is on an
 // event (a notification, a line on dev's stderr, a progress notification), never on a clock.
 import { execFileSync } from "node:child_process";
-import { mkdir, writeFile } from "node:fs/promises";
+import { mkdir, rename, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import type { Client } from "@modelcontextprotocol/client";
@@ -12,6 +12,18 @@ import type { Workspace } from "./workspace.js";
 import { connectAs, connectStdio, makeWorkspace, REPO, serveHttp } from "./workspace.js";
 
 const CORE = pathToFileURL(path.join(REPO, "packages/core/dist/index.js")).href;
+
+let saves = 0;
+
+/**
+ * Saves a file as many editors do, whole in one step: written beside the workspace's watched files, then renamed into
+ * place. A file written in place is seen empty for a moment, which a loaded machine can stretch past dev's settling.
+ */
+async function save(ws: Workspace, file: string, text: string): Promise<void> {
+  const temporary = path.join(ws.dir, `.save-${process.pid}-${saves++}`);
+  await writeFile(temporary, text);
+  await rename(temporary, file);
+}
 
 /** What the test skill's entry says: its description and which tools it has. */
 interface SkillText {
@@ -74,6 +86,13 @@ interface DevWorkspace {
   fifo: string;
   writeSkill(text: SkillText): Promise<void>;
   writeAnswer(text: AnswerText): Promise<void>;
+  writeManifest(manifest: unknown): Promise<void>;
+}
+
+/** The test's manifest: skill instances by mcp id, each a folder or anything else as its `mcp` would be written. */
+function devManifest(instances: Record<string, string>, mcp?: unknown) {
+  const skills = Object.entries(instances).map(([id, folder]) => ({ path: folder, mcp: mcp ?? id }));
+  return { name: "dev-test", version: "1.0.0", skills };
 }
 
 async function devWorkspace(): Promise<DevWorkspace> {
@@ -86,20 +105,24 @@ async function devWorkspace(): Promise<DevWorkspace> {
     path.join(skill, "package.json"),
     JSON.stringify({ name: "skill-hello", version: "1.0.0", type: "module", main: "index.js" }),
   );
-  const writeSkill = (text: SkillText) => writeFile(path.join(skill, "index.js"), skillSource(text, fifo));
-  const writeAnswer = (text: AnswerText) => writeFile(path.join(skill, "answer.js"), answerSource(text));
+  const writeSkill = (text: SkillText) => save(ws, path.join(skill, "index.js"), skillSource(text, fifo));
+  const writeAnswer = (text: AnswerText) => save(ws, path.join(skill, "answer.js"), answerSource(text));
   await writeSkill({});
   await writeAnswer({ answer: "old" });
-  await ws.writeManifest({ name: "dev-test", version: "1.0.0", skills: [{ path: "./hello", mcp: "hello" }] });
-  return { ws, skill, fifo, writeSkill, writeAnswer };
+  await ws.writeManifest(devManifest({ hello: "./hello" }));
+  const writeManifest = (manifest: unknown) => save(ws, ws.manifest, JSON.stringify(manifest, null, 2));
+  return { ws, skill, fifo, writeSkill, writeAnswer, writeManifest };
 }
 
 /** A client of a running `skillport dev`, what dev printed, and each tools/list_changed as it comes. */
 interface Dev {
   client: Client;
   stderr(): string;
-  /** Resolves once dev's stderr holds `text` after what it held when this was called... or anywhere, for `from` 0. */
-  printed(text: string): Promise<void>;
+  /**
+   * Resolves with what dev prints from now on once it holds `text`: made before the change it waits for, so that
+   * nothing printed earlier answers it.
+   */
+  nextPrinted(text: string): Promise<string>;
   /** Resolves on the next notifications/tools/list_changed. */
   nextChange(): Promise<void>;
   close(): Promise<void>;
@@ -136,7 +159,10 @@ async function startDev(transport: "stdio" | "http", ws: Workspace): Promise<Dev
   return {
     client,
     stderr,
-    printed: (text) => until((all) => all.includes(text)),
+    nextPrinted: (text) => {
+      const from = stderr().length;
+      return until((all) => all.slice(from).includes(text)).then(() => stderr().slice(from));
+    },
     nextChange: () => new Promise<void>((resolve) => waiters.push(resolve)),
     close: stop,
   };
@@ -167,19 +193,20 @@ describe.each(["stdio", "http"] as const)("skillport dev over %s", (transport) =
 
   it("sends tools/list_changed within 2 s of a description saved on disk, and lists the new description", async () => {
     const changed = dev.nextChange();
+    const saved = performance.now();
     await dw.writeSkill({ description: "Say hello, warmly." });
     await changed;
+    expect(performance.now() - saved).toBeLessThan(2_000);
     const greet = (await toolsOf(dev.client)).find((t) => t.name === "hello.greet");
     expect(greet?.description).toBe("Say hello, warmly.");
-  }, 2_000);
+  });
 
   it("keeps the previous tools on a syntax error, shows which skill and why, and swaps again once it is fixed", async () => {
+    const failed = dev.nextPrinted("still serving the tools from before");
     await dw.writeAnswer({ answer: "broken", broken: true });
-    await dev.printed("still serving the tools from before");
-    expect(dev.stderr()).toMatch(
-      /skills\[0\] \(skill-hello\): importing \S*hello\/index\.js failed: Unexpected token '='/,
-    );
-    expect(dev.stderr()).not.toContain("?skillport-dev=");
+    const printed = await failed;
+    expect(printed).toMatch(/skills\[0\] \(skill-hello\): importing \S*hello\/index\.js failed: Unexpected token '='/);
+    expect(printed).not.toContain("?skillport-dev=");
     expect(await answerOf(dev.client, "hello.greet")).toBe("old");
     const changed = dev.nextChange();
     await dw.writeAnswer({ answer: "fixed" });
@@ -189,16 +216,17 @@ describe.each(["stdio", "http"] as const)("skillport dev over %s", (transport) =
 
   it("answers a removed tool as unknown after the swap, and prints what each change did to the tools", async () => {
     const changed = dev.nextChange();
+    const printing = dev.nextPrinted("hello.farewell");
     await dw.writeSkill({ farewell: false, loud: true });
     await changed;
     await expect(dev.client.callTool({ name: "hello.farewell", arguments: {} })).rejects.toThrow(
       /Unknown tool|hello\.farewell/,
     );
     expect((await toolsOf(dev.client)).map((t) => t.name)).toEqual(["hello.greet", "hello.hold"]);
-    await dev.printed("hello.farewell");
-    expect(dev.stderr()).toMatch(/2 changes to the tools \(2 breaking\)/);
-    expect(dev.stderr()).toMatch(/breaking +hello\.farewell +tool removed or renamed/);
-    expect(dev.stderr()).toMatch(/breaking +hello\.greet +input \/loud: required field added/);
+    const printed = await printing;
+    expect(printed).toMatch(/2 changes to the tools \(2 breaking\)/);
+    expect(printed).toMatch(/breaking +hello\.farewell +tool removed or renamed/);
+    expect(printed).toMatch(/breaking +hello\.greet +input \/loud: required field added/);
   });
 
   it("finishes a call in flight during a swap on the code it started with", async () => {
@@ -219,21 +247,14 @@ describe.each(["stdio", "http"] as const)("skillport dev over %s", (transport) =
 
   it("adds a manifest's new skill instance, and keeps serving through an invalid manifest", async () => {
     const changed = dev.nextChange();
-    await dw.ws.writeManifest({
-      name: "dev-test",
-      version: "1.0.0",
-      skills: [
-        { path: "./hello", mcp: "hello" },
-        { path: "./hello", mcp: "again" },
-      ],
-    });
+    const added = dev.nextPrinted("tool added");
+    await dw.writeManifest(devManifest({ hello: "./hello", again: "./hello" }));
     await changed;
     expect((await toolsOf(dev.client)).map((t) => t.name)).toContain("again.greet");
-    await dev.printed("minor");
-    expect(dev.stderr()).toMatch(/minor +again\.greet +tool added/);
-    await dw.ws.writeManifest({ name: "dev-test", version: "1.0.0", skills: [{ path: "./hello", mcp: 7 }] });
-    await dev.printed("the new tools cannot be served");
-    expect(dev.stderr()).toMatch(/skills\[0\]\.mcp/);
+    expect(await added).toMatch(/minor +again\.greet +tool added/);
+    const failed = dev.nextPrinted("the new tools cannot be served");
+    await dw.writeManifest(devManifest({ hello: "./hello" }, 7));
+    expect(await failed).toMatch(/skills\[0\]\.mcp/);
     expect((await toolsOf(dev.client)).map((t) => t.name)).toContain("again.greet");
   });
 });
@@ -270,12 +291,12 @@ cpSync("src", "dist", { recursive: true });
     onTestFailed(() => console.error(`dev's stderr:\n${dev.stderr()}`));
     try {
       expect(dev.stderr()).toContain("hello (built with its build script)");
-      await writeFile(path.join(src, "answer.js"), `${answerSource({ answer: "built" })}// FAIL\n`);
-      await dev.printed("the build of hello failed");
-      expect(dev.stderr()).toMatch(/npm run build exited with 3[\s\S]*\n {4}build: src\/answer\.js asks to fail/);
+      const failed = dev.nextPrinted("the build of hello failed");
+      await save(dw.ws, path.join(src, "answer.js"), `${answerSource({ answer: "built" })}// FAIL\n`);
+      expect(await failed).toMatch(/npm run build exited with 3[\s\S]*\n {4}build: src\/answer\.js asks to fail/);
       expect(await answerOf(dev.client, "hello.greet")).toBe("old");
       const changed = dev.nextChange();
-      await writeFile(path.join(src, "answer.js"), answerSource({ answer: "built" }));
+      await save(dw.ws, path.join(src, "answer.js"), answerSource({ answer: "built" }));
       await changed;
       expect(await answerOf(dev.client, "hello.greet")).toBe("built");
     } finally {

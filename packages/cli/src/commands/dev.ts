@@ -45,7 +45,7 @@ interface SkillFolder {
 }
 
 /** How long a file must stay the same size before its change counts: an editor's save is one change, not several. */
-const SETTLE_MS = 60;
+const SETTLE_MS = 80;
 const SETTLE_POLL_MS = 20;
 
 /** Folders never read as a skill's sources. */
