@@ -6,8 +6,8 @@ import { execFileSync } from "node:child_process";
 import { mkdir, rename, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
-import type { Client } from "@modelcontextprotocol/client";
-import { afterEach, beforeEach, describe, expect, it, onTestFailed } from "vitest";
+import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
+import { afterEach, beforeEach, describe, expect, it, onTestFailed, onTestFinished } from "vitest";
 import type { Workspace } from "./workspace.js";
 import { connectAs, connectStdio, makeWorkspace, REPO, serveHttp } from "./workspace.js";
 
@@ -256,6 +256,45 @@ describe.each(["stdio", "http"] as const)("skillport dev over %s", (transport) =
     await dw.writeManifest(devManifest({ hello: "./hello" }, 7));
     expect(await failed).toMatch(/skills\[0\]\.mcp/);
     expect((await toolsOf(dev.client)).map((t) => t.name)).toContain("again.greet");
+  });
+});
+
+describe.each(["stdio", "http"] as const)("skillport dev over %s, 2026-07-28 era", (transport) => {
+  it("tells a client listening on subscriptions/listen that the tools changed", async () => {
+    const dw = await devWorkspace();
+    onTestFinished(() => dw.ws.dispose());
+    const modern = { versionNegotiation: { mode: { pin: "2026-07-28" } } };
+    let client: Client;
+    let stderr: () => string;
+    if (transport === "stdio") {
+      const started = await connectStdio(dw.ws.manifest, dw.ws.dir, { command: "dev", client: modern });
+      await started.ready;
+      await started.stderrUntil((text) => text.includes("[skillport] dev: watching"));
+      ({ client } = started);
+      stderr = started.stderr;
+    } else {
+      const served = serveHttp(["--manifest", dw.ws.manifest], dw.ws.dir, { SKILLPORT_LOG_LEVEL: "info" }, "dev");
+      onTestFinished(async () => {
+        served.child.kill("SIGTERM");
+        await served.exit;
+      });
+      client = new Client({ name: "dev-test", version: "0.0.0" }, modern);
+      await client.connect(new StreamableHTTPClientTransport(new URL(await served.url)));
+      await served.stderrUntil((text) => text.includes("[skillport] dev: watching"));
+      stderr = served.stderr;
+    }
+    onTestFinished(() => client.close());
+    onTestFailed(() => console.error(`dev's stderr:\n${stderr()}`));
+    const changed = new Promise<void>((resolve) =>
+      client.setNotificationHandler("notifications/tools/list_changed", () => resolve()),
+    );
+    const subscription = await client.listen({ toolsListChanged: true });
+    expect(subscription.honoredFilter.toolsListChanged).toBe(true);
+    await dw.writeSkill({ description: "Say hello, in the new era." });
+    await changed;
+    const greet = (await toolsOf(client)).find((t) => t.name === "hello.greet");
+    expect(greet?.description).toBe("Say hello, in the new era.");
+    await subscription.close();
   });
 });
 
