@@ -6,6 +6,8 @@ import { describe, expect, it, onTestFinished } from "vitest";
 import { HostError } from "../src/errors/host-error.js";
 import { createHost } from "../src/host.js";
 import { connectInMemory } from "../src/mcp/connect-in-memory.js";
+import { listsChanged } from "../src/mcp/server.js";
+import type { Registry } from "../src/registry/registry.js";
 import { manifestOf, scratch, silentLogger } from "./helpers.js";
 
 /** A reloadable host over a manifest file of one skill whose tool waits for the test, and a client connected to it. */
@@ -117,5 +119,46 @@ describe("Pipeline.settled", () => {
     await call;
     await idle;
     expect(settled).toBe(true);
+  });
+});
+
+describe("listsChanged", () => {
+  const table = (lists: Partial<Registry>) =>
+    ({
+      resourceListings: [],
+      templateListings: [],
+      promptListings: [],
+      skillDocs: [],
+      ...lists,
+    }) as unknown as Registry;
+  const prompt = { name: "p.brief", title: "Brief", description: "A brief.", arguments: [] };
+
+  it("tells resources and prompts apart, and says nothing when neither changed", () => {
+    expect(listsChanged({ previous: table({}), current: table({}) })).toEqual({ resources: false, prompts: false });
+    expect(listsChanged({ previous: table({}), current: table({ promptListings: [prompt] }) })).toEqual({
+      resources: false,
+      prompts: true,
+    });
+    const doc = (description: string) => ({
+      instance: {},
+      base: "skill://p/",
+      name: "p",
+      description,
+      uri: "u",
+      dir: "d",
+    });
+    expect(
+      listsChanged({
+        previous: table({ skillDocs: [doc("old")] as never }),
+        current: table({ skillDocs: [doc("new")] as never }),
+      }),
+    ).toEqual({ resources: true, prompts: false });
+    // A SKILL.md is compared by what clients see of it, not by the instance it belongs to (a new object each table).
+    expect(
+      listsChanged({
+        previous: table({ skillDocs: [{ ...doc("same"), instance: { a: 1 } }] as never }),
+        current: table({ skillDocs: [{ ...doc("same"), instance: { b: 2 } }] as never }),
+      }),
+    ).toEqual({ resources: false, prompts: false });
   });
 });

@@ -120,7 +120,7 @@ async function watchAndSwap(host: Host, builds: Map<string, number>): Promise<{ 
       } catch (error) {
         const message = error instanceof Error ? error.message : String(error);
         say(
-          `${what} changed, but ${error instanceof HostError ? "the new tools cannot be served" : "reloading failed"}; still serving the tools from before:\n${withoutFreshQuery(message)}`,
+          `${what} changed, but ${error instanceof HostError ? "the new tools cannot be served" : "reloading failed"}; still serving the tools from before:\n${withoutFreshQuery(message)}\n  Fix it and save: dev reloads then.`,
         );
         continue;
       }
