@@ -64,7 +64,8 @@ async function watchAndSwap(host: Host, builds: Map<string, number>): Promise<{ 
       if (!file.startsWith(folder.dir + path.sep)) continue;
       if (owner === undefined || folder.dir.length > owner.dir.length) owner = folder;
     }
-    if (owner === undefined) return undefined;
+    // TypeScript's incremental state, which a build writes beside its sources: not a change of one.
+    if (owner === undefined || file.endsWith(".tsbuildinfo")) return undefined;
     const top = path.relative(owner.dir, file).split(path.sep)[0] ?? "";
     return owner.skipped.has(top) ? undefined : owner.dir;
   };
