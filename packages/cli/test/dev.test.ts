@@ -335,8 +335,10 @@ cpSync("src", "dist", { recursive: true });
       expect(await failed).toMatch(/npm run build exited with 3[\s\S]*\n {4}build: src\/answer\.js asks to fail/);
       expect(await answerOf(dev.client, "hello.greet")).toBe("old");
       const changed = dev.nextChange();
+      const reloaded = dev.nextPrinted("reloaded");
       await save(dw.ws, path.join(src, "answer.js"), answerSource({ answer: "built" }));
       await changed;
+      expect(await reloaded).toMatch(/hello changed: built \(npm run build in hello: \d+ ms\), reloaded in \d+ ms/);
       expect(await answerOf(dev.client, "hello.greet")).toBe("built");
     } finally {
       await dev.close();

@@ -99,16 +99,18 @@ async function watchAndSwap(host: Host, builds: Map<string, number>): Promise<{ 
       pending.clear();
       const manifestChanged = changed.includes(manifestFile);
       const ready: string[] = [];
+      const built: string[] = [];
       for (const dir of changed) {
         if (dir === manifestFile) continue;
-        const built = await buildSkill(dir);
-        if (built !== undefined && !built.ok) {
-          const how = built.code === null ? "could not run" : `exited with ${built.code}`;
+        const build = await buildSkill(dir);
+        if (build !== undefined && !build.ok) {
+          const how = build.code === null ? "could not run" : `exited with ${build.code}`;
           say(
-            `the build of ${shown(dir)} failed (${built.command} ${how}); still serving the tools from before. Its output ends:\n${built.tail.map((line) => `    ${line}`).join("\n")}\n  Fix it and save: dev builds it again.`,
+            `the build of ${shown(dir)} failed (${build.command} ${how}); still serving the tools from before. Its output ends:\n${build.tail.map((line) => `    ${line}`).join("\n")}\n  Fix it and save: dev builds it again.`,
           );
           continue;
         }
+        if (build !== undefined) built.push(`${build.command} in ${shown(dir)}: ${Math.round(build.ms)} ms`);
         ready.push(dir);
       }
       if (ready.length === 0 && !manifestChanged) continue;
@@ -127,7 +129,12 @@ async function watchAndSwap(host: Host, builds: Map<string, number>): Promise<{ 
       }
       const changes = toolChanges(swap.previous, swap.current);
       const ms = Math.round(performance.now() - started);
-      say([`${what} changed: reloaded in ${ms} ms; ${summaryOf(changes)}`, ...formatChanges(changes)].join("\n"));
+      const builtNote = built.length === 0 ? "" : ` built (${built.join(", ")}),`;
+      say(
+        [`${what} changed:${builtNote} reloaded in ${ms} ms; ${summaryOf(changes)}`, ...formatChanges(changes)].join(
+          "\n",
+        ),
+      );
       rewatch();
     }
   }
