@@ -41,6 +41,7 @@ export default defineConfig({
           { text: "The CLI", link: "/docs/cli" },
           { text: "Writing skills", link: "/docs/writing-skills" },
           { text: "Testing skills", link: "/docs/testing-skills" },
+          { text: "Changing skills live (dev)", link: "/docs/dev" },
           { text: "The bundled skills", link: "/docs/bundled-skills" },
         ],
       },

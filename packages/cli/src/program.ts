@@ -64,16 +64,8 @@ export function buildProgram(serveWith: (options: ServeOptions) => Promise<numbe
     .option("--stdio", "serve over stdin/stdout (what MCP clients spawn); the default")
     .option("--http", "serve over Streamable HTTP (manifest http settings; the flags below override them)")
     .option("--frozen-lock", "refuse to start unless the manifest's lock matches it (CI, production)")
-    .option("--no-lock", "ignore the manifest's lock and import every skill at start-up")
-    .option("--host <address>", "HTTP: the address to bind (default 127.0.0.1; beyond loopback requires http.auth)")
-    .option("--port <number>", "HTTP: the port (default 3333; 0 picks a free one)", integer("--port"))
-    .option("--path <path>", "HTTP: the MCP endpoint's path (default /mcp)")
-    .option(
-      "--shutdown-grace <ms>",
-      "HTTP: how long in-flight calls may finish on SIGTERM (default 10000)",
-      integer("--shutdown-grace"),
-    )
-    .option("--banner", "print the tool table and how to connect to stderr");
+    .option("--no-lock", "ignore the manifest's lock and import every skill at start-up");
+  transportOptions(serve);
   logLevelOption(serve, "info");
   explain(serve, {
     examples: [
@@ -90,6 +82,34 @@ export function buildProgram(serveWith: (options: ServeOptions) => Promise<numbe
   });
   serve.action(async (options: ServeOptions) => {
     exitCode = await serveWith(options);
+  });
+
+  const dev = program
+    .command("dev")
+    .summary("serve, and reload local skills as you edit them without dropping clients")
+    .description(
+      "Serve like serve (the same flags, stdio or HTTP) and watch the manifest and every local skill folder: a saved change runs that skill's own build script (if it has one), imports it anew and swaps the tools without dropping connected clients, who get notifications/tools/list_changed. Each swap prints what changed in the tools (added, removed, changed: breaking or not, as check classifies it); a failed build, import or manifest keeps serving the last good tools and prints the error. Never from the lock.",
+    );
+  manifestOption(dev, "the manifest to serve and watch");
+  dev
+    .option("--stdio", "serve over stdin/stdout (what MCP clients spawn); the default")
+    .option("--http", "serve over Streamable HTTP, with 2025-era sessions so that those clients hear of changes");
+  transportOptions(dev);
+  logLevelOption(dev, "info");
+  explain(dev, {
+    examples: [
+      ["skillport dev --http --banner", "on http://127.0.0.1:3333/mcp; connect a client, then edit a skill"],
+      ["skillport dev --stdio -m app.manifest.json", "what a client spawns while you work on app's skills"],
+      ["skillport dev --http --port 0 --log-level warn", "on a free port, only dev's own lines and warnings"],
+    ],
+    environment: [
+      ["SKILLPORT_LOG_LEVEL", "how much to log on stderr (default info); dev's own lines are always printed"],
+      ["…", MANIFEST_VARIABLES],
+    ],
+    docs: "dev",
+  });
+  dev.action(async (options: ServeOptions) => {
+    exitCode = await (await import("./commands/dev.js")).dev(options);
   });
 
   const list = program
@@ -244,6 +264,20 @@ function explain(command: Command, { examples, environment, docs }: Explanation)
     "after",
     `\nExamples:\n${rows(examples)}\n\nEnvironment:\n${rows(environment)}\n\nDocs: ${DOCS_URL}${docs}\n`,
   );
+}
+
+/** The flags serve and dev share after --stdio and --http: where HTTP binds, its grace period, the banner. */
+function transportOptions(command: Command): void {
+  command
+    .option("--host <address>", "HTTP: the address to bind (default 127.0.0.1; beyond loopback requires http.auth)")
+    .option("--port <number>", "HTTP: the port (default 3333; 0 picks a free one)", integer("--port"))
+    .option("--path <path>", "HTTP: the MCP endpoint's path (default /mcp)")
+    .option(
+      "--shutdown-grace <ms>",
+      "HTTP: how long in-flight calls may finish on SIGTERM (default 10000)",
+      integer("--shutdown-grace"),
+    )
+    .option("--banner", "print the tool table and how to connect to stderr");
 }
 
 function manifestOption(command: Command, description: string): void {

@@ -261,6 +261,7 @@ function runnerOf(command: Command): Runner | undefined {
   if (text === "pnpm start") return pnpmStart;
   if (text.startsWith("pnpm exec skillport serve --stdio")) return serveStdio;
   if (text.startsWith("pnpm exec skillport serve --http")) return serveHttpCommand;
+  if (text.startsWith("pnpm exec skillport dev ")) return devCommand;
   if (text.startsWith("pnpm exec skillport new ")) return skillportNew;
   if (text.startsWith("pnpm exec skillport ")) return skillport;
   if (text.startsWith("claude mcp add ")) return claudeMcpAdd;
@@ -305,6 +306,40 @@ async function serveHttpCommand(command: Command): Promise<void> {
   } finally {
     served.child.kill("SIGTERM");
     await served.exit;
+  }
+}
+
+/** `skillport dev` serves as serve does, over stdio or on a free port, and says what it watches. */
+async function devCommand(command: Command): Promise<void> {
+  const args = words(command.text).slice(4);
+  const watching = (text: string) => text.includes("[skillport] dev: watching skills.manifest.json");
+  if (args.includes("--http")) {
+    const served = serveHttp(
+      args.filter((a) => a !== "--http"),
+      scratch,
+      {},
+      "dev",
+    );
+    try {
+      expect((await fetch(new URL("/readyz", await served.url))).status).toBe(200);
+      await served.stderrUntil(watching);
+    } finally {
+      served.child.kill("SIGTERM");
+      await served.exit;
+    }
+    return;
+  }
+  const at = args.indexOf("--manifest");
+  const manifest = at === -1 ? "skills.manifest.json" : (args[at + 1] as string);
+  const { client, ready, stderrUntil } = await connectStdio(path.resolve(scratch, manifest), scratch, {
+    command: "dev",
+  });
+  try {
+    await ready;
+    expect((await client.listTools()).tools.map((t) => t.name)).toContain("notes_search_notes");
+    await stderrUntil(watching);
+  } finally {
+    await client.close();
   }
 }
 

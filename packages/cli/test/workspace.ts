@@ -111,6 +111,8 @@ export interface StdioClientOptions {
   env?: Record<string, string>;
   /** Extra `serve` arguments. */
   args?: string[];
+  /** The command that serves: `dev` serves and watches. @default "serve" */
+  command?: "serve" | "dev";
 }
 
 /**
@@ -120,7 +122,7 @@ export interface StdioClientOptions {
 export async function connectStdio(manifest: string, cwd: string, options: StdioClientOptions = {}) {
   const transport = new StdioClientTransport({
     command: process.execPath,
-    args: [CLI, "serve", "--stdio", "--manifest", manifest, ...(options.args ?? [])],
+    args: [CLI, options.command ?? "serve", "--stdio", "--manifest", manifest, ...(options.args ?? [])],
     cwd,
     env: { ...(process.env as Record<string, string>), SKILLPORT_LOG_LEVEL: "silent", ...options.env },
     stderr: "pipe",
@@ -142,8 +144,13 @@ export interface ServedHttp {
   exit: Promise<number | null>;
 }
 
-export function serveHttp(args: string[], cwd: string, env: Record<string, string> = {}): ServedHttp {
-  const child = spawn(process.execPath, [CLI, "serve", "--http", "--port", "0", ...args], {
+export function serveHttp(
+  args: string[],
+  cwd: string,
+  env: Record<string, string> = {},
+  command: "serve" | "dev" = "serve",
+): ServedHttp {
+  const child = spawn(process.execPath, [CLI, command, "--http", "--port", "0", ...args], {
     cwd,
     env: { ...process.env, ...env },
     stdio: ["ignore", "pipe", "pipe"],
@@ -172,13 +179,14 @@ export function serveHttp(args: string[], cwd: string, env: Record<string, strin
   return { child, url, stderr: stderr.text, stderrUntil, exit };
 }
 
-/** An SDK client connected over Streamable HTTP to `url`, calling with `token` as its bearer token. */
-export async function connectAs(url: string, token: string, name = "http-caller"): Promise<Client> {
+/** An SDK client connected over Streamable HTTP to `url`, calling with `token` as its bearer token (none: none). */
+export async function connectAs(url: string, token: string | undefined, name = "http-caller"): Promise<Client> {
   const client = new Client({ name, version: "0.0.0" });
   await client.connect(
-    new StreamableHTTPClientTransport(new URL(url), {
-      requestInit: { headers: { authorization: `Bearer ${token}` } },
-    }),
+    new StreamableHTTPClientTransport(
+      new URL(url),
+      token === undefined ? {} : { requestInit: { headers: { authorization: `Bearer ${token}` } } },
+    ),
   );
   return client;
 }

@@ -18,6 +18,7 @@ import { createRequests } from "./pipeline/requests.js";
 import { createValidators } from "./pipeline/validators.js";
 import type { Redactor } from "./redaction/redactor.js";
 import { createRedactor } from "./redaction/redactor.js";
+import type { BuildRegistryOptions } from "./registry/build-registry.js";
 import { buildRegistry } from "./registry/build-registry.js";
 import { lockCommand, lockPathOf, readLock, requireLock } from "./registry/lock.js";
 import type { Registry } from "./registry/registry.js";
@@ -79,16 +80,38 @@ export interface HostOptions {
    * @default {} (the environment decides)
    */
   tracing?: false | Pick<TracingOptions, "env" | "spanProcessors">;
+  /**
+   * Whether the table may be swapped while it is served ({@link Host.reload}, what `skillport dev` does): servers
+   * then declare `listChanged` for tools, resources and prompts, and tell their connected clients when it changes.
+   * @default false
+   */
+  reloadable?: boolean;
+  /**
+   * The URL a skill's entry module is imported from, given the URL Node resolved and the package's folder.
+   * `skillport dev` adds a query to a rebuilt skill's, so that Node's module cache imports it anew.
+   * @default the resolved URL
+   * @example (url, dir) => (dir === rebuilt ? `${url}?v=2` : url)
+   */
+  importUrl?: (entryUrl: string, packageDir: string) => string;
 }
 
-/** A manifest turned into a tool table and a call pipeline; transports serve it. */
+/** A swap of the host's table ({@link Host.reload}): the table that served until now, and the one that serves now. */
+export interface HostSwap {
+  readonly previous: Registry;
+  readonly current: Registry;
+}
+
+/**
+ * A manifest turned into a tool table and a call pipeline; transports serve it. `manifest`, `registry`, `pipeline`
+ * and `requests` are the table in place: read them when a request comes, since {@link Host.reload} may swap them.
+ */
 export interface Host {
-  manifest: LoadedManifest;
-  registry: Registry;
+  readonly manifest: LoadedManifest;
+  readonly registry: Registry;
   /** Tool calls. */
-  pipeline: Pipeline;
+  readonly pipeline: Pipeline;
   /** Resource reads, prompt renders, completions and resource listings, bounded and checked like tool calls. */
-  requests: Requests;
+  readonly requests: Requests;
   logger: Logger;
   /**
    * Knows every secret the host read; whatever leaves the host passes through it, every line of `logger`
@@ -105,6 +128,17 @@ export interface Host {
    * it down, exporting the spans not sent yet.
    */
   tracing: Tracing | undefined;
+  /** Whether the table may be swapped while served (HostOptions.reloadable): servers then declare `listChanged`. */
+  readonly reloadable: boolean;
+  /**
+   * Reads the manifest again, imports its skills (never from the lock) and swaps the new table in: requests that
+   * come after it see the new tools, calls already running finish on the table they started with, which is closed
+   * once they have. Rejects with a HostError, the table in place still serving, when the manifest or a skill has a
+   * problem, or a skill the table in place serves can no longer be imported.
+   */
+  reload(): Promise<HostSwap>;
+  /** Calls `listener` after each swap; returns the function that unsubscribes. */
+  onSwap(listener: (swap: HostSwap) => void): () => void;
   /** Stops isolation workers and lets go of the state store; serving transports call it on shutdown. */
   close(): Promise<void>;
 }
@@ -136,25 +170,7 @@ export async function createHost(options: HostOptions = {}): Promise<Host> {
     await registry?.close();
     throw startupError(reading.file, failures);
   }
-  for (const instance of registry.instances) {
-    redactor.add(Object.values(instance.credentials));
-    for (const [name, value] of Object.entries(instance.credentials)) {
-      if (value !== undefined && value.length < SHORT_SECRET) {
-        logger.warn(
-          { instance: instance.id, credential: name },
-          `credential "${name}" has fewer than ${SHORT_SECRET} characters, so redaction finds it only whole and unencoded; use a longer secret`,
-        );
-      }
-    }
-  }
-  // What a server entry read from the environment for its env, headers and URL never leaves the host.
-  for (const server of registry.servers) redactor.add(server.secrets);
-  for (const failure of registry.failures) {
-    logger.error(
-      { instance: failure.source },
-      `a skill could not be loaded and its tools are not served: ${failure.message}`,
-    );
-  }
+  learnSecrets(registry, redactor, logger);
   redactor.add([secret]);
   // Audit lines on stderr are info lines like the log's: a level above info (SKILLPORT_LOG_LEVEL=warn, a silent
   // logger) drops them. An audit.file is always written: whoever names one asked for every line.
@@ -178,31 +194,134 @@ export async function createHost(options: HostOptions = {}): Promise<Host> {
           serviceName: manifest.name,
           serviceVersion: manifest.version,
         });
-  const pipeline = createPipeline(registry, {
-    logger,
-    redactor,
-    audit: auditLine,
-    confirmations,
-    confirmationFallback: manifest.confirmation.fallback,
-    run,
-    names: { discovery: manifest.discovery, separator: manifest.separator },
-    traced: tracing !== undefined,
+  // The table: what a reload builds anew. Everything else (the redactor, the state, the audit, the limits) stays.
+  const tableOf = (manifest: LoadedManifest, registry: Registry): Table => ({
+    manifest,
+    registry,
+    pipeline: createPipeline(registry, {
+      logger,
+      redactor,
+      audit: auditLine,
+      confirmations,
+      confirmationFallback: manifest.confirmation.fallback,
+      run,
+      names: { discovery: manifest.discovery, separator: manifest.separator },
+      traced: tracing !== undefined,
+    }),
+    requests: createRequests(registry, { logger, redactor, audit: auditLine, confirmations, validators, run }),
   });
   const validators = createValidators(
     lazyAjv({ firstError: true }),
     lazyAjv({ firstError: true, fillDefaults: false }),
   );
-  const requests = createRequests(registry, { logger, redactor, audit: auditLine, confirmations, validators, run });
+  let table = tableOf(manifest, registry);
+  const listeners = new Set<(swap: HostSwap) => void>();
+  // Reloads run one at a time: a swap always replaces the table the reload started from.
+  let reloading: Promise<unknown> = Promise.resolve();
+  const reload = (): Promise<HostSwap> => {
+    const next = reloading.then(async () => {
+      const read = await readManifest(table.manifest.file);
+      if (read.manifest === undefined || read.problems.length > 0) throw manifestError(read.file, read.problems);
+      const fresh = await buildRegistry(read.manifest, registryOptions(options, logger));
+      // A skill the table in place serves that can no longer be imported (a syntax error) keeps the table in place.
+      const served = new Set(table.registry.failures.map((f) => f.source));
+      const lost = fresh.failures.filter((f) => !served.has(f.source));
+      if (lost.length > 0) {
+        await fresh.close();
+        throw new HostError(
+          "SKILL_INVALID",
+          `[skillport] ${lost.length === 1 ? "a skill" : `${lost.length} skills`} could not be loaded:`,
+          lost.map((f) => f.message),
+        );
+      }
+      learnSecrets(fresh, redactor, logger);
+      const previous = table;
+      table = tableOf(read.manifest, fresh);
+      // The calls that started on the previous table finish on it; then its isolates and servers stop.
+      void previous.pipeline.settled().then(() => previous.registry.close());
+      const swap: HostSwap = { previous: previous.registry, current: fresh };
+      for (const listener of listeners) listener(swap);
+      return swap;
+    });
+    reloading = next.catch(() => undefined);
+    return next;
+  };
   const close = async () => {
-    await Promise.all([registry.close(), state.close()]);
+    await reloading;
+    await Promise.all([table.registry.close(), state.close()]);
     // Every audit line is on disk (or stderr), and every span exported, before close resolves: a caller may exit.
     audit?.close();
     await tracing?.shutdown();
   };
-  return { manifest, registry, pipeline, requests, logger, redactor, state, tracing, close };
+  return {
+    get manifest() {
+      return table.manifest;
+    },
+    get registry() {
+      return table.registry;
+    },
+    get pipeline() {
+      return table.pipeline;
+    },
+    get requests() {
+      return table.requests;
+    },
+    logger,
+    redactor,
+    state,
+    tracing,
+    reloadable: options.reloadable === true,
+    reload,
+    onSwap(listener) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+    close,
+  };
 }
 
 // --- internal ---
+
+/** What a reload swaps: the manifest as read, its registry, and the pipeline and requests over it. */
+interface Table {
+  manifest: LoadedManifest;
+  registry: Registry;
+  pipeline: Pipeline;
+  requests: Requests;
+}
+
+/** The redactor learns every credential of a new table; a short one is warned about, and a skill that failed said. */
+function learnSecrets(registry: Registry, redactor: Redactor, logger: Logger): void {
+  for (const instance of registry.instances) {
+    redactor.add(Object.values(instance.credentials));
+    for (const [name, value] of Object.entries(instance.credentials)) {
+      if (value !== undefined && value.length < SHORT_SECRET) {
+        logger.warn(
+          { instance: instance.id, credential: name },
+          `credential "${name}" has fewer than ${SHORT_SECRET} characters, so redaction finds it only whole and unencoded; use a longer secret`,
+        );
+      }
+    }
+  }
+  // What a server entry read from the environment for its env, headers and URL never leaves the host.
+  for (const server of registry.servers) redactor.add(server.secrets);
+  for (const failure of registry.failures) {
+    logger.error(
+      { instance: failure.source },
+      `a skill could not be loaded and its tools are not served: ${failure.message}`,
+    );
+  }
+}
+
+/** What every registry of a host is built with, but the lock. */
+function registryOptions(options: HostOptions, logger: Logger): BuildRegistryOptions {
+  return {
+    modules: options.modules ?? {},
+    logger,
+    ...(options.client === undefined ? {} : { client: options.client }),
+    ...(options.importUrl === undefined ? {} : { importUrl: options.importUrl }),
+  };
+}
 
 /**
  * The tool table, or undefined when it could not be built (its error joins `failures`). A manifest with problems of
@@ -231,9 +350,7 @@ async function registryOf(
     const lock =
       mode === "off" ? undefined : mode === "frozen" ? await requireLock(manifest) : await readLock(manifest);
     return buildRegistry(manifest, {
-      modules: options.modules ?? {},
-      logger,
-      ...(options.client === undefined ? {} : { client: options.client }),
+      ...registryOptions(options, logger),
       ...(lock === undefined ? {} : { lock, lockMode: mode === "frozen" ? "frozen" : "auto" }),
       onStaleLock: (stale) =>
         logger.warn(

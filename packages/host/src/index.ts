@@ -17,7 +17,7 @@ export type {
 export type { UpstreamServer } from "./entries/upstream-server.js";
 export type { HostErrorCode } from "./errors/host-error.js";
 export { HostError } from "./errors/host-error.js";
-export type { Host, HostOptions } from "./host.js";
+export type { Host, HostOptions, HostSwap } from "./host.js";
 export { createHost } from "./host.js";
 export type { Logger, LoggerOptions } from "./logging/logger.js";
 export { createLogger } from "./logging/logger.js";

@@ -1,6 +1,6 @@
 import { realpathSync } from "node:fs";
 import path from "node:path";
-import type { Host } from "@skillport/host";
+import type { Host, HostOptions } from "@skillport/host";
 import { createHost, installProcessGuards } from "@skillport/host";
 import type { HttpServing } from "@skillport/host/http";
 import { flushCompileCache } from "../compile-cache.js";
@@ -27,23 +27,39 @@ export interface ServeOptions {
 }
 
 /**
+ * What `skillport dev` adds to serving: a host whose table can be swapped, and a watcher started once it serves and
+ * stopped before the host closes.
+ */
+export interface LiveServe {
+  /** The command's name in its messages. */
+  command: string;
+  /** What the host is created with besides serve's options. */
+  host: Pick<HostOptions, "reloadable" | "importUrl">;
+  /** Starts once the host serves; what it resolves with stops it. */
+  start(host: Host): Promise<{ close(): Promise<void> }>;
+}
+
+/**
  * `skillport serve --stdio`: serves the manifest's tools to one MCP client over stdin/stdout.
  * `skillport serve --http`: serves them over Streamable HTTP until SIGTERM or SIGINT, then drains and exits 0.
+ * With `live` (`skillport dev`), the same, with the host reloadable, 2025-era sessions over HTTP (so that those
+ * clients hear of a swap), and the watcher running while it serves.
  */
-export async function serve(options: ServeOptions): Promise<number> {
+export async function serve(options: ServeOptions, live?: LiveServe): Promise<number> {
   if (options.http && options.stdio) {
-    process.stderr.write("[skillport] serve: choose one of --stdio or --http\n");
+    process.stderr.write(`[skillport] ${live?.command ?? "serve"}: choose one of --stdio or --http\n`);
     return 2;
   }
-  if (options.http) return serveHttp(options);
+  if (options.http) return serveHttp(options, live);
   // Each transport loads only when chosen: stdio start-up never pays for the HTTP stack (jose, prom-client).
   const { claimStdout, serveHostStdio } = await import("@skillport/host/stdio");
   // stdout is the protocol from the first byte: what a skill prints, even while it is imported, goes to stderr.
   claimStdout();
-  const host = await createHost({ manifest: options.manifest, client: upstreamClient, lock: lockMode(options) });
+  const host = await createHost(hostOptions(options, live));
   installProcessGuards(host.logger);
   if (options.banner) process.stderr.write(stdioBanner(host, options.manifest, toolRows(host)));
   const serving = serveHostStdio(host);
+  const watching = await live?.start(host);
   host.logger.info({ manifest: host.manifest.file, tools: host.registry.tools.size }, "serving over stdio");
   // After what has already arrived (a client's initialize) is answered: everything start-up compiled is loaded by now.
   setImmediate(flushCompileCache);
@@ -59,11 +75,17 @@ export async function serve(options: ServeOptions): Promise<number> {
     process.off("SIGTERM", stop);
     process.off("SIGINT", stop);
   }
+  await watching?.close();
   await host.close();
   return 0;
 }
 
 // --- internal ---
+
+/** The host serve creates: the manifest, upstream servers reached through the client, and the lock as asked. */
+function hostOptions(options: ServeOptions, live: LiveServe | undefined): HostOptions {
+  return { manifest: options.manifest, client: upstreamClient, lock: lockMode(options), ...live?.host };
+}
 
 /** --frozen-lock insists on a current lock; --no-lock ignores it; by default a current lock is used. */
 function lockMode(options: ServeOptions): "auto" | "frozen" | "off" {
@@ -74,7 +96,7 @@ function lockMode(options: ServeOptions): "auto" | "frozen" | "off" {
 /** A repeated stop signal this soon after the first is the same Ctrl+C, delivered twice. */
 const SAME_PRESS_MS = 500;
 
-async function serveHttp(options: ServeOptions): Promise<number> {
+async function serveHttp(options: ServeOptions, live: LiveServe | undefined): Promise<number> {
   // Signals are handled from the start: one that arrives while skills load stops the server as soon as it is up.
   let stop: (signal: NodeJS.Signals) => void = () => undefined;
   const stopped = new Promise<NodeJS.Signals>((resolve) => {
@@ -96,7 +118,7 @@ async function serveHttp(options: ServeOptions): Promise<number> {
   process.on("SIGTERM", stop);
   process.on("SIGINT", stop);
   try {
-    const host = await createHost({ manifest: options.manifest, client: upstreamClient, lock: lockMode(options) });
+    const host = await createHost(hostOptions(options, live));
     installProcessGuards(host.logger);
     const { serveHostHttp } = await import("@skillport/host/http");
     const serving = await serveHostHttp(host, {
@@ -104,11 +126,14 @@ async function serveHttp(options: ServeOptions): Promise<number> {
       ...(options.port === undefined ? {} : { port: options.port }),
       ...(options.path === undefined ? {} : { path: options.path }),
       ...(options.shutdownGrace === undefined ? {} : { shutdownGraceMs: options.shutdownGrace }),
+      ...(live === undefined ? {} : { sessions: true }),
     });
     if (options.banner) process.stderr.write(httpBanner(host, serving, options.manifest));
+    const watching = await live?.start(host);
     setImmediate(flushCompileCache);
     const signal = await stopped;
     host.logger.info({ signal }, "stopping: finishing in-flight calls");
+    await watching?.close();
     await serving.close();
     await host.close();
     return 0;

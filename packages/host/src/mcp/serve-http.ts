@@ -21,7 +21,7 @@ import type { LegacySessions } from "./legacy-sessions.js";
 import { createLegacySessions } from "./legacy-sessions.js";
 import { oneAnswerAsJson } from "./one-answer-as-json.js";
 import type { ServerFactoryOptions } from "./server.js";
-import { createServerFactory } from "./server.js";
+import { createServerFactory, listsChanged } from "./server.js";
 import type { ToolsCore } from "./tools-core.js";
 import { createToolsCore } from "./tools-core.js";
 
@@ -196,6 +196,15 @@ function createHostHttpEdge(
         logger: host.logger,
       })
     : undefined;
+  // A swapped table (Host.reload) is announced on the 2026-07-28 era's subscriptions/listen streams too.
+  if (host.reloadable) {
+    host.onSwap((swap) => {
+      mcp.notify.toolsChanged();
+      const changed = listsChanged(swap);
+      if (changed.resources) mcp.notify.resourcesChanged();
+      if (changed.prompts) mcp.notify.promptsChanged();
+    });
+  }
   // SEP-2243: the arguments each tool mirrors into Mcp-Param-* headers, found once per listing (an upstream server's
   // tools may be listed anew at run time).
   const paramHeaders = new WeakMap<object, ReturnType<typeof paramHeadersOf>>();

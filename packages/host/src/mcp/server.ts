@@ -11,8 +11,9 @@ import {
 import type { Caller } from "../entries/check-scopes.js";
 import { refusalOf } from "../entries/check-scopes.js";
 import type { PromptListing, ResourceTemplateListing } from "../entries/resource-entry.js";
-import type { Host } from "../host.js";
+import type { Host, HostSwap } from "../host.js";
 import type { RequestOutcome } from "../pipeline/requests.js";
+import type { Registry } from "../registry/registry.js";
 import type { SkillsCatalog } from "./skills.js";
 import {
   createSkillsCatalog,
@@ -58,37 +59,52 @@ export function createServerFactory(
   host: Host,
   options: ServerFactoryOptions = {},
 ): (ctx?: McpRequestContext) => Server {
-  const { registry } = host;
-  const templatesResult = templatesResultOf(registry.templateListings);
-  const promptsResult = promptsResultOf(registry.promptListings);
-  const catalog = createSkillsCatalog(registry.skillDocs, host.logger);
+  // What the servers answer from the table, built once per table: again after a swap (Host.reload).
+  let view = viewOf(host);
+  const current = () => {
+    if (view.registry !== host.registry) view = viewOf(host);
+    return view;
+  };
   const info = { name: host.manifest.name, version: host.manifest.version };
-  const instructions = instructionsOf(host);
   const { callerOf } = options;
   const { tracing } = host;
   const core =
     options.core ?? createToolsCore(host, options.observer === undefined ? {} : { observer: options.observer });
-  // Upstream servers may change their tools at run time: then the list is built again and every connected client
-  // is told (notifications/tools/list_changed). A host of skills alone never changes its list.
-  const listChanged = registry.servers.length > 0 && options.announceListChanged !== false;
+  // Upstream servers may change their tools at run time, and a reloadable host (skillport dev) its whole table: then
+  // every connected client is told (notifications/tools/list_changed). A host of skills alone never changes its list.
+  const announce = options.announceListChanged !== false;
+  const changes = (host.registry.servers.length > 0 && announce) || host.reloadable;
   const capabilities = {
-    tools: { listChanged },
-    resources: { subscribe: true, listChanged: false },
-    prompts: { listChanged: false },
+    tools: { listChanged: changes },
+    resources: { subscribe: true, listChanged: host.reloadable },
+    prompts: { listChanged: host.reloadable },
     completions: {},
     logging: {},
     extensions: { [SKILLS_EXTENSION_ID]: { directoryRead: true } },
   };
   const open = new Set<Server>();
-  registry.subscribe(() => {
+  const toolsChanged = () => {
     for (const server of open) server.sendToolListChanged().catch(() => undefined);
-  });
+  };
+  let unsubscribe = host.registry.subscribe(toolsChanged);
+  if (host.reloadable) {
+    host.onSwap(({ previous, current: next }) => {
+      unsubscribe();
+      unsubscribe = next.subscribe(toolsChanged);
+      toolsChanged();
+      const { resources, prompts } = listsChanged({ previous, current: next });
+      for (const server of open) {
+        if (resources) server.sendResourceListChanged().catch(() => undefined);
+        if (prompts) server.sendPromptListChanged().catch(() => undefined);
+      }
+    });
+  }
 
   return (requestContext) => {
     const caller = callerOf?.(requestContext);
     const overHttp = requestContext?.requestInfo !== undefined;
-    const server = new Server(info, { capabilities, instructions });
-    if (listChanged) {
+    const server = new Server(info, { capabilities, instructions: current().instructions });
+    if (changes && announce) {
       open.add(server);
       server.onclose = () => open.delete(server);
     }
@@ -145,11 +161,12 @@ export function createServerFactory(
 
     server.setRequestHandler("resources/list", async (_request, ctx) => {
       const listed = await host.requests.listResources(base(ctx));
-      return { resources: [...listed, ...(await catalog.listResources())] };
+      return { resources: [...listed, ...(await current().catalog.listResources())] };
     });
     // A caller over HTTP sees only the templates and prompts it may use (its scopes); local callers see them all.
     server.setRequestHandler("resources/templates/list", (_request, ctx) => {
       const listed = host.requests.listTemplates(base(ctx));
+      const { registry, templatesResult } = current();
       return listed === registry.templateListings ? templatesResult : templatesResultOf(listed);
     });
     server.setRequestHandler("resources/read", (request, ctx) =>
@@ -159,7 +176,7 @@ export function createServerFactory(
     );
     const read = async (uri: string, ctx: ServerContext) => {
       if (uri.startsWith("skill://")) {
-        const file = await catalog.read(uri);
+        const file = await current().catalog.read(uri);
         if (file === undefined) throw new ResourceNotFoundError(host.redactor.string(uri));
         const content =
           "text" in file
@@ -175,13 +192,14 @@ export function createServerFactory(
       return answerOf(outcome);
     };
     server.setRequestHandler("resources/subscribe", async (request) => {
-      await servedOrThrow(host, catalog, request.params.uri, caller);
+      await servedOrThrow(host, current().catalog, request.params.uri, caller);
       return {};
     });
     server.setRequestHandler("resources/unsubscribe", async () => ({}));
 
     server.setRequestHandler("prompts/list", (_request, ctx) => {
       const listed = host.requests.listPrompts(base(ctx));
+      const { registry, promptsResult } = current();
       return listed === registry.promptListings ? promptsResult : promptsResultOf(listed);
     });
     server.setRequestHandler("prompts/get", (request, ctx) => {
@@ -202,7 +220,7 @@ export function createServerFactory(
     });
 
     server.setRequestHandler(SKILLS_LIST_METHOD, { params: CURSOR_PARAMS }, async (params, ctx) => {
-      const entries = await catalog.entries();
+      const entries = await current().catalog.entries();
       const start = cursorOf(params.cursor, entries.length);
       const page = entries.slice(start, start + SKILLS_PAGE_SIZE);
       const next = start + page.length;
@@ -213,7 +231,7 @@ export function createServerFactory(
       };
     });
     server.setRequestHandler(RESOURCES_DIRECTORY_READ_METHOD, { params: DIRECTORY_PARAMS }, async (params, ctx) => {
-      const children = await catalog.readDirectory(params.uri);
+      const children = await current().catalog.readDirectory(params.uri);
       if (children === undefined) {
         throw new ProtocolError(ProtocolErrorCode.InvalidParams, `${params.uri} is not a folder of a served skill`);
       }
@@ -227,7 +245,7 @@ export function createServerFactory(
       };
     });
     server.setRequestHandler(SKILLS_GET_METHOD, { params: URI_PARAMS }, async (params, ctx) => {
-      const skill = await catalog.get(params.uri);
+      const skill = await current().catalog.get(params.uri);
       if (skill === undefined)
         throw new ProtocolError(ProtocolErrorCode.InvalidParams, `No skill is served at ${params.uri}`);
       return { skill, ...cacheFields(ctx) };
@@ -236,7 +254,48 @@ export function createServerFactory(
   };
 }
 
+/** Whether a swap changed what resources/list (with its templates and SKILL.md files) and prompts/list show. */
+export function listsChanged({ previous, current }: HostSwap): { resources: boolean; prompts: boolean } {
+  return {
+    resources: differ(previous, current, ["resourceListings", "templateListings", "skillDocs"]),
+    prompts: differ(previous, current, ["promptListings"]),
+  };
+}
+
 // --- internal ---
+
+/** What the servers answer from one table without asking the host's requests: built once per table. */
+interface TableView {
+  registry: Registry;
+  templatesResult: ReturnType<typeof templatesResultOf>;
+  promptsResult: ReturnType<typeof promptsResultOf>;
+  catalog: SkillsCatalog;
+  instructions: string;
+}
+
+function viewOf(host: Host): TableView {
+  const { registry } = host;
+  return {
+    registry,
+    templatesResult: templatesResultOf(registry.templateListings),
+    promptsResult: promptsResultOf(registry.promptListings),
+    catalog: createSkillsCatalog(registry.skillDocs, host.logger),
+    instructions: instructionsOf(host),
+  };
+}
+
+/** Whether two tables list different resources (or prompts): their clients are told only then. */
+function differ(previous: Registry, next: Registry, lists: readonly (keyof Registry)[]): boolean {
+  return lists.some((list) => JSON.stringify(listedOf(previous[list])) !== JSON.stringify(listedOf(next[list])));
+}
+
+/** A list as clients see it: a SKILL.md document by what it is listed as, not by its instance object. */
+function listedOf(value: unknown): unknown {
+  if (!Array.isArray(value)) return value;
+  return value.map((item: unknown) =>
+    typeof item === "object" && item !== null && "instance" in item ? { ...item, instance: undefined } : item,
+  );
+}
 
 /** skills/list's params: an optional cursor. A hand-written Standard Schema keeps zod out of the host's runtime. */
 const CURSOR_PARAMS = paramsSchema<{ cursor?: string }>((value) =>

@@ -141,8 +141,10 @@ export interface ToolsCoreOptions {
  */
 export function createToolsCore(host: Host, options: ToolsCoreOptions = {}): ToolsCore {
   const { observer } = options;
-  // Undefined for discovery "all": then a call costs nothing more than it did before discovery existed.
-  const discovery = createDiscoveryTools(host);
+  // Undefined for discovery "all": then a call costs nothing more than it did before discovery existed. Made again
+  // when the host swaps its table (Host.reload): the one branch a swap adds to a call, a comparison.
+  let discovery = createDiscoveryTools(host);
+  let discoveryOf = host.registry;
   const { tracing } = host;
   // By the key the SDK's handler sees (a connection's server, an HTTP request), then by request id.
   const passed = new WeakMap<object, Map<RequestId, PassedOn>>();
@@ -172,6 +174,10 @@ export function createToolsCore(host: Host, options: ToolsCoreOptions = {}): Too
     // which counts where Node runs a hook for every promise (an AsyncLocalStorage in use).
     call(asked, connection) {
       let request = asked;
+      if (host.registry !== discoveryOf) {
+        discoveryOf = host.registry;
+        discovery = createDiscoveryTools(host);
+      }
       if (discovery !== undefined) {
         const routed = discovery.route(asked.name, asked.args, connection.caller);
         if (routed !== undefined) {

@@ -37,6 +37,8 @@ export interface Pipeline {
    * the protocol's error); every other failure is an envelope.
    */
   call(fullName: string, args: unknown, options?: CallOptions): Promise<CallOutcome>;
+  /** Resolves once no call is running (at once when none is): a swapped-out table closes then (Host.reload). */
+  settled(): Promise<void>;
   /** Stops the isolates (worker threads, child processes) of the registry's instances. */
   close(): Promise<void>;
 }
@@ -192,7 +194,25 @@ export function createPipeline(registry: Registry, deps: PipelineDeps): Pipeline
     return redacted;
   }
 
+  // The calls running, counted so that a table swapped out (Host.reload) closes only after its last call.
+  let running = 0;
+  const waiting: (() => void)[] = [];
+  const ended = () => {
+    running--;
+    if (running > 0 || waiting.length === 0) return;
+    for (const resolve of waiting.splice(0)) resolve();
+  };
+  const endedWith = (done: Answered, input: unknown) => {
+    ended();
+    return finished(done, input);
+  };
+  const failed = (error: unknown): never => {
+    ended();
+    throw error;
+  };
+
   return {
+    settled: () => (running === 0 ? Promise.resolve() : new Promise<void>((resolve) => waiting.push(resolve))),
     // Not an async function either (see through): one promise for the call's answer, chained on the run's.
     call(fullName, input, options = {}) {
       try {
@@ -205,10 +225,16 @@ export function createPipeline(registry: Registry, deps: PipelineDeps): Pipeline
           const unknown = unknownTool(fullName, traceId, startedAt, closeTo(fullName, options.caller), finder);
           return Promise.resolve(redactor.active ? redactor.value(unknown) : unknown);
         }
-        const answered = through({ entry, traceId, startedAt, options, input });
+        running++;
+        let answered: Answered | Promise<Answered>;
+        try {
+          answered = through({ entry, traceId, startedAt, options, input });
+        } catch (error) {
+          return failed(error);
+        }
         return answered instanceof Promise
-          ? answered.then((done) => finished(done, input))
-          : Promise.resolve(finished(answered, input));
+          ? answered.then((done) => endedWith(done, input), failed)
+          : Promise.resolve(endedWith(answered, input));
       } catch (error) {
         return Promise.reject(error);
       }

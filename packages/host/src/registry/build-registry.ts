@@ -57,6 +57,12 @@ export interface BuildRegistryOptions {
    * @default a silent logger
    */
   logger?: Logger;
+  /**
+   * The URL a skill's entry module is imported from, given the URL Node resolved and the package's folder (see
+   * HostOptions.importUrl).
+   * @default the resolved URL
+   */
+  importUrl?: (entryUrl: string, packageDir: string) => string;
 }
 
 /**
@@ -74,7 +80,7 @@ export async function buildRegistry(manifest: LoadedManifest, options: BuildRegi
   const enabled = [...manifest.skills.entries()].filter(([, entry]) => entry.enabled !== false);
   const resolutions = collect(
     await Promise.allSettled(
-      enabled.map(([index, entry]) => resolveEntry(manifest, entry, index, options.modules ?? {})),
+      enabled.map(([index, entry]) => resolveEntry(manifest, entry, index, options.modules ?? {}, options.importUrl)),
     ),
     problems,
   );

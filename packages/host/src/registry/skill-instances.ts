@@ -56,6 +56,7 @@ export async function resolveEntry(
   entry: SkillEntry,
   index: number,
   modules: Readonly<Record<string, SkillModule>>,
+  importUrl?: (entryUrl: string, packageDir: string) => string,
 ): Promise<Resolution> {
   const where = `skills[${index}]`;
   const source = entry.package ?? entry.path ?? "";
@@ -68,8 +69,10 @@ export async function resolveEntry(
     const packageDir = preloaded.dir;
     return { index, entry, where, source, packageName, version, entryUrl: undefined, packageDir, live };
   }
-  const { packageName, version, entryUrl, packageDir } = await resolveSkill(entry, manifest.file, where);
+  const resolved = await resolveSkill(entry, manifest.file, where);
+  const { packageName, version, packageDir } = resolved;
   await checkVersion(entry, where, packageName, version);
+  const entryUrl = importUrl === undefined ? resolved.entryUrl : importUrl(resolved.entryUrl, packageDir);
   return { index, entry, where, source, packageName, version, entryUrl, packageDir, live: undefined };
 }
 

@@ -16,6 +16,11 @@ export interface HttpOverrides {
   path?: string;
   /** @default the manifest's http.shutdownGraceMs, else 10000 */
   shutdownGraceMs?: number;
+  /**
+   * Keep 2025-era sessions (`skillport dev` does, so that such clients hear when the tools change).
+   * @default the manifest's http.sessions, else false
+   */
+  sessions?: boolean;
 }
 
 /** A static token as the host holds it after startup: the secret read from env or file. */
@@ -143,6 +148,7 @@ export async function resolveHttpConfig(
     port,
     path: mcpPath,
     shutdownGraceMs: options.shutdownGraceMs ?? settings.shutdownGraceMs,
+    sessions: options.sessions ?? settings.sessions,
     allowedHosts: allowedHostsFor(settings.allowedHosts, host),
     allowedOrigins: new Set(settings.allowedOrigins),
     publicUrl,
