@@ -17,13 +17,15 @@ import type { Envelope, SkillLogger } from "@skillport/core";
 import type { Caller } from "../entries/check-scopes.js";
 import type { InputFeature } from "../entries/tool-entry.js";
 import type { Host } from "../host.js";
-import type { CallOptions, CallOutcome, StageName } from "../pipeline/call.js";
+import type { CallOptions, CallOutcome, RunRefusal, StageName } from "../pipeline/call.js";
 import type { CallStop } from "../pipeline/call-stop.js";
 import { listedTools } from "../registry/discovery-listings.js";
 import type { Registry } from "../registry/registry.js";
 import type { TraceContext, TraceSpan } from "../tracing/tracing.js";
 import { CallTrace } from "../tracing/tracing.js";
 import { createDiscoveryTools } from "./discovery-tools.js";
+import type { CreateTaskResult, Tasks } from "./tasks.js";
+import { createTasks, missingTasksCapability } from "./tasks.js";
 import type { RequestOrigin } from "./trace-request.js";
 import { endThrownSpan, endToolSpan, openRequestSpan } from "./trace-request.js";
 
@@ -80,18 +82,31 @@ export interface ToolConnection extends RequestOrigin {
   readonly notify?: ((notification: ProgressNotification) => Promise<void>) | undefined;
   /** Sends one of the capability's log lines, as the transport's era and the client's level allow. */
   readonly log?: ((params: LoggingMessageNotification["params"]) => void) | undefined;
+  /**
+   * The client declared the Tasks extension (SEP-2663), for this request or its session: a task-capable tool's call
+   * may then answer a task (see tasks.ts).
+   */
+  readonly tasks?: boolean | undefined;
 }
 
 /**
  * A tools/call's answer, the same for every transport: the result, a JSON-RPC error (an unknown tool, round state
- * this server cannot accept), or the questions to ask the client first, which the SDK asks (in the 2026-07-28 era in
+ * this server cannot accept), a task the client polls for the result (see tasks.ts), or the questions to ask the
+ * client first, which the SDK asks (in the 2026-07-28 era in
  * its answer, in the 2025 era with real requests to the client, then it calls again with the answers) or refuses
  * for a client that did not declare it can answer them.
  */
 export type ToolsAnswer =
   | { readonly result: CallToolResult }
-  | { readonly error: { readonly code: number; readonly message: string } }
-  | { readonly question: InputRequiredResult };
+  | {
+      readonly error: {
+        readonly code: number;
+        readonly message: string;
+        readonly data?: Readonly<Record<string, unknown>> | undefined;
+      };
+    }
+  | { readonly question: InputRequiredResult }
+  | { readonly task: CreateTaskResult };
 
 /**
  * The one tools core: `tools/list` and `tools/call` for every transport (stdio, in memory, Streamable HTTP in both
@@ -102,6 +117,8 @@ export type ToolsAnswer =
  */
 export interface ToolsCore {
   readonly host: Host;
+  /** The Tasks extension's methods (tasks/get, tasks/update, tasks/cancel) over the calls this core made tasks. */
+  readonly tasks: Tasks;
   /** The tools/list result, built once per tool table (again after an upstream server's tools change), redacted. */
   list(): ListToolsResult;
   /** {@link list}'s result as JSON, serialised once per list, for a transport that writes text. */
@@ -146,7 +163,8 @@ export function createToolsCore(host: Host, options: ToolsCoreOptions = {}): Too
   const { tracing } = host;
   // By the key the SDK's handler sees (a connection's server, an HTTP request), then by request id.
   const passed = new WeakMap<object, Map<RequestId, PassedOn>>();
-  return {
+  const tasks = createTasks(host, { run: (request, connection, beforeRun) => runCall(request, connection, beforeRun) });
+  const core: ToolsCore = {
     host,
     passOn(key, id, pass) {
       let byId = passed.get(key);
@@ -168,8 +186,7 @@ export function createToolsCore(host: Host, options: ToolsCoreOptions = {}): Too
       listed.json ??= JSON.stringify(listed.result);
       return listed.json;
     },
-    // Chained on the pipeline's promise rather than awaited in an async function: a call makes two promises fewer,
-    // which counts where Node runs a hook for every promise (an AsyncLocalStorage in use).
+    tasks,
     call(asked, connection) {
       let request = asked;
       if (discovery !== undefined) {
@@ -186,55 +203,74 @@ export function createToolsCore(host: Host, options: ToolsCoreOptions = {}): Too
           request = { ...asked, name: routed.call.name, args: routed.call.args };
         }
       }
-      const { name, progressToken } = request;
-      const startedAt = performance.now();
-      // Progress notifications still being sent, made on the first: most calls send none.
-      let notifying: Set<Promise<unknown>> | undefined;
-      const { notify } = connection;
-      const callOptions = optionsOf(connection);
-      // Traced, the request has a span of its own, the pipeline's stages spans under it.
-      const span =
-        tracing === undefined ? undefined : openRequestSpan(tracing, "tools/call", name, request, connection);
-      if (span !== undefined) callOptions.trace = new CallTrace(span);
-      if (progressToken !== undefined && notify !== undefined) {
-        callOptions.onProgress = (progress, total, message) => {
-          const params: ProgressNotification["params"] = { progressToken, progress };
-          if (total !== undefined) params.total = total;
-          if (message !== undefined) params.message = message;
-          // A client gone away must not fail the call.
-          const sent = notify({ method: "notifications/progress", params }).catch(() => undefined);
-          notifying ??= new Set();
-          notifying.add(sent);
-          void sent.finally(() => notifying?.delete(sent));
-        };
-      }
-      const answered = (outcome: CallOutcome): ToolsAnswer | Promise<ToolsAnswer> => {
-        const { tool } = outcome;
-        const seconds = (performance.now() - startedAt) / 1000;
-        // An unknown name is not a label: it would let any client grow the metrics without bound.
-        if (tool === undefined) observer?.finished("(unknown)", undefined, "UNKNOWN_TOOL", seconds, outcome.stage);
-        else {
-          const code = outcome.envelope.ok ? "ok" : outcome.envelope.error.code;
-          observer?.finished(name, tool.instance, code, seconds, outcome.stage);
-        }
-        if (span !== undefined) endToolSpan(span, outcome, host.registry, name);
-        const answer = answerOf(outcome);
-        // Every progress notification is on its way before the answer (the client ignores progress after it).
-        return notifying !== undefined && notifying.size > 0 ? Promise.all(notifying).then(() => answer) : answer;
-      };
-      const failed = (error: unknown): never => {
-        observer?.finished(name, undefined, "INTERNAL", (performance.now() - startedAt) / 1000, "error");
-        if (span !== undefined) endThrownSpan(span);
-        throw error;
-      };
-      try {
-        observer?.started();
-        return host.pipeline.call(name, request.args, callOptions).then(answered, failed);
-      } catch (error) {
-        return Promise.reject(error);
-      }
+      // The Tasks extension's branch: a task-capable tool's call from a client that declared it (see tasks.ts).
+      const mode = tasks.modeOf(request.name, connection);
+      if (mode === "task") return tasks.start(request, connection);
+      if (mode === "refused") return Promise.resolve({ error: missingTasksCapability(`the tool ${request.name}`) });
+      return runCall(request, connection);
     },
   };
+  return core;
+
+  /**
+   * One call through the pipeline, as every transport's call and every round of a task runs: `beforeRun` is the
+   * pipeline's hook once the call's checks passed (a task is made there).
+   * Chained on the pipeline's promise rather than awaited in an async function: a call makes two promises fewer,
+   * which counts where Node runs a hook for every promise (an AsyncLocalStorage in use).
+   */
+  function runCall(
+    request: ToolCallRequest,
+    connection: ToolConnection,
+    beforeRun?: () => Promise<RunRefusal | undefined>,
+  ): Promise<ToolsAnswer> {
+    const { name, progressToken } = request;
+    const startedAt = performance.now();
+    // Progress notifications still being sent, made on the first: most calls send none.
+    let notifying: Set<Promise<unknown>> | undefined;
+    const { notify } = connection;
+    const callOptions = optionsOf(connection);
+    // Traced, the request has a span of its own, the pipeline's stages spans under it.
+    const span = tracing === undefined ? undefined : openRequestSpan(tracing, "tools/call", name, request, connection);
+    if (span !== undefined) callOptions.trace = new CallTrace(span);
+    if (progressToken !== undefined && notify !== undefined) {
+      callOptions.onProgress = (progress, total, message) => {
+        const params: ProgressNotification["params"] = { progressToken, progress };
+        if (total !== undefined) params.total = total;
+        if (message !== undefined) params.message = message;
+        // A client gone away must not fail the call.
+        const sent = notify({ method: "notifications/progress", params }).catch(() => undefined);
+        notifying ??= new Set();
+        notifying.add(sent);
+        void sent.finally(() => notifying?.delete(sent));
+      };
+    }
+    const answered = (outcome: CallOutcome): ToolsAnswer | Promise<ToolsAnswer> => {
+      const { tool } = outcome;
+      const seconds = (performance.now() - startedAt) / 1000;
+      // An unknown name is not a label: it would let any client grow the metrics without bound.
+      if (tool === undefined) observer?.finished("(unknown)", undefined, "UNKNOWN_TOOL", seconds, outcome.stage);
+      else {
+        const code = outcome.envelope.ok ? "ok" : outcome.envelope.error.code;
+        observer?.finished(name, tool.instance, code, seconds, outcome.stage);
+      }
+      if (span !== undefined) endToolSpan(span, outcome, host.registry, name);
+      const answer = answerOf(outcome);
+      // Every progress notification is on its way before the answer (the client ignores progress after it).
+      return notifying !== undefined && notifying.size > 0 ? Promise.all(notifying).then(() => answer) : answer;
+    };
+    const failed = (error: unknown): never => {
+      observer?.finished(name, undefined, "INTERNAL", (performance.now() - startedAt) / 1000, "error");
+      if (span !== undefined) endThrownSpan(span);
+      throw error;
+    };
+    if (beforeRun !== undefined) callOptions.beforeRun = beforeRun;
+    try {
+      observer?.started();
+      return host.pipeline.call(name, request.args, callOptions).then(answered, failed);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  }
 }
 
 /**
@@ -265,7 +301,9 @@ export function optionsOf(connection: ToolConnection): CallOptions {
  */
 export function answerMessageOf(id: RequestId, answer: Exclude<ToolsAnswer, { question: unknown }>): JSONRPCMessage {
   if ("result" in answer) return { result: answer.result, jsonrpc: "2.0", id } as JSONRPCMessage;
-  return { jsonrpc: "2.0", id, error: { code: answer.error.code, message: answer.error.message } };
+  if ("task" in answer) return { result: answer.task, jsonrpc: "2.0", id } as JSONRPCMessage;
+  const { code, message, data } = answer.error;
+  return { jsonrpc: "2.0", id, error: data === undefined ? { code, message } : { code, message, data } };
 }
 
 /** What the pipeline threw, as the SDK's server answers a handler's throw: an internal error with its message. */
@@ -284,7 +322,11 @@ export function supportsOf(capabilities: ClientCapabilities | undefined): Client
 
 /** The text rendering for clients that ignore structured output, from the envelope as it leaves (redacted). */
 export function textOf(envelope: Envelope): string {
-  if (envelope.ok) return `${envelope.message}\n${JSON.stringify(envelope.data)}`;
+  if (envelope.ok) {
+    return envelope.data === undefined || envelope.data === null
+      ? envelope.message
+      : `${envelope.message}\n${JSON.stringify(envelope.data)}`;
+  }
   const at = envelope.error.field === undefined ? "" : ` (at ${envelope.error.field})`;
   return `${envelope.error.code}${at}: ${envelope.message}`;
 }
