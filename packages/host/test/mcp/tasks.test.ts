@@ -72,7 +72,7 @@ describe("the Tasks extension, in memory", () => {
 
   beforeAll(async () => {
     host = await hostFrom(await folder("skillport-tasks-"), composition());
-    client = new Client({ name: "tasks-test", version: "0.0.0" }, { capabilities: TASKS });
+    client = new Client({ name: "tasks-test", version: "0.0.0" }, { capabilities: { ...TASKS, elicitation: {} } });
     await client.connect(await connectInMemory(host));
   });
   afterAll(async () => {
@@ -116,6 +116,31 @@ describe("the Tasks extension, in memory", () => {
     expect(cancelled).not.toHaveProperty("result");
     // Cancelling again (a finished task) answers the same.
     expect(await call(client, "tasks/cancel", { taskId })).toEqual({});
+  });
+
+  it("asks within a task: input_required with the open questions, answered one at a time, then a new round", async () => {
+    const { taskId } = await call(client, "tools/call", { name: "jobs.ask", arguments: {} });
+    const waiting = await reaches(host, client, taskId as string, "input_required");
+    expect(Object.keys(waiting.inputRequests as object).sort()).toEqual(["confirm", "name"]);
+    expect(waiting.inputRequests).toMatchObject({ name: { method: "elicitation/create" } });
+    expect(waiting).not.toHaveProperty("requestState");
+
+    expect(
+      await call(client, "tasks/update", {
+        taskId,
+        inputResponses: { name: { action: "accept", content: { name: "Ada" } } },
+      }),
+    ).toEqual({});
+    const still = await call(client, "tasks/get", { taskId });
+    expect(still.status).toBe("input_required");
+    expect(Object.keys(still.inputRequests as object)).toEqual(["confirm"]);
+
+    await call(client, "tasks/update", {
+      taskId,
+      inputResponses: { confirm: { action: "accept", content: { confirm: true } } },
+    });
+    const done = await reaches(host, client, taskId as string, "completed");
+    expect(done.result).toMatchObject({ structuredContent: { ok: true, data: { name: "Ada", confirm: true } } });
   });
 
   it("keeps a tool's own error as a completed task with an error result", async () => {
