@@ -133,11 +133,22 @@ export function createTasks(host: Host, options: TasksOptions): Tasks {
   const store: TaskStore = host.tasks;
   const settings = host.manifest.tasks;
   const { redactor, logger } = host;
-  // The runs of this replica, by task id: a cancel (from any replica, through the store) stops them here.
+  // The runs of this core, by task id: a cancel (from any replica, through the store's watch) stops them here. The
+  // core watches the store only while it runs a task: a core made per connection leaves no listener behind.
   const running = new Map<string, CallStop>();
-  store.watch((id, status) => {
-    if (status === "cancelled") running.get(id)?.abort(new Error("the client cancelled the task"));
-  });
+  let unwatch: (() => void) | undefined;
+  const track = (id: string, stop: CallStop) => {
+    running.set(id, stop);
+    unwatch ??= store.watch((changed, status) => {
+      if (status === "cancelled") running.get(changed)?.abort(new Error("the client cancelled the task"));
+    });
+  };
+  const untrack = (id: string, stop: CallStop) => {
+    if (running.get(id) === stop) running.delete(id);
+    if (running.size > 0 || unwatch === undefined) return;
+    unwatch();
+    unwatch = undefined;
+  };
 
   /** A task of this caller's, or the same error as for a task that does not exist. */
   const ownTask = async (caller: Caller | undefined, taskId: string): Promise<TaskRecord> => {
@@ -153,7 +164,7 @@ export function createTasks(host: Host, options: TasksOptions): Tasks {
     let patch: Parameters<TaskStore["update"]>[2];
     if ("result" in answer) patch = finished(answer.result, settings.maxResultBytes, redactor.string);
     else if ("error" in answer)
-      patch = { status: "failed", error: { code: answer.error.code, message: answer.error.message } };
+      patch = { status: "failed", error: { code: answer.error.code, message: redactor.string(answer.error.message) } };
     else if ("question" in answer) {
       const { inputRequests, requestState } = answer.question as { inputRequests?: object; requestState?: string };
       patch = {
@@ -178,7 +189,7 @@ export function createTasks(host: Host, options: TasksOptions): Tasks {
   /** Runs one round of a task in the background; what it answers becomes the task's state. */
   const runRound = (task: TaskRecord, caller: Caller | undefined, round?: TaskRecord["round"]) => {
     const stop = new CallStop();
-    running.set(task.id, stop);
+    track(task.id, stop);
     const connection = taskConnection(task, caller, stop, round, store, redactor.string);
     run({ name: task.tool, args: task.args, progressToken: task.id }, connection)
       .then(
@@ -186,9 +197,7 @@ export function createTasks(host: Host, options: TasksOptions): Tasks {
         (error: unknown) => crash(task.id, error),
       )
       .catch((error: unknown) => logger.warn({ err: error, task: task.id }, "could not keep a task's answer"))
-      .finally(() => {
-        if (running.get(task.id) === stop) running.delete(task.id);
-      });
+      .finally(() => untrack(task.id, stop));
   };
 
   return {
@@ -236,7 +245,7 @@ export function createTasks(host: Host, options: TasksOptions): Tasks {
         if (made === "full")
           return { code: "UNAVAILABLE", message: "this server keeps as many tasks as it may; retry shortly" };
         created = true;
-        running.set(id, stop);
+        track(id, stop);
         announce?.();
         return undefined;
       };
@@ -271,7 +280,7 @@ export function createTasks(host: Host, options: TasksOptions): Tasks {
           detach();
           if (timer !== undefined) clearTimeout(timer);
           if (!created) return;
-          running.delete(id);
+          untrack(id, stop);
           store.remove(id).catch((error: unknown) => logger.warn({ err: error, task: id }, "could not drop a task"));
         };
         answering.then(
@@ -283,9 +292,7 @@ export function createTasks(host: Host, options: TasksOptions): Tasks {
             }
             settle(id, answer)
               .catch((error: unknown) => logger.warn({ err: error, task: id }, "could not keep a task's answer"))
-              .finally(() => {
-                if (running.get(id) === stop) running.delete(id);
-              });
+              .finally(() => untrack(id, stop));
           },
           (error: unknown) => {
             if (!announced) {
@@ -295,9 +302,7 @@ export function createTasks(host: Host, options: TasksOptions): Tasks {
             }
             crash(id, error)
               .catch((failure: unknown) => logger.warn({ err: failure, task: id }, "could not keep a task's answer"))
-              .finally(() => {
-                if (running.get(id) === stop) running.delete(id);
-              });
+              .finally(() => untrack(id, stop));
           },
         );
       });
