@@ -74,6 +74,7 @@ interface TaskConnection {
   readonly state?: string | undefined;
   readonly notify?: ((notification: ProgressNotification) => Promise<void>) | undefined;
   readonly tasks?: boolean | undefined;
+  readonly taskRound?: { readonly beforeRun?: (() => Promise<RunRefusal | undefined>) | undefined } | undefined;
 }
 
 /** A round's answer, as the tools core gives it (its ToolsAnswer). */
@@ -90,14 +91,11 @@ type TaskRoundAnswer =
   | { readonly task: CreateTaskResult };
 
 /**
- * Runs one round of a call through the tools core's pipeline path (never the task branch): limits, audit line,
- * metrics, spans and redaction as any call. `beforeRun` is the pipeline's hook once the call's checks passed.
+ * Runs one round of a call as the tools core runs any call (its connection's `taskRound` keeps it off the task
+ * branch): limits, audit line, metrics, spans and redaction. `taskRound.beforeRun` is the pipeline's hook once the
+ * call's checks passed.
  */
-type RunRound = (
-  request: TaskCall,
-  connection: TaskConnection,
-  beforeRun?: () => Promise<RunRefusal | undefined>,
-) => Promise<TaskRoundAnswer>;
+type RunRound = (request: TaskCall, connection: TaskConnection) => Promise<TaskRoundAnswer>;
 
 /**
  * The Tasks extension over one host's task store: the tools core's task branch (`start`) and the three task
@@ -258,8 +256,9 @@ export function createTasks(host: Host, options: TasksOptions): Tasks {
         responses: connection.responses,
         state: connection.state,
         sessionId: connection.sessionId,
+        taskRound: { beforeRun },
       };
-      const answering = run({ ...request, progressToken: id }, first, beforeRun);
+      const answering = run({ ...request, progressToken: id }, first);
 
       return new Promise<TaskRoundAnswer>((resolve, reject) => {
         let announced = false;
@@ -376,6 +375,7 @@ function taskConnection(
 ): TaskConnection {
   return {
     transport: "pipe",
+    taskRound: {},
     supports: task.supports,
     caller,
     stop,

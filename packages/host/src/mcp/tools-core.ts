@@ -87,14 +87,18 @@ export interface ToolConnection extends RequestOrigin {
    * may then answer a task (see tasks.ts).
    */
   readonly tasks?: boolean | undefined;
+  /**
+   * Set by the Tasks extension on a round of a task it runs: the call runs as any call (the task branch is not taken
+   * again), and `beforeRun`, once its checks passed, makes the task (see tasks.ts).
+   */
+  readonly taskRound?: { readonly beforeRun?: (() => Promise<RunRefusal | undefined>) | undefined } | undefined;
 }
 
 /**
  * A tools/call's answer, the same for every transport: the result, a JSON-RPC error (an unknown tool, round state
- * this server cannot accept), a task the client polls for the result (see tasks.ts), or the questions to ask the
- * client first, which the SDK asks (in the 2026-07-28 era in
- * its answer, in the 2025 era with real requests to the client, then it calls again with the answers) or refuses
- * for a client that did not declare it can answer them.
+ * this server cannot accept), a task the client polls for its result (tasks.ts), or the questions to ask the client
+ * first, which the SDK asks (in the 2026-07-28 era in its answer, in the 2025 era with real requests to the client,
+ * then it calls again with the answers) or refuses for a client that did not declare it can answer them.
  */
 export type ToolsAnswer =
   | { readonly result: CallToolResult }
@@ -163,9 +167,11 @@ export function createToolsCore(host: Host, options: ToolsCoreOptions = {}): Too
   const { tracing } = host;
   // By the key the SDK's handler sees (a connection's server, an HTTP request), then by request id.
   const passed = new WeakMap<object, Map<RequestId, PassedOn>>();
-  const tasks = createTasks(host, { run: (request, connection, beforeRun) => runCall(request, connection, beforeRun) });
+  // A task's rounds run as calls of this core (see ToolConnection.taskRound).
+  const tasks = createTasks(host, { run: (request, connection) => core.call(request, connection) });
   const core: ToolsCore = {
     host,
+    tasks,
     passOn(key, id, pass) {
       let byId = passed.get(key);
       if (byId === undefined) {
@@ -186,7 +192,8 @@ export function createToolsCore(host: Host, options: ToolsCoreOptions = {}): Too
       listed.json ??= JSON.stringify(listed.result);
       return listed.json;
     },
-    tasks,
+    // Chained on the pipeline's promise rather than awaited in an async function: a call makes two promises fewer,
+    // which counts where Node runs a hook for every promise (an AsyncLocalStorage in use).
     call(asked, connection) {
       let request = asked;
       if (discovery !== undefined) {
@@ -203,74 +210,65 @@ export function createToolsCore(host: Host, options: ToolsCoreOptions = {}): Too
           request = { ...asked, name: routed.call.name, args: routed.call.args };
         }
       }
-      // The Tasks extension's branch: a task-capable tool's call from a client that declared it (see tasks.ts).
-      const mode = tasks.modeOf(request.name, connection);
-      if (mode === "task") return tasks.start(request, connection);
-      if (mode === "refused") return Promise.resolve({ error: missingTasksCapability(`the tool ${request.name}`) });
-      return runCall(request, connection);
+      // The Tasks extension's branch: a task-capable tool's call from a client that declared it becomes a task
+      // (tasks.ts), whose rounds come back here as calls.
+      const { taskRound } = connection;
+      if (taskRound === undefined) {
+        const mode = tasks.modeOf(request.name, connection);
+        if (mode === "task") return tasks.start(request, connection);
+        if (mode === "refused") return Promise.resolve({ error: missingTasksCapability(`the tool ${request.name}`) });
+      }
+      const { name, progressToken } = request;
+      const startedAt = performance.now();
+      // Progress notifications still being sent, made on the first: most calls send none.
+      let notifying: Set<Promise<unknown>> | undefined;
+      const { notify } = connection;
+      const callOptions = optionsOf(connection);
+      if (taskRound?.beforeRun !== undefined) callOptions.beforeRun = taskRound.beforeRun;
+      // Traced, the request has a span of its own, the pipeline's stages spans under it.
+      const span =
+        tracing === undefined ? undefined : openRequestSpan(tracing, "tools/call", name, request, connection);
+      if (span !== undefined) callOptions.trace = new CallTrace(span);
+      if (progressToken !== undefined && notify !== undefined) {
+        callOptions.onProgress = (progress, total, message) => {
+          const params: ProgressNotification["params"] = { progressToken, progress };
+          if (total !== undefined) params.total = total;
+          if (message !== undefined) params.message = message;
+          // A client gone away must not fail the call.
+          const sent = notify({ method: "notifications/progress", params }).catch(() => undefined);
+          notifying ??= new Set();
+          notifying.add(sent);
+          void sent.finally(() => notifying?.delete(sent));
+        };
+      }
+      const answered = (outcome: CallOutcome): ToolsAnswer | Promise<ToolsAnswer> => {
+        const { tool } = outcome;
+        const seconds = (performance.now() - startedAt) / 1000;
+        // An unknown name is not a label: it would let any client grow the metrics without bound.
+        if (tool === undefined) observer?.finished("(unknown)", undefined, "UNKNOWN_TOOL", seconds, outcome.stage);
+        else {
+          const code = outcome.envelope.ok ? "ok" : outcome.envelope.error.code;
+          observer?.finished(name, tool.instance, code, seconds, outcome.stage);
+        }
+        if (span !== undefined) endToolSpan(span, outcome, host.registry, name);
+        const answer = answerOf(outcome);
+        // Every progress notification is on its way before the answer (the client ignores progress after it).
+        return notifying !== undefined && notifying.size > 0 ? Promise.all(notifying).then(() => answer) : answer;
+      };
+      const failed = (error: unknown): never => {
+        observer?.finished(name, undefined, "INTERNAL", (performance.now() - startedAt) / 1000, "error");
+        if (span !== undefined) endThrownSpan(span);
+        throw error;
+      };
+      try {
+        observer?.started();
+        return host.pipeline.call(name, request.args, callOptions).then(answered, failed);
+      } catch (error) {
+        return Promise.reject(error);
+      }
     },
   };
   return core;
-
-  /**
-   * One call through the pipeline, as every transport's call and every round of a task runs: `beforeRun` is the
-   * pipeline's hook once the call's checks passed (a task is made there).
-   * Chained on the pipeline's promise rather than awaited in an async function: a call makes two promises fewer,
-   * which counts where Node runs a hook for every promise (an AsyncLocalStorage in use).
-   */
-  function runCall(
-    request: ToolCallRequest,
-    connection: ToolConnection,
-    beforeRun?: () => Promise<RunRefusal | undefined>,
-  ): Promise<ToolsAnswer> {
-    const { name, progressToken } = request;
-    const startedAt = performance.now();
-    // Progress notifications still being sent, made on the first: most calls send none.
-    let notifying: Set<Promise<unknown>> | undefined;
-    const { notify } = connection;
-    const callOptions = optionsOf(connection);
-    // Traced, the request has a span of its own, the pipeline's stages spans under it.
-    const span = tracing === undefined ? undefined : openRequestSpan(tracing, "tools/call", name, request, connection);
-    if (span !== undefined) callOptions.trace = new CallTrace(span);
-    if (progressToken !== undefined && notify !== undefined) {
-      callOptions.onProgress = (progress, total, message) => {
-        const params: ProgressNotification["params"] = { progressToken, progress };
-        if (total !== undefined) params.total = total;
-        if (message !== undefined) params.message = message;
-        // A client gone away must not fail the call.
-        const sent = notify({ method: "notifications/progress", params }).catch(() => undefined);
-        notifying ??= new Set();
-        notifying.add(sent);
-        void sent.finally(() => notifying?.delete(sent));
-      };
-    }
-    const answered = (outcome: CallOutcome): ToolsAnswer | Promise<ToolsAnswer> => {
-      const { tool } = outcome;
-      const seconds = (performance.now() - startedAt) / 1000;
-      // An unknown name is not a label: it would let any client grow the metrics without bound.
-      if (tool === undefined) observer?.finished("(unknown)", undefined, "UNKNOWN_TOOL", seconds, outcome.stage);
-      else {
-        const code = outcome.envelope.ok ? "ok" : outcome.envelope.error.code;
-        observer?.finished(name, tool.instance, code, seconds, outcome.stage);
-      }
-      if (span !== undefined) endToolSpan(span, outcome, host.registry, name);
-      const answer = answerOf(outcome);
-      // Every progress notification is on its way before the answer (the client ignores progress after it).
-      return notifying !== undefined && notifying.size > 0 ? Promise.all(notifying).then(() => answer) : answer;
-    };
-    const failed = (error: unknown): never => {
-      observer?.finished(name, undefined, "INTERNAL", (performance.now() - startedAt) / 1000, "error");
-      if (span !== undefined) endThrownSpan(span);
-      throw error;
-    };
-    if (beforeRun !== undefined) callOptions.beforeRun = beforeRun;
-    try {
-      observer?.started();
-      return host.pipeline.call(name, request.args, callOptions).then(answered, failed);
-    } catch (error) {
-      return Promise.reject(error);
-    }
-  }
 }
 
 /**
@@ -323,6 +321,7 @@ export function supportsOf(capabilities: ClientCapabilities | undefined): Client
 /** The text rendering for clients that ignore structured output, from the envelope as it leaves (redacted). */
 export function textOf(envelope: Envelope): string {
   if (envelope.ok) {
+    // No data (null), no line for it.
     return envelope.data === undefined || envelope.data === null
       ? envelope.message
       : `${envelope.message}\n${JSON.stringify(envelope.data)}`;

@@ -3,7 +3,10 @@ import { ACTIVE_STATUSES } from "./task-store.js";
 
 /** Options for {@link createMemoryTaskStore}. */
 export interface MemoryTaskStoreOptions {
-  /** The most tasks kept at once, all callers together; past it, expired tasks are dropped, then new ones refused. @default 10000 */
+  /**
+   * The most tasks kept at once, all callers together; past it, expired tasks are dropped, then new ones refused.
+   * @default 10000
+   */
   maxTasks?: number;
   /** @default Date.now */
   now?: () => number;

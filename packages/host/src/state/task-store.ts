@@ -59,7 +59,10 @@ export type TaskAnswer =
   | { kind: "waiting" }
   | { kind: "resume"; round: NonNullable<TaskRecord["round"]> };
 
-/** What {@link TaskStore.create} found: created, or refused because the owner has too many active tasks, or the store is full. */
+/**
+ * What {@link TaskStore.create} found: created, or refused because the owner has too many active tasks, or because
+ * the store is full.
+ */
 export type TaskCreation = "created" | "owner-limit" | "full";
 
 /**
