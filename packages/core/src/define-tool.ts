@@ -52,8 +52,8 @@ export interface ToolSpec<I extends SchemaInput, O extends SchemaInput | undefin
    * Whether a call may run as a task (the MCP Tasks extension, SEP-2663): the host answers at once with a task
    * the client polls, and the run goes on after the request ends. `"optional"`: a task when the client declared
    * the extension, else a plain call; `"required"`: a client that did not declare it is refused (-32021). For
-   * tools that may run for minutes (a build, a long search, a report). The capability is the same either way;
-   * `ctx.signal` aborts when the client cancels the task.
+   * tools that may run for minutes (a build, a long search, a report): give them a `timeoutMs` that fits, which
+   * still bounds the run. The capability is the same either way; `ctx.signal` aborts when the client cancels the task.
    * @default undefined (never a task)
    * @example task: "optional"
    */
