@@ -17,6 +17,7 @@ import { hostFrom, serveLoopback } from "../serving.js";
 const JOBS = path.join(FIXTURES, "skill-tasks");
 const { held } = (await import(path.join(JOBS, "index.js"))) as {
   held: {
+    purged: string[];
     runs: { label: string; release(value: unknown): void }[];
     aborted: unknown[];
     started(n: number): Promise<void>;
@@ -33,7 +34,7 @@ const TASKS = { extensions: { [TASKS_EXTENSION_ID]: {} } };
 const composition = (tasks: object = {}) => ({
   name: "tasks",
   version: "1.0.0",
-  skills: [{ path: JOBS, mcp: "jobs" }],
+  skills: [{ path: JOBS, mcp: "jobs", allow: ["purge"] }],
   // Every task-capable call becomes a task once its checks pass: nothing here depends on how fast a run answers.
   tasks: { immediateMs: 0, maxActivePerCaller: 3, maxResultBytes: 4096, ...tasks },
 });
@@ -195,6 +196,47 @@ describe("the Tasks extension, in memory", () => {
     const next = await call(client, "tools/call", { name: "jobs.hold", arguments: { label: "e" } });
     expect(next).toMatchObject({ status: "working" });
     for (const taskId of [ids[1], ids[2], next.taskId]) await call(client, "tasks/cancel", { taskId });
+  });
+});
+
+describe("a dangerous task tool's confirmation (2025 era: the SDK asks the client)", () => {
+  let host: Host;
+  let client: Client;
+  let answer: "accept" | "decline" = "accept";
+  const asked: { message: string; purgedBefore: number }[] = [];
+
+  beforeAll(async () => {
+    host = await hostFrom(await folder("skillport-tasks-confirm-"), composition());
+    client = new Client({ name: "confirm-test", version: "0.0.0" }, { capabilities: { ...TASKS, elicitation: {} } });
+    client.setRequestHandler("elicitation/create", async (request) => {
+      asked.push({ message: String(request.params.message), purgedBefore: held.purged.length });
+      return answer === "accept" ? { action: "accept", content: { confirm: true } } : { action: "decline" };
+    });
+    await client.connect(await connectInMemory(host));
+  });
+  afterAll(async () => {
+    await client?.close();
+    await host?.close();
+  });
+
+  it("is asked before any task exists; the task is made once the user agreed", async () => {
+    const before = held.purged.length;
+    answer = "accept";
+    const created = await call(client, "tools/call", { name: "jobs.purge", arguments: { label: "cache" } });
+    expect(asked.at(-1)).toEqual({ message: expect.stringContaining("Purge cache"), purgedBefore: before });
+    expect(created).toMatchObject({ status: "working" });
+    const done = await reaches(host, client, created.taskId as string, "completed");
+    expect(done.result).toMatchObject({ structuredContent: { ok: true, data: { purged: "cache" } } });
+    expect(held.purged.slice(before)).toEqual(["cache"]);
+  });
+
+  it("makes no task, and runs nothing, when the user declines", async () => {
+    const before = held.purged.length;
+    answer = "decline";
+    const refused = await call(client, "tools/call", { name: "jobs.purge", arguments: { label: "logs" } });
+    expect(refused).not.toHaveProperty("taskId");
+    expect(refused).toMatchObject({ isError: true });
+    expect(held.purged.length).toBe(before);
   });
 });
 
