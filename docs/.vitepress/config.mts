@@ -53,6 +53,7 @@ export default defineConfig({
           { text: "Upstream MCP servers", link: "/docs/upstream-servers" },
           { text: "Many tools: discovery with search", link: "/docs/discovery" },
           { text: "What happens on a call", link: "/docs/calls" },
+          { text: "Long-running calls: tasks", link: "/docs/tasks" },
           { text: "Serving over HTTP", link: "/docs/http" },
           { text: "Traces (OpenTelemetry)", link: "/docs/observability" },
           { text: "Deploying", link: "/docs/deploying" },

@@ -213,6 +213,9 @@ function registerSkill(spec: SkillSpec): RegisteredSkill {
     if (tool.timeoutMs !== undefined && !(Number.isInteger(tool.timeoutMs) && tool.timeoutMs > 0)) {
       throw new Error(`[skill-${spec.name}] tool "${tool.name}": timeoutMs must be a positive integer of milliseconds`);
     }
+    if (tool.task !== undefined && tool.task !== "optional" && tool.task !== "required") {
+      throw new Error(`[skill-${spec.name}] tool "${tool.name}": task must be "optional" or "required"`);
+    }
     if (seen.has(tool.name)) {
       throw new Error(
         `[skill-${spec.name}] tool "${tool.name}" is defined twice; tool names must be unique in a skill`,

@@ -48,8 +48,21 @@ export interface ToolSpec<I extends SchemaInput, O extends SchemaInput | undefin
    * @example [{ input: z.object({ query: z.string() }), migrate: (old) => ({ keyword: old.query }), note: "\"query\" is now \"keyword\"" }]
    */
   legacy?: readonly LegacyInput[];
+  /**
+   * Whether a call may run as a task (the MCP Tasks extension, SEP-2663): the host answers at once with a task
+   * the client polls, and the run goes on after the request ends. `"optional"`: a task when the client declared
+   * the extension, else a plain call; `"required"`: a client that did not declare it is refused (-32021). For
+   * tools that may run for minutes (a build, a long search, a report): give them a `timeoutMs` that fits, which
+   * still bounds the run. The capability is the same either way; `ctx.signal` aborts when the client cancels the task.
+   * @default undefined (never a task)
+   * @example task: "optional"
+   */
+  task?: TaskSupport;
   run: Capability<ParamsOf<I>, DataOf<O>, Config>;
 }
+
+/** How a tool runs as a task: see {@link ToolSpec.task}. */
+export type TaskSupport = "optional" | "required";
 
 /** An earlier input shape of a tool and how to turn a call in that shape into the current one. */
 export interface LegacyInput {
@@ -74,6 +87,7 @@ export interface ToolDefinition<Config = unknown> {
   examples: Record<string, unknown>[];
   timeoutMs: number | undefined;
   legacy: readonly LegacyInput[];
+  task: TaskSupport | undefined;
   run: Capability<Record<string, unknown>, unknown, Config>;
 }
 
@@ -102,6 +116,7 @@ export function defineTool<I extends SchemaInput, O extends SchemaInput | undefi
     examples: (spec.examples ?? []) as Record<string, unknown>[],
     timeoutMs: spec.timeoutMs,
     legacy: spec.legacy ?? [],
+    task: spec.task,
     run: spec.run as ToolDefinition<Config>["run"],
   };
 }

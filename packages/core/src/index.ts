@@ -51,7 +51,15 @@ export type {
   SkillSpec,
 } from "./define-skill.js";
 export { defineSkill } from "./define-skill.js";
-export type { Capability, DataOf, LegacyInput, ParamsOf, ToolDefinition, ToolSpec } from "./define-tool.js";
+export type {
+  Capability,
+  DataOf,
+  LegacyInput,
+  ParamsOf,
+  TaskSupport,
+  ToolDefinition,
+  ToolSpec,
+} from "./define-tool.js";
 export { defineTool } from "./define-tool.js";
 export { escapePointer, resolveRef } from "./json-pointer.js";
 export type { McpContentBlock, McpResourceContents, McpTool, McpToolResult } from "./mcp.js";

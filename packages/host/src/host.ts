@@ -24,10 +24,12 @@ import { lockCommand, lockPathOf, readLock, requireLock } from "./registry/lock.
 import type { Registry } from "./registry/registry.js";
 import type { SkillModule } from "./registry/skill-instances.js";
 import { lazyAjv } from "./schema/ajv.js";
+import { createMemoryTaskStore } from "./state/memory-task-store.js";
 import { openStore } from "./state/open-store.js";
 import type { SharedState } from "./state/shared-state.js";
 import { createSharedState } from "./state/shared-state.js";
 import type { StateStore } from "./state/store.js";
+import type { TaskStore } from "./state/task-store.js";
 import type { TracingOptions } from "./tracing/otel-tracing.js";
 import { loadTracing } from "./tracing/otel-tracing.js";
 import type { Tracing } from "./tracing/tracing.js";
@@ -64,6 +66,12 @@ export interface HostOptions {
    * @default the manifest's `state` (or SKILLPORT_STATE_URL): a store in this process unless Redis is configured
    */
   state?: StateStore;
+  /**
+   * Where tasks (the MCP Tasks extension) keep their state: status, result or error, open questions, expiry. The
+   * host closes it on `close()`.
+   * @default a store in this process (tasks are read, answered and cancelled through the replica that made them)
+   */
+  tasks?: TaskStore;
   /**
    * How to reach the manifest's upstream MCP servers (`servers`): a function that imports `@skillport/client/node`,
    * called only when the manifest has enabled servers. A manifest with enabled servers does not start without it.
@@ -123,6 +131,8 @@ export interface Host {
    * behaviour: while the store cannot be reached, dangerous tools refuse and rate limits count per replica.
    */
   state: SharedState;
+  /** Where tasks keep their state (see HostOptions.tasks and docs/tasks.md). */
+  tasks: TaskStore;
   /**
    * The host's tracer, when traces are on (see HostOptions.tracing); undefined costs a call nothing. `close()` shuts
    * it down, exporting the spans not sent yet.
@@ -180,6 +190,7 @@ export async function createHost(options: HostOptions = {}): Promise<Host> {
       : createAudit(manifest.audit, redactor);
   const store = options.state ?? (await openStore(manifest, { redactor, logger }));
   const state = createSharedState({ store, logger });
+  const tasks = options.tasks ?? createMemoryTaskStore();
   const confirmations = createConfirmations({ secret, ttlSeconds: manifest.confirmation.ttlSeconds, store: state });
   // One bounded runner for tool calls and for reads, renders and completions: one concurrency limit per instance.
   const run = createBoundedRun({ logger, redactor });
@@ -248,7 +259,7 @@ export async function createHost(options: HostOptions = {}): Promise<Host> {
   };
   const close = async () => {
     await reloading;
-    await Promise.all([table.registry.close(), state.close()]);
+    await Promise.all([table.registry.close(), state.close(), tasks.close()]);
     // Every audit line is on disk (or stderr), and every span exported, before close resolves: a caller may exit.
     audit?.close();
     await tracing?.shutdown();
@@ -269,6 +280,7 @@ export async function createHost(options: HostOptions = {}): Promise<Host> {
     logger,
     redactor,
     state,
+    tasks,
     tracing,
     reloadable: options.reloadable === true,
     reload,

@@ -52,8 +52,19 @@ export type { Registry, SkillInstance, ToolEntry, ToolListing } from "./registry
 export type { SkillModule } from "./registry/skill-instances.js";
 export type { MemoryStoreOptions } from "./state/memory-store.js";
 export { createMemoryStore } from "./state/memory-store.js";
+export type { MemoryTaskStoreOptions } from "./state/memory-task-store.js";
+export { createMemoryTaskStore } from "./state/memory-task-store.js";
 export type { RedisStoreOptions } from "./state/redis-store.js";
 export { createRedisStore } from "./state/redis-store.js";
 export type { SharedState, StateReadiness } from "./state/shared-state.js";
 export type { Rate, RateDecision, StateStore, StoreHealth } from "./state/store.js";
 export { StoreUnavailableError } from "./state/store.js";
+export type {
+  TaskAnswer,
+  TaskCreation,
+  TaskError,
+  TaskPatch,
+  TaskRecord,
+  TaskStatus,
+  TaskStore,
+} from "./state/task-store.js";

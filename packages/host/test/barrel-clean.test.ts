@@ -76,6 +76,7 @@ describe("the root entry of @skillport/host", () => {
       "createHost",
       "createLogger",
       "createMemoryStore",
+      "createMemoryTaskStore",
       "createRedisStore",
       "installProcessGuards",
       "loadManifest",

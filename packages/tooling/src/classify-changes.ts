@@ -23,6 +23,8 @@ export interface ComparableTool {
   risk: string;
   inputSchema: JsonSchema;
   outputSchema: JsonSchema | undefined;
+  /** Whether a call may run as a task (the Tasks extension): absent for a tool that never does. */
+  task?: "optional" | "required" | undefined;
 }
 
 const RISK_ORDER = ["read_only", "write", "dangerous"];
@@ -30,8 +32,9 @@ const RISK_ORDER = ["read_only", "write", "dangerous"];
 /**
  * Classifies every difference between a locked and a live tool surface. Breaking: a tool removed or renamed, a
  * required field added, a field removed or narrowed (type, bounds, pattern, enum value removed), an output field
- * removed, the risk raised. Minor: a tool added, an optional field added, a bound or enum widened, a default
- * changed, the risk lowered. Patch: titles and descriptions.
+ * removed, the risk raised, a tool that now runs only as a task (`task: "required"`: clients without the Tasks
+ * extension are refused). Minor: a tool added, an optional field added, a bound or enum widened, a default changed,
+ * the risk lowered, task support added, dropped or made optional. Patch: titles and descriptions.
  */
 export function classifyChanges(locked: readonly ComparableTool[], live: readonly ComparableTool[]): SurfaceChange[] {
   const changes: SurfaceChange[] = [];
@@ -57,6 +60,7 @@ export function classifyChanges(locked: readonly ComparableTool[], live: readonl
         lowersRisk: true,
       });
     }
+    compareTask(before.task, after.task, add);
     compareInput(before.inputSchema, after.inputSchema, "", add);
     compareOutput(before.outputSchema ?? {}, after.outputSchema ?? {}, "", add);
   }
@@ -176,6 +180,18 @@ function comparableOf(tool: UpstreamTool): ComparableTool {
 }
 
 type Add = (level: ChangeLevel, message: string) => void;
+
+/** A tool's task support: `required` shuts out clients without the Tasks extension, anything else is minor. */
+function compareTask(was: ComparableTool["task"], is: ComparableTool["task"], add: Add): void {
+  if (was === is) return;
+  if (is === "required") add("breaking", "now runs only as a task (task: required)");
+  else if (is === undefined) add("minor", "no longer runs as a task");
+  else
+    add(
+      "minor",
+      was === undefined ? "may now run as a task" : "runs as a task only when the client can (task: optional)",
+    );
+}
 
 function compareText(
   was: { title?: string | undefined; description?: string | undefined },

@@ -108,6 +108,22 @@ const CASES: Array<[string, Edit, "breaking" | "minor" | "patch", string]> = [
     "risk raised from read_only to write",
   ],
   [
+    "a tool that now runs only as a task",
+    (t) => {
+      t.task = "required";
+    },
+    "breaking",
+    "now runs only as a task (task: required)",
+  ],
+  [
+    "task support added",
+    (t) => {
+      t.task = "optional";
+    },
+    "minor",
+    "may now run as a task",
+  ],
+  [
     "an optional field added",
     (t) => {
       input(t).properties.since = { type: "string" };
@@ -182,6 +198,17 @@ const CASES: Array<[string, Edit, "breaking" | "minor" | "patch", string]> = [
 ];
 
 describe("classifyChanges", () => {
+  it("calls task support dropped, or made optional, minor", () => {
+    const required = { ...structuredClone(base), task: "required" as const };
+    const optional = { ...structuredClone(base), task: "optional" as const };
+    expect(classifyChanges([optional], [base])).toEqual([
+      { level: "minor", tool: "search_notes", message: "no longer runs as a task" },
+    ]);
+    expect(classifyChanges([required], [optional])).toEqual([
+      { level: "minor", tool: "search_notes", message: "runs as a task only when the client can (task: optional)" },
+    ]);
+  });
+
   it.each(CASES.filter(([, , , message]) => message !== ""))("calls %s %s", (_case, edit, level, message) => {
     const live = structuredClone(base);
     edit(live);

@@ -13,6 +13,8 @@ export interface ToolSurface {
   timeoutMs: number | undefined;
   hasBrief: boolean;
   legacySchemas: JsonSchema[];
+  /** Whether a call may run as a task; absent for a tool that never does (so its lock hash is unchanged). */
+  task?: "optional" | "required";
 }
 
 /** A resource as published: its URI in the skill's own scheme and what it says about itself. */
@@ -82,6 +84,8 @@ export function surfaceOf(skill: RegisteredSkill): SkillSurface {
       timeoutMs: t.timeoutMs,
       hasBrief: t.buildBrief !== undefined,
       legacySchemas: t.legacySchemas,
+      // Older cores register no `task`; a tool that never runs as a task publishes nothing new.
+      ...(t.task === undefined ? {} : { task: t.task }),
     })),
     ...nonEmpty(
       "resources",

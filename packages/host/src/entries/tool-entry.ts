@@ -1,4 +1,4 @@
-import type { JsonSchema, McpTool, Risk, SkillContext, SkillLogger } from "@skillport/core";
+import type { JsonSchema, McpTool, Risk, SkillContext, SkillLogger, TaskSupport } from "@skillport/core";
 import type { SchemaCompiler } from "../schema/ajv.js";
 import type { CallTrace } from "../tracing/tracing.js";
 import type { Caller } from "./check-scopes.js";
@@ -10,6 +10,11 @@ import type { UriMount } from "./uri-template.js";
 export type ToolListing = Required<Pick<McpTool, "name" | "title" | "description" | "annotations">> & {
   inputSchema: JsonSchema & { type: "object" };
   outputSchema: JsonSchema & { type: "object" };
+  /**
+   * How a call may run as a task (the Tasks extension, SEP-2663): `optional` or `required`, as the tool declares
+   * it. Absent for a tool that never runs as a task.
+   */
+  execution?: { taskSupport: TaskSupport };
   /**
    * The manifest's discovery hints, as Claude Code reads them: `"anthropic/alwaysLoad": true` (the tool is listed
    * up front) and `"anthropic/searchHint"` (words to find it by). Absent when the manifest gives none.

@@ -95,3 +95,17 @@ export const STATE_DEFAULTS = {
   /** A redis:// or rediss:// URL: when set, replicas share state in that Redis, whatever the manifest says. */
   urlVariable: "SKILLPORT_STATE_URL",
 } as const;
+
+/** Defaults of the manifest's `tasks` object: how long-running calls run as tasks (the Tasks extension, SEP-2663). */
+export const TASK_DEFAULTS = {
+  /** One hour: how long a finished task and its result are kept after its last change. */
+  ttlMs: 60 * 60 * 1000,
+  /** How often a client is told to poll tasks/get. */
+  pollIntervalMs: 1000,
+  /** A call that answers within this time is answered as a plain call, no task made. */
+  immediateMs: 250,
+  /** Tasks one caller may have running or waiting for answers at once. */
+  maxActivePerCaller: 16,
+  /** 1 MiB: the largest result a task keeps (as JSON). */
+  maxResultBytes: 1024 * 1024,
+} as const;

@@ -12,6 +12,7 @@ import {
   MANIFEST_DEFAULTS,
   STATE_DEFAULTS,
   STDIO_DEFAULTS,
+  TASK_DEFAULTS,
 } from "./defaults.js";
 import type {
   Discovery,
@@ -220,6 +221,13 @@ function loaded(json: Manifest, file: string): LoadedManifest {
     servers: json.servers ?? [],
     http: httpDefaults(json.http),
     stdio: { maxMessageBytes: json.stdio?.maxMessageBytes ?? STDIO_DEFAULTS.maxMessageBytes },
+    tasks: {
+      ttlMs: json.tasks?.ttlMs ?? TASK_DEFAULTS.ttlMs,
+      pollIntervalMs: json.tasks?.pollIntervalMs ?? TASK_DEFAULTS.pollIntervalMs,
+      immediateMs: json.tasks?.immediateMs ?? TASK_DEFAULTS.immediateMs,
+      maxActivePerCaller: json.tasks?.maxActivePerCaller ?? TASK_DEFAULTS.maxActivePerCaller,
+      maxResultBytes: json.tasks?.maxResultBytes ?? TASK_DEFAULTS.maxResultBytes,
+    },
     state: json.state ?? { store: STATE_DEFAULTS.store },
   };
 }

@@ -5,7 +5,7 @@
 // sections: the building blocks (schema-blocks.ts), a skill entry (skill-entry-schema.ts), an upstream server
 // (server-entry-schema.ts), the HTTP settings (http-settings-schema.ts), and here stdio, state and the manifest.
 import { z } from "zod";
-import { DISCOVERY_DEFAULTS, MANIFEST_DEFAULTS, STATE_DEFAULTS, STDIO_DEFAULTS } from "./defaults.js";
+import { DISCOVERY_DEFAULTS, MANIFEST_DEFAULTS, STATE_DEFAULTS, STDIO_DEFAULTS, TASK_DEFAULTS } from "./defaults.js";
 import { HttpSettingsSchema } from "./http-settings-schema.js";
 import { matching, SecretSourceSchema } from "./schema-blocks.js";
 import { ServerEntrySchema } from "./server-entry-schema.js";
@@ -25,6 +25,55 @@ export const StdioSettingsSchema = z
       ),
   })
   .meta({ id: "stdio", description: "How `skillport serve --stdio` reads messages from its client." });
+
+// --- tasks ---
+
+export const TaskSettingsSchema = z
+  .strictObject({
+    ttlMs: z
+      .int()
+      .min(1000)
+      .max(7 * 24 * 60 * 60 * 1000)
+      .default(TASK_DEFAULTS.ttlMs)
+      .describe(
+        "How long a task is kept after its last change (a finished task: after it finished), in milliseconds; then tasks/get answers it as unknown. A task that runs is kept while it runs.",
+      ),
+    pollIntervalMs: z
+      .int()
+      .min(100)
+      .max(60_000)
+      .default(TASK_DEFAULTS.pollIntervalMs)
+      .describe("How often clients are told to poll tasks/get, in milliseconds."),
+    immediateMs: z
+      .int()
+      .min(0)
+      .max(10_000)
+      .default(TASK_DEFAULTS.immediateMs)
+      .describe(
+        "A call to a task-capable tool that answers within this time (a result, or a question asked before it waits on anything) is answered as a plain call, with no task; 0 makes a task of every such call once its checks pass.",
+      ),
+    maxActivePerCaller: z
+      .int()
+      .min(1)
+      .max(10_000)
+      .default(TASK_DEFAULTS.maxActivePerCaller)
+      .describe(
+        "Tasks one caller may have running or waiting for answers at once; past it a call answers RATE_LIMITED (retryable).",
+      ),
+    maxResultBytes: z
+      .int()
+      .min(1024)
+      .max(64 * 1024 * 1024)
+      .default(TASK_DEFAULTS.maxResultBytes)
+      .describe(
+        "The largest result a task keeps, as JSON; a larger one is replaced by an error result saying so (isError, INTERNAL).",
+      ),
+  })
+  .meta({
+    id: "tasks",
+    description:
+      "How calls to task-capable tools run as tasks (the MCP Tasks extension, io.modelcontextprotocol/tasks) for clients that declare it: the client gets a task at once and polls tasks/get for its result.",
+  });
 
 // --- state ---
 
@@ -181,6 +230,7 @@ export const ManifestSchema = z
       .optional(),
     http: HttpSettingsSchema.optional(),
     stdio: StdioSettingsSchema.optional(),
+    tasks: TaskSettingsSchema.optional(),
     state: StateSettingsSchema,
   })
   .meta({

@@ -10,6 +10,7 @@ import type {
   SeparatorSchema,
   StateSettingsSchema,
   StdioSettingsSchema,
+  TaskSettingsSchema,
 } from "./manifest-schema.js";
 import type { SecretSourceSchema } from "./schema-blocks.js";
 import type { ServerEntrySchema } from "./server-entry-schema.js";
@@ -105,6 +106,8 @@ export interface LoadedManifest {
   http: LoadedHttpSettings;
   /** How `serve --stdio` reads messages, defaults filled in. */
   stdio: { maxMessageBytes: number };
+  /** How task-capable tools run as tasks, defaults filled in. */
+  tasks: z.output<typeof TaskSettingsSchema>;
   /** Where replicas share state, as written (the memory store when absent). */
   state: z.output<typeof StateSettingsSchema>;
 }

@@ -1,6 +1,7 @@
 import type { JSONRPCMessage, RequestId, Server } from "@modelcontextprotocol/server";
 import { CallStop } from "../pipeline/call-stop.js";
 import { cancelledRequestOf, FIRST_MODERN_REVISION, plainToolsRequestOf } from "./plain-request.js";
+import { declaresTasks } from "./tasks.js";
 import type { ClientSupports, ToolConnection, ToolsCore } from "./tools-core.js";
 import { answerMessageOf, supportsOf, thrownMessageOf } from "./tools-core.js";
 
@@ -54,12 +55,14 @@ export function connectTools(core: ToolsCore, options: ConnectionToolsOptions): 
   let waiting: (() => void)[] = [];
   // What every call on this connection's server shares, made once per server: what its client can answer, and how
   // a call's log lines reach it (at the level the client set with logging/setLevel).
-  let shared: { server: Server; supports: ClientSupports; log: ToolConnection["log"] } | undefined;
+  let shared: { server: Server; supports: ClientSupports; tasks: boolean; log: ToolConnection["log"] } | undefined;
   const sharedOf = (server: Server) => {
     if (shared?.server !== server) {
+      const capabilities = server.getClientCapabilities();
       shared = {
         server,
-        supports: supportsOf(server.getClientCapabilities()),
+        supports: supportsOf(capabilities),
+        tasks: declaresTasks(capabilities),
         log: (params) => {
           server.sendLoggingMessage(params).catch(() => undefined); // a client gone away must not fail the call
         },
@@ -99,6 +102,7 @@ export function connectTools(core: ToolsCore, options: ConnectionToolsOptions): 
       const connection: ToolConnection = {
         transport: "pipe",
         supports: parts.supports,
+        tasks: parts.tasks,
         stop: running.stop,
         log: parts.log,
         notify:

@@ -1,4 +1,10 @@
-import type { InputRequests, McpRequestContext, ServerContext, StandardSchemaV1 } from "@modelcontextprotocol/server";
+import type {
+  CallToolResult,
+  InputRequests,
+  McpRequestContext,
+  ServerContext,
+  StandardSchemaV1,
+} from "@modelcontextprotocol/server";
 import {
   CLIENT_CAPABILITIES_META_KEY,
   inputRequired,
@@ -23,6 +29,14 @@ import {
   SKILLS_LIST_METHOD,
   SKILLS_PAGE_SIZE,
 } from "./skills.js";
+import {
+  declaresTasks,
+  missingTasksCapability,
+  TASKS_CANCEL_METHOD,
+  TASKS_EXTENSION_ID,
+  TASKS_GET_METHOD,
+  TASKS_UPDATE_METHOD,
+} from "./tasks.js";
 import type { CallObserver, ToolCallRequest, ToolConnection, ToolsAnswer, ToolsCore } from "./tools-core.js";
 import { createToolsCore, optionsOf, supportsOf } from "./tools-core.js";
 import { endThrownSpan, incomingTraceContext, openRequestSpan } from "./trace-request.js";
@@ -80,7 +94,7 @@ export function createServerFactory(
     prompts: { listChanged: host.reloadable },
     completions: {},
     logging: {},
-    extensions: { [SKILLS_EXTENSION_ID]: { directoryRead: true } },
+    extensions: { [SKILLS_EXTENSION_ID]: { directoryRead: true }, [TASKS_EXTENSION_ID]: {} },
   };
   const open = new Set<Server>();
   const toolsChanged = () => {
@@ -157,6 +171,31 @@ export function createServerFactory(
         call.trace = incomingTraceContext(_meta, requestContext?.requestInfo?.headers);
       }
       return sdkAnswerOf(await core.call(call, connection));
+    });
+
+    // The Tasks extension (SEP-2663): for a client that declared it, on this request or at initialize.
+    const declared = (ctx: ServerContext, method: string) => {
+      const envelope = ctx.mcpReq.envelope as Record<string, unknown> | undefined;
+      const perRequest = envelope?.[CLIENT_CAPABILITIES_META_KEY];
+      if (declaresTasks(perRequest ?? server.getClientCapabilities())) return;
+      const missing = missingTasksCapability(method);
+      throw new ProtocolError(missing.code, missing.message, missing.data);
+    };
+    server.setRequestHandler(TASKS_GET_METHOD, { params: TASK_ID_PARAMS }, (params, ctx) => {
+      declared(ctx, TASKS_GET_METHOD);
+      return core.tasks.get(caller, params.taskId);
+    });
+    server.setRequestHandler(TASKS_UPDATE_METHOD, { params: TASK_UPDATE_PARAMS }, async (params, ctx) => {
+      declared(ctx, TASKS_UPDATE_METHOD);
+      // The SDK lifts `inputResponses` out of a request's params (as it does for tools/call's), keeping the valid ones.
+      const responses = params.inputResponses ?? ctx.mcpReq.inputResponses ?? {};
+      await core.tasks.update(caller, params.taskId, responses as Record<string, unknown>);
+      return {};
+    });
+    server.setRequestHandler(TASKS_CANCEL_METHOD, { params: TASK_ID_PARAMS }, async (params, ctx) => {
+      declared(ctx, TASKS_CANCEL_METHOD);
+      await core.tasks.cancel(caller, params.taskId);
+      return {};
     });
 
     server.setRequestHandler("resources/list", async (_request, ctx) => {
@@ -312,6 +351,17 @@ const DIRECTORY_PARAMS = paramsSchema<{ uri: string; cursor?: string }>((value) 
     : undefined,
 );
 
+const TASK_ID_PARAMS = paramsSchema<{ taskId: string }>((value) =>
+  typeof value.taskId === "string" ? { taskId: value.taskId } : undefined,
+);
+const TASK_UPDATE_PARAMS = paramsSchema<{ taskId: string; inputResponses?: Record<string, unknown> }>((value) => {
+  const { taskId, inputResponses } = value;
+  if (typeof taskId !== "string") return undefined;
+  if (inputResponses === undefined) return { taskId };
+  if (typeof inputResponses !== "object" || inputResponses === null || Array.isArray(inputResponses)) return undefined;
+  return { taskId, inputResponses: inputResponses as Record<string, unknown> };
+});
+
 function paramsSchema<T>(read: (value: Record<string, unknown>) => T | undefined): StandardSchemaV1<unknown, T> {
   return {
     "~standard": {
@@ -405,8 +455,10 @@ function connectionOf(
   const envelope = ctx.mcpReq.envelope as Record<string, unknown> | undefined;
   const perRequest = envelope?.[CLIENT_CAPABILITIES_META_KEY] as Parameters<typeof supportsOf>[0];
   const state = ctx.mcpReq.requestState();
+  const capabilities = perRequest ?? server.getClientCapabilities();
   return {
-    supports: supportsOf(perRequest ?? server.getClientCapabilities()),
+    supports: supportsOf(capabilities),
+    tasks: declaresTasks(capabilities),
     caller,
     signal: ctx.mcpReq.signal,
     transport: overHttp ? "tcp" : "pipe",
@@ -422,6 +474,9 @@ function connectionOf(
 
 /** The tools core's answer as the SDK's tools/call handler gives it: the result, the questions, or a thrown error. */
 function sdkAnswerOf(answer: ToolsAnswer) {
-  if ("error" in answer) throw new ProtocolError(answer.error.code, answer.error.message);
+  if ("error" in answer) throw new ProtocolError(answer.error.code, answer.error.message, answer.error.data);
+  // The SDK types a tools/call answer as a result or a question, but its wire passes any resultType on tools/call
+  // (SEP-2663's flat CreateTaskResult among them); it adds an empty `content` as it checks the result.
+  if ("task" in answer) return answer.task as unknown as CallToolResult;
   return "result" in answer ? answer.result : answer.question;
 }

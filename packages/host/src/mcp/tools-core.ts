@@ -17,13 +17,15 @@ import type { Envelope, SkillLogger } from "@skillport/core";
 import type { Caller } from "../entries/check-scopes.js";
 import type { InputFeature } from "../entries/tool-entry.js";
 import type { Host } from "../host.js";
-import type { CallOptions, CallOutcome, StageName } from "../pipeline/call.js";
+import type { CallOptions, CallOutcome, RunRefusal, StageName } from "../pipeline/call.js";
 import type { CallStop } from "../pipeline/call-stop.js";
 import { listedTools } from "../registry/discovery-listings.js";
 import type { Registry } from "../registry/registry.js";
 import type { TraceContext, TraceSpan } from "../tracing/tracing.js";
 import { CallTrace } from "../tracing/tracing.js";
 import { createDiscoveryTools } from "./discovery-tools.js";
+import type { CreateTaskResult, Tasks } from "./tasks.js";
+import { createTasks, missingTasksCapability } from "./tasks.js";
 import type { RequestOrigin } from "./trace-request.js";
 import { endThrownSpan, endToolSpan, openRequestSpan } from "./trace-request.js";
 
@@ -80,18 +82,35 @@ export interface ToolConnection extends RequestOrigin {
   readonly notify?: ((notification: ProgressNotification) => Promise<void>) | undefined;
   /** Sends one of the capability's log lines, as the transport's era and the client's level allow. */
   readonly log?: ((params: LoggingMessageNotification["params"]) => void) | undefined;
+  /**
+   * The client declared the Tasks extension (SEP-2663), for this request or its session: a task-capable tool's call
+   * may then answer a task (see tasks.ts).
+   */
+  readonly tasks?: boolean | undefined;
+  /**
+   * Set by the Tasks extension on a round of a task it runs: the call runs as any call (the task branch is not taken
+   * again), and `beforeRun`, once its checks passed, makes the task (see tasks.ts).
+   */
+  readonly taskRound?: { readonly beforeRun?: (() => Promise<RunRefusal | undefined>) | undefined } | undefined;
 }
 
 /**
  * A tools/call's answer, the same for every transport: the result, a JSON-RPC error (an unknown tool, round state
- * this server cannot accept), or the questions to ask the client first, which the SDK asks (in the 2026-07-28 era in
- * its answer, in the 2025 era with real requests to the client, then it calls again with the answers) or refuses
- * for a client that did not declare it can answer them.
+ * this server cannot accept), a task the client polls for its result (tasks.ts), or the questions to ask the client
+ * first, which the SDK asks (in the 2026-07-28 era in its answer, in the 2025 era with real requests to the client,
+ * then it calls again with the answers) or refuses for a client that did not declare it can answer them.
  */
 export type ToolsAnswer =
   | { readonly result: CallToolResult }
-  | { readonly error: { readonly code: number; readonly message: string } }
-  | { readonly question: InputRequiredResult };
+  | {
+      readonly error: {
+        readonly code: number;
+        readonly message: string;
+        readonly data?: Readonly<Record<string, unknown>> | undefined;
+      };
+    }
+  | { readonly question: InputRequiredResult }
+  | { readonly task: CreateTaskResult };
 
 /**
  * The one tools core: `tools/list` and `tools/call` for every transport (stdio, in memory, Streamable HTTP in both
@@ -102,6 +121,8 @@ export type ToolsAnswer =
  */
 export interface ToolsCore {
   readonly host: Host;
+  /** The Tasks extension's methods (tasks/get, tasks/update, tasks/cancel) over the calls this core made tasks. */
+  readonly tasks: Tasks;
   /** The tools/list result, built once per tool table (again after an upstream server's tools change), redacted. */
   list(): ListToolsResult;
   /** {@link list}'s result as JSON, serialised once per list, for a transport that writes text. */
@@ -148,8 +169,11 @@ export function createToolsCore(host: Host, options: ToolsCoreOptions = {}): Too
   const { tracing } = host;
   // By the key the SDK's handler sees (a connection's server, an HTTP request), then by request id.
   const passed = new WeakMap<object, Map<RequestId, PassedOn>>();
-  return {
+  // A task's rounds run as calls of this core (see ToolConnection.taskRound).
+  const tasks = createTasks(host, { run: (request, connection) => core.call(request, connection) });
+  const core: ToolsCore = {
     host,
+    tasks,
     passOn(key, id, pass) {
       let byId = passed.get(key);
       if (byId === undefined) {
@@ -192,12 +216,21 @@ export function createToolsCore(host: Host, options: ToolsCoreOptions = {}): Too
           request = { ...asked, name: routed.call.name, args: routed.call.args };
         }
       }
+      // The Tasks extension's branch: a task-capable tool's call from a client that declared it becomes a task
+      // (tasks.ts), whose rounds come back here as calls.
+      const { taskRound } = connection;
+      if (taskRound === undefined) {
+        const mode = tasks.modeOf(request.name, connection);
+        if (mode === "task") return tasks.start(request, connection);
+        if (mode === "refused") return Promise.resolve({ error: missingTasksCapability(`the tool ${request.name}`) });
+      }
       const { name, progressToken } = request;
       const startedAt = performance.now();
       // Progress notifications still being sent, made on the first: most calls send none.
       let notifying: Set<Promise<unknown>> | undefined;
       const { notify } = connection;
       const callOptions = optionsOf(connection);
+      if (taskRound?.beforeRun !== undefined) callOptions.beforeRun = taskRound.beforeRun;
       // Traced, the request has a span of its own, the pipeline's stages spans under it.
       const span =
         tracing === undefined ? undefined : openRequestSpan(tracing, "tools/call", name, request, connection);
@@ -241,6 +274,7 @@ export function createToolsCore(host: Host, options: ToolsCoreOptions = {}): Too
       }
     },
   };
+  return core;
 }
 
 /**
@@ -271,7 +305,9 @@ export function optionsOf(connection: ToolConnection): CallOptions {
  */
 export function answerMessageOf(id: RequestId, answer: Exclude<ToolsAnswer, { question: unknown }>): JSONRPCMessage {
   if ("result" in answer) return { result: answer.result, jsonrpc: "2.0", id } as JSONRPCMessage;
-  return { jsonrpc: "2.0", id, error: { code: answer.error.code, message: answer.error.message } };
+  if ("task" in answer) return { result: answer.task, jsonrpc: "2.0", id } as JSONRPCMessage;
+  const { code, message, data } = answer.error;
+  return { jsonrpc: "2.0", id, error: data === undefined ? { code, message } : { code, message, data } };
 }
 
 /** What the pipeline threw, as the SDK's server answers a handler's throw: an internal error with its message. */
@@ -290,7 +326,12 @@ export function supportsOf(capabilities: ClientCapabilities | undefined): Client
 
 /** The text rendering for clients that ignore structured output, from the envelope as it leaves (redacted). */
 export function textOf(envelope: Envelope): string {
-  if (envelope.ok) return `${envelope.message}\n${JSON.stringify(envelope.data)}`;
+  if (envelope.ok) {
+    // No data (null), no line for it.
+    return envelope.data === undefined || envelope.data === null
+      ? envelope.message
+      : `${envelope.message}\n${JSON.stringify(envelope.data)}`;
+  }
   const at = envelope.error.field === undefined ? "" : ` (at ${envelope.error.field})`;
   return `${envelope.error.code}${at}: ${envelope.message}`;
 }

@@ -43,6 +43,19 @@ export interface CallOptions {
    * envelope's `meta.traceId` is then the trace's id.
    */
   trace?: CallTrace;
+  /**
+   * Called once the call passed every check that comes before running it (scopes, loading, validation, the answers
+   * of earlier rounds, confirmation), just before it runs; the run waits for it. A refusal answers the call with its
+   * code instead (retryable), at the `execute` stage. The tools core creates a task here (SEP-2663), so a task never
+   * exists for a call its checks refused.
+   */
+  beforeRun?: () => Promise<RunRefusal | undefined>;
+}
+
+/** Why a call that passed its checks does not run now: see {@link CallOptions.beforeRun}. */
+export interface RunRefusal {
+  code: "RATE_LIMITED" | "UNAVAILABLE";
+  message: string;
 }
 
 /** The ways a dangerous call can reach its user for confirmation. */

@@ -13,8 +13,9 @@ import type { Audit } from "./audit.js";
 import type { BoundedRun } from "./bounded-run.js";
 import { createBoundedRun } from "./bounded-run.js";
 import type { Answered, Call, CallOptions, CallOutcome, LoadedCall, ResumedCall } from "./call.js";
-import { auditFacts, isAnswered } from "./call.js";
+import { answer, auditFacts, isAnswered } from "./call.js";
 import type { Confirmations } from "./confirmations.js";
+import { failureOutcome } from "./envelope.js";
 import { authorize as authorizeStage } from "./stages/authorize.js";
 import { createConfirm } from "./stages/confirm.js";
 import { createEnsureLoaded } from "./stages/ensure-loaded.js";
@@ -146,6 +147,18 @@ export function createPipeline(registry: Registry, deps: PipelineDeps): Pipeline
 
   function confirmed(call: ResumedCall | Answered): Answered | Promise<Answered> {
     if (isAnswered(call)) return call;
+    const { beforeRun } = call.options;
+    if (beforeRun !== undefined) {
+      return beforeRun().then((refused) =>
+        refused === undefined
+          ? run(call)
+          : answer(call, "execute", failureOutcome(call, refused.code, refused.message, { retryable: true })),
+      );
+    }
+    return run(call);
+  }
+
+  function run(call: ResumedCall): Promise<Answered> {
     return execute(call).then((executed) => (isAnswered(executed) ? executed : shape(executed)));
   }
 

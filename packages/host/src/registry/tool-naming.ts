@@ -67,6 +67,7 @@ export function skillTools(
         outputSchema: envelopeSchema(tool.outputSchema) as ToolListing["outputSchema"],
         annotations: { title, ...tool.mcpAnnotations, ...override.annotations },
       };
+      if (tool.task !== undefined) listing.execution = { taskSupport: tool.task };
       const hints = hintsOf(entry.alwaysLoad, override);
       if (hints !== undefined) listing._meta = hints;
       const init = {
