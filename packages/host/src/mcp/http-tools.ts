@@ -1,5 +1,5 @@
 import type { JSONRPCMessage, LoggingMessageNotification, RequestId } from "@modelcontextprotocol/server";
-import { isJsonContentType, SUPPORTED_PROTOCOL_VERSIONS } from "@modelcontextprotocol/server";
+import { isJsonContentType, ProtocolErrorCode, SUPPORTED_PROTOCOL_VERSIONS } from "@modelcontextprotocol/server";
 import type { EdgeContext, EdgeRequest, SerializedAnswer } from "../transports/http/guard.js";
 import { listAnswerJson } from "./connection-tools.js";
 import { FIRST_MODERN_REVISION, plainToolsRequestOf } from "./plain-request.js";
@@ -69,7 +69,13 @@ export function httpToolsAnswer(
         const identity = { name: core.host.manifest.name, version: core.host.manifest.version };
         message.result = { ...message.result, resultType: "complete", _meta: { [SERVER_INFO]: identity } };
       }
-      return answerOf(message, logged);
+      const answered = answerOf(message, logged);
+      // The 2026-07-28 era answers a capability the client did not declare (-32021: a tool that runs only as a task)
+      // with HTTP 400, as the SDK's transport does; every other error rides on a 200.
+      if (modern && "error" in message && message.error.code === ProtocolErrorCode.MissingRequiredClientCapability) {
+        answered.status = 400;
+      }
+      return answered;
     },
     (error: unknown) => answerOf(thrownMessageOf(id, error), logged),
   );

@@ -339,3 +339,58 @@ describe("a task belongs to its caller (HTTP sessions, two bearer tokens)", () =
     }
   });
 });
+
+// The tools core answers a plain call over HTTP itself: a required task tool refused for a client without the
+// extension must answer as the SDK's own path does (one more `_meta` key sends the same request there).
+describe("a required task tool refused over HTTP, as the SDK answers it", () => {
+  let host: Host;
+  let close: () => Promise<void>;
+  let url: string;
+
+  beforeAll(async () => {
+    host = await hostFrom(await folder("skillport-tasks-refused-"), composition());
+    const served = await serveLoopback(host);
+    url = served.url;
+    close = served.close;
+  });
+  afterAll(async () => {
+    await close?.();
+    await host?.close();
+  });
+
+  const post = async (modern: boolean, meta: Record<string, unknown>) => {
+    const envelope = modern
+      ? {
+          "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+          "io.modelcontextprotocol/clientCapabilities": {},
+        }
+      : {};
+    const response = await fetch(url, {
+      method: "POST",
+      headers: {
+        "content-type": "application/json",
+        accept: "application/json, text/event-stream",
+        ...(modern ? { "mcp-protocol-version": "2026-07-28", "mcp-method": "tools/call", "mcp-name": "jobs.big" } : {}),
+      },
+      body: JSON.stringify({
+        jsonrpc: "2.0",
+        id: 1,
+        method: "tools/call",
+        params: { name: "jobs.big", arguments: { size: 1 }, _meta: { ...envelope, ...meta } },
+      }),
+    });
+    const text = await response.text();
+    const body = text.startsWith("event:") ? JSON.parse(text.split("data: ")[1] ?? "null") : JSON.parse(text);
+    return { status: response.status, error: (body as { error?: unknown }).error };
+  };
+
+  it.each([
+    ["2026-07-28", true],
+    ["2025-11-25", false],
+  ])("answers -32021 with the SDK's HTTP status (%s era)", async (_era, modern) => {
+    const core = await post(modern, {});
+    const sdk = await post(modern, { "example.com/route": "sdk" });
+    expect(core.error).toMatchObject({ code: -32021 });
+    expect(core).toEqual(sdk);
+  });
+});
