@@ -1,8 +1,15 @@
-import type { jsonSchemaValidator, Transport, VersionNegotiationOptions } from "@modelcontextprotocol/client";
+import type {
+  jsonSchemaValidator,
+  StandardSchemaV1,
+  Transport,
+  VersionNegotiationOptions,
+} from "@modelcontextprotocol/client";
 import { Client, ProtocolError, SdkError, SdkErrorCode, SdkHttpError } from "@modelcontextprotocol/client";
 import { hideSecrets } from "./credentials.js";
 import { clientError, toClientError } from "./errors.js";
 import { createStateCell } from "./observable-state.js";
+import type { TaskRequests } from "./tasks.js";
+import { createdTaskOf, createTaskHandle, markTaskAnswers, TASKS_EXTENSION_ID, waitOptionsOf } from "./tasks.js";
 import type {
   BaseSpec,
   CallToolOptions,
@@ -21,6 +28,7 @@ import type {
   ResourceTemplateSpec,
   ServerInfo,
   StartResult,
+  TaskCallOutcome,
   ToolResult,
   ToolSpec,
   TransportKind,
@@ -73,6 +81,7 @@ export function createHandle(connector: Connector, spec: BaseSpec): McpHandle {
   const { source } = connector;
   const cell = createStateCell();
   const startTimeoutMs = spec.startTimeoutMs ?? DEFAULT_START_TIMEOUT_MS;
+  const tasks = spec.tasks ?? true;
   let current: Connection | undefined;
   // How the server named itself in the last handshake: said with the tools by every start() while it is ready.
   let serverInfo: ServerInfo | undefined;
@@ -150,6 +159,7 @@ export function createHandle(connector: Connector, spec: BaseSpec): McpHandle {
     current = connection;
     try {
       await connection.client.connect(reading.opened.transport, { timeout: startTimeoutMs });
+      if (tasks) markTaskAnswers(reading.opened.transport);
       const listed = await connection.client.listTools(undefined, { timeout: startTimeoutMs });
       if (mine !== generation || connection !== current) {
         await close(connection);
@@ -185,6 +195,7 @@ export function createHandle(connector: Connector, spec: BaseSpec): McpHandle {
       tooLarge: false,
       detail: () => hideSecrets(opened.closedDetail?.() ?? "", secrets),
       client: new Client(CLIENT_INFO, {
+        ...(tasks ? { capabilities: { extensions: { [TASKS_EXTENSION_ID]: {} } } } : {}),
         // A server's output schemas are checked with every pattern run in linear time (RE2), never backtracking.
         jsonSchemaValidator: validator,
         ...(connector.versionNegotiation === undefined ? {} : { versionNegotiation: connector.versionNegotiation }),
@@ -296,10 +307,65 @@ export function createHandle(connector: Connector, spec: BaseSpec): McpHandle {
     return { ok: true, tools };
   };
 
-  const callTool = async (
+  /** The outcome of a tool's result: TOOL_ERROR with the result when it is an error. */
+  const outcomeOf = (name: string, result: ToolResult): CallToolOutcome =>
+    result.isError === true
+      ? { ok: false, error: clientError(source, "TOOL_ERROR", `"${name}" failed: ${summary(result)}`), result }
+      : { ok: true, result };
+
+  /** Keeps the handle from an idle stop while `work` runs (a task's wait, between its polls). */
+  const busy = async <T>(work: () => Promise<T>): Promise<T> => {
+    activeCalls++;
+    clearIdle();
+    try {
+      return await work();
+    } finally {
+      activeCalls--;
+      armIdle();
+    }
+  };
+
+  /** What a task's handle sends: requests of the Tasks extension, any answer taken as it is. */
+  const taskRequests = (name: string): TaskRequests => ({
+    source,
+    tool: name,
+    outcomeOf: (result) => outcomeOf(name, result),
+    busy,
+    send: (doing, method, params, options) =>
+      request(
+        doing,
+        options,
+        (client, sdk) =>
+          client.request({ method, params } as never, ANY_RESULT, sdk) as Promise<Record<string, unknown>>,
+      ),
+  });
+
+  function callTool(
+    name: string,
+    args: Record<string, unknown> | undefined,
+    options: CallToolOptions & { task: "handle" },
+  ): Promise<TaskCallOutcome>;
+  function callTool(name: string, args?: Record<string, unknown>, options?: CallToolOptions): Promise<CallToolOutcome>;
+  async function callTool(
     name: string,
     args: Record<string, unknown> = {},
     options: CallToolOptions = {},
+  ): Promise<TaskCallOutcome> {
+    const startedAt = Date.now();
+    const called = await plainCall(name, args, options);
+    if (!called.ok || called.result.isError !== true) return called;
+    const created = createdTaskOf(called.result);
+    if (created === undefined) return called;
+    const task = createTaskHandle(created, taskRequests(name));
+    if (options.task === "handle") return { ok: true, task };
+    const timeoutMs = options.timeoutMs ?? DEFAULT_CALL_TIMEOUT_MS;
+    return task.result(waitOptionsOf(options, Math.max(1, timeoutMs - (Date.now() - startedAt))));
+  }
+
+  const plainCall = async (
+    name: string,
+    args: Record<string, unknown>,
+    options: CallToolOptions,
   ): Promise<CallToolOutcome> => {
     const { onProgress } = options;
     // The handle's own progress token and handler, not the SDK's onprogress: the SDK forgets a call's progress
@@ -317,10 +383,9 @@ export function createHandle(connector: Connector, spec: BaseSpec): McpHandle {
     });
     if (!called.ok) return called;
     const result = called.value as ToolResult;
-    if (result.isError === true) {
-      return { ok: false, error: clientError(source, "TOOL_ERROR", `"${name}" failed: ${summary(result)}`), result };
-    }
-    return { ok: true, result };
+    // A task (marked as it arrived) is an error result to the SDK; callTool reads it before any caller sees it.
+    if (result.isError === true && createdTaskOf(result) !== undefined) return { ok: true, result };
+    return outcomeOf(name, result);
   };
 
   const listResources = async (): Promise<Outcome<"resources", ResourceSpec[]>> => {
@@ -408,6 +473,18 @@ async function linearValidator(): Promise<jsonSchemaValidator> {
   return (await validatorModule).linearJsonSchemaValidator();
 }
 const DEFAULT_CALL_TIMEOUT_MS = 60_000;
+
+/** Any result, as the server sent it (the Tasks extension's requests: the SDK has no schema of theirs). */
+const ANY_RESULT: StandardSchemaV1<unknown, Record<string, unknown>> = {
+  "~standard": {
+    version: 1,
+    vendor: "skillport",
+    validate: (value) =>
+      typeof value === "object" && value !== null
+        ? { value: value as Record<string, unknown> }
+        : { issues: [{ message: "not an object" }] },
+  },
+};
 const LIST_CHANGED_DEBOUNCE_MS = 50;
 
 interface Connection {
