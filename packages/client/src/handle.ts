@@ -159,13 +159,20 @@ export function createHandle(connector: Connector, spec: BaseSpec): McpHandle {
     current = connection;
     try {
       await connection.client.connect(reading.opened.transport, { timeout: startTimeoutMs });
-      if (tasks) markTaskAnswers(reading.opened.transport);
+      if (tasks) {
+        const { client } = connection;
+        markTaskAnswers(reading.opened.transport, (taskId) => {
+          client
+            .request({ method: "tasks/cancel", params: { taskId } } as never, ANY_RESULT, { timeout: startTimeoutMs })
+            .catch(() => undefined); // the task ends at its ttl anyway
+        });
+      }
       const listed = await connection.client.listTools(undefined, { timeout: startTimeoutMs });
       if (mine !== generation || connection !== current) {
         await close(connection);
         return stopped();
       }
-      const tools = toSpecs(listed.tools);
+      const tools = toSpecs(listed.tools, connection.client);
       serverInfo = serverInfoOf(connection.client.getServerVersion());
       attach(connection);
       cell.set("ready", { tools });
@@ -203,7 +210,8 @@ export function createHandle(connector: Connector, spec: BaseSpec): McpHandle {
           tools: {
             debounceMs: LIST_CHANGED_DEBOUNCE_MS,
             onChanged: (error, tools) => {
-              if (error === null && tools !== null && connection === current) cell.setTools(toSpecs(tools));
+              if (error === null && tools !== null && connection === current)
+                cell.setTools(toSpecs(tools, connection.client));
             },
           },
         },
@@ -298,11 +306,12 @@ export function createHandle(connector: Connector, spec: BaseSpec): McpHandle {
   };
 
   const listTools = async (): Promise<ListToolsResult> => {
-    const listed = await request("listing tools", {}, (client, sdk) =>
-      client.listTools(undefined, { ...sdk, cacheMode: "refresh" }),
-    );
+    const listed = await request("listing tools", {}, async (client, sdk) => ({
+      listed: await client.listTools(undefined, { ...sdk, cacheMode: "refresh" }),
+      client,
+    }));
     if (!listed.ok) return listed;
-    const tools = toSpecs(listed.value.tools);
+    const tools = toSpecs(listed.value.listed.tools, listed.value.client);
     if (cell.snapshot.value === "ready") cell.setTools(tools);
     return { ok: true, tools };
   };
@@ -522,8 +531,15 @@ function losesConnection(cause: unknown): boolean {
   return cause instanceof TypeError;
 }
 
-/** The SDK's tools as plain specs: the fields of the contract, exactly as the server published them. */
-function toSpecs(tools: readonly unknown[]): ToolSpec[] {
+/**
+ * The SDK's tools as plain specs: the fields of the contract, exactly as the server published them. A tool's
+ * `execution` is kept only from a server that declared the Tasks extension (SEP-2663): a server of the 2025-11-25
+ * experimental tasks (SEP-1686, which this client does not speak) lists the same field for another protocol.
+ */
+function toSpecs(tools: readonly unknown[], client: Client): ToolSpec[] {
+  const extensions = (client.getServerCapabilities() as { extensions?: Record<string, unknown> } | undefined)
+    ?.extensions;
+  const tasks = extensions !== undefined && Object.hasOwn(extensions, TASKS_EXTENSION_ID);
   return tools.map((raw) => {
     const tool = raw as ToolSpec;
     const spec: ToolSpec = { name: tool.name, inputSchema: tool.inputSchema };
@@ -531,6 +547,7 @@ function toSpecs(tools: readonly unknown[]): ToolSpec[] {
     if (tool.description !== undefined) spec.description = tool.description;
     if (tool.outputSchema !== undefined) spec.outputSchema = tool.outputSchema;
     if (tool.annotations !== undefined) spec.annotations = tool.annotations;
+    if (tasks && tool.execution !== undefined) spec.execution = tool.execution;
     if (tool._meta !== undefined) spec._meta = tool._meta;
     return spec;
   });

@@ -24,14 +24,36 @@ export const TASKS_EXTENSION_ID = "io.modelcontextprotocol/tasks";
  * Rewrites, on a connected transport, every answer carrying `resultType: "task"` into a result the SDK passes on
  * untouched in both eras: `isError` (so no output schema check applies), no content, and the task's fields under a
  * `_meta` key of this client's. Only `createdTaskOf` reads that key.
+ *
+ * A task can be made for a call the caller has just cancelled: the server answered with the task before the
+ * cancel reached it, and the SDK drops that answer. Such a task would run on unseen, so `orphaned` is told its id,
+ * to cancel it.
  */
-export function markTaskAnswers(transport: Transport): void {
+export function markTaskAnswers(transport: Transport, orphaned: (taskId: string) => void): void {
   const inner = transport.onmessage;
   if (inner === undefined) return;
+  // The requests this client cancelled (notifications/cancelled), whose answer may still come.
+  const abandoned = new Set<string | number>();
+  const send = transport.send.bind(transport);
+  transport.send = (message, options) => {
+    const { method, params } = message as { method?: unknown; params?: { requestId?: unknown } };
+    const id = params?.requestId;
+    if (method === "notifications/cancelled" && (typeof id === "string" || typeof id === "number")) {
+      if (abandoned.size >= MAX_ABANDONED) abandoned.clear();
+      abandoned.add(id);
+    }
+    return send(message, options);
+  };
   transport.onmessage = (message, extra) => {
+    const { id } = message as { id?: unknown };
+    const late = (typeof id === "string" || typeof id === "number") && abandoned.delete(id);
     const result = (message as { result?: unknown }).result;
     if (!isRecord(result) || result.resultType !== "task" || typeof result.taskId !== "string") {
       inner(message, extra);
+      return;
+    }
+    if (late) {
+      orphaned(result.taskId);
       return;
     }
     const { resultType: _task, content: _content, _meta, ...task } = result;
@@ -236,6 +258,8 @@ export function waitOptionsOf(options: CallToolOptions, timeoutMs: number): Para
 /** Where `markTaskAnswers` keeps a created task in the marked result's `_meta`. */
 const CREATED_KEY = "dev.skillport.client/createdTask";
 const DEFAULT_WAIT_MS = 60_000;
+/** How many cancelled requests `markTaskAnswers` remembers (their answers usually come at once, or never). */
+const MAX_ABANDONED = 1024;
 const CANCEL_TIMEOUT_MS = 5_000;
 const INTERNAL_ERROR = -32603;
 const STATUSES = new Set<TaskStatus>(["working", "input_required", "completed", "failed", "cancelled"]);

@@ -7,10 +7,12 @@ import path from "node:path";
 import type { CallToolOutcome, McpHandle } from "@skillport/client";
 import { McpHub } from "@skillport/client";
 import { connect } from "@skillport/client/node";
+import { untilLines } from "@skillport/test-utils";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Scratch, ServedHttp } from "./helpers.js";
 import { REPO, scratch, serveHttp } from "./helpers.js";
 
+const CLI = path.join(REPO, "packages/cli/bin/skillport.js");
 const JOBS = path.join(REPO, "packages/host/test/fixtures/skill-tasks");
 
 /** Every task-capable call becomes a task once its checks pass, polled as often as the host allows. */
@@ -151,5 +153,49 @@ describe("tasks over HTTP (skillport serve --http)", () => {
 
   describe.each(["2026-07-28", "2025-11-25"] as const)("the %s era", (protocol) => {
     tasksOn(() => connect({ transport: "http", url, protocol }));
+  });
+});
+
+describe("an upstream server's task tools through a Skillport host (pass-through)", () => {
+  let where: Scratch;
+  let handle: McpHandle;
+  let audit = "";
+
+  beforeAll(async () => {
+    where = await scratch();
+    const inner = where.file("inner.manifest.json");
+    audit = where.file("inner-audit.log");
+    await writeFile(inner, JSON.stringify({ ...MANIFEST, audit: { file: audit } }));
+    const servers = [
+      {
+        mcp: "up",
+        command: process.execPath,
+        args: [CLI, "serve", "--stdio", "--manifest", inner],
+        env: { SKILLPORT_LOG_LEVEL: "silent" },
+      },
+    ];
+    const outer = { name: "outer", version: "1.0.0", skills: [], servers, tasks: MANIFEST.tasks };
+    handle = connect({ transport: "inproc", manifest: outer, dir: where.dir, logLevel: "silent" });
+  });
+  afterAll(async () => {
+    await handle?.stop();
+    await where?.dispose();
+  });
+
+  it("lists the upstream's task support, and relays a call as a task: its result, and its cancel", async () => {
+    const started = await handle.start();
+    const tools = started.ok ? started.tools : [];
+    expect(tools.find((t) => t.name === "up.jobs.hold")?.execution).toEqual({ taskSupport: "optional" });
+    expect(tools.find((t) => t.name === "up.jobs.big")?.execution).toEqual({ taskSupport: "required" });
+    expect(tools.find((t) => t.name === "up.jobs.plain")?.execution).toBeUndefined();
+
+    const big = await handle.callTool("up.jobs.big", { size: 4 });
+    expect(data(big)).toEqual({ text: "xxxx" });
+
+    const held = await handle.callTool("up.jobs.hold", { label: "relayed" }, { task: "handle" });
+    if (!held.ok || held.task === undefined) throw new Error("expected a task");
+    expect(await held.task.cancel()).toMatchObject({ ok: true, task: { status: "cancelled" } });
+    // The cancel reached the upstream's own run, even one cancelled as the upstream made its task: its audit says so.
+    await untilLines(audit, (lines) => lines.some((l) => l.includes('"jobs.hold"') && l.includes("CANCELLED")));
   });
 });
