@@ -1,13 +1,9 @@
-import type {
-  jsonSchemaValidator,
-  StandardSchemaV1,
-  Transport,
-  VersionNegotiationOptions,
-} from "@modelcontextprotocol/client";
-import { Client, ProtocolError, SdkError, SdkErrorCode, SdkHttpError } from "@modelcontextprotocol/client";
+import type { jsonSchemaValidator, Transport, VersionNegotiationOptions } from "@modelcontextprotocol/client";
+import { Client } from "@modelcontextprotocol/client";
 import { hideSecrets } from "./credentials.js";
-import { clientError, toClientError } from "./errors.js";
+import { clientError, losesConnection, toClientError } from "./errors.js";
 import { createStateCell } from "./observable-state.js";
+import { ANY_RESULT, progressOf, serverInfoOf, summary, toSpecs } from "./server-answers.js";
 import type { TaskRequests } from "./tasks.js";
 import { createdTaskOf, createTaskHandle, markTaskAnswers, TASKS_EXTENSION_ID, waitOptionsOf } from "./tasks.js";
 import type {
@@ -259,6 +255,18 @@ export function createHandle(connector: Connector, spec: BaseSpec): McpHandle {
     if (connection !== undefined) await close(connection);
   };
 
+  /** Keeps the handle from an idle stop while `work` runs (a request; a task's wait, between its polls). */
+  const busy = async <T>(work: () => Promise<T>): Promise<T> => {
+    activeCalls++;
+    clearIdle();
+    try {
+      return await work();
+    } finally {
+      activeCalls--;
+      armIdle();
+    }
+  };
+
   /**
    * Starts the handle if needed, then runs one request on the live connection. Every failure is a value; a lost
    * connection fails the handle. A request in flight keeps an idle handle from stopping.
@@ -272,9 +280,7 @@ export function createHandle(connector: Connector, spec: BaseSpec): McpHandle {
     const timeoutMs = options.timeoutMs ?? DEFAULT_CALL_TIMEOUT_MS;
     if (signal?.aborted)
       return { ok: false, error: clientError(source, "CANCELLED", `${doing}: cancelled before it started`) };
-    activeCalls++;
-    clearIdle();
-    try {
+    return busy(async () => {
       const started = await start();
       if (!started.ok) return started;
       const connection = current;
@@ -299,10 +305,7 @@ export function createHandle(connector: Connector, spec: BaseSpec): McpHandle {
         if (!signal?.aborted && losesConnection(cause)) await lost(connection, undefined);
         return { ok: false, error };
       }
-    } finally {
-      activeCalls--;
-      armIdle();
-    }
+    });
   };
 
   const listTools = async (): Promise<ListToolsResult> => {
@@ -322,18 +325,6 @@ export function createHandle(connector: Connector, spec: BaseSpec): McpHandle {
       ? { ok: false, error: clientError(source, "TOOL_ERROR", `"${name}" failed: ${summary(result)}`), result }
       : { ok: true, result };
 
-  /** Keeps the handle from an idle stop while `work` runs (a task's wait, between its polls). */
-  const busy = async <T>(work: () => Promise<T>): Promise<T> => {
-    activeCalls++;
-    clearIdle();
-    try {
-      return await work();
-    } finally {
-      activeCalls--;
-      armIdle();
-    }
-  };
-
   /** What a task's handle sends: requests of the Tasks extension, any answer taken as it is. */
   const taskRequests = (name: string): TaskRequests => ({
     source,
@@ -341,12 +332,7 @@ export function createHandle(connector: Connector, spec: BaseSpec): McpHandle {
     outcomeOf: (result) => outcomeOf(name, result),
     busy,
     send: (doing, method, params, options) =>
-      request(
-        doing,
-        options,
-        (client, sdk) =>
-          client.request({ method, params } as never, ANY_RESULT, sdk) as Promise<Record<string, unknown>>,
-      ),
+      request(doing, options, (client, sdk) => client.request({ method, params } as never, ANY_RESULT, sdk)),
   });
 
   function callTool(
@@ -362,8 +348,7 @@ export function createHandle(connector: Connector, spec: BaseSpec): McpHandle {
   ): Promise<TaskCallOutcome> {
     const startedAt = Date.now();
     const called = await plainCall(name, args, options);
-    if (!called.ok || called.result.isError !== true) return called;
-    const created = createdTaskOf(called.result);
+    const created = called.ok ? createdTaskOf(called.result) : undefined;
     if (created === undefined) return called;
     const task = createTaskHandle(created, taskRequests(name));
     if (options.task === "handle") return { ok: true, task };
@@ -483,17 +468,6 @@ async function linearValidator(): Promise<jsonSchemaValidator> {
 }
 const DEFAULT_CALL_TIMEOUT_MS = 60_000;
 
-/** Any result, as the server sent it (the Tasks extension's requests: the SDK has no schema of theirs). */
-const ANY_RESULT: StandardSchemaV1<unknown, Record<string, unknown>> = {
-  "~standard": {
-    version: 1,
-    vendor: "skillport",
-    validate: (value) =>
-      typeof value === "object" && value !== null
-        ? { value: value as Record<string, unknown> }
-        : { issues: [{ message: "not an object" }] },
-  },
-};
 const LIST_CHANGED_DEBOUNCE_MS = 50;
 
 interface Connection {
@@ -519,67 +493,4 @@ async function close(connection: Connection): Promise<void> {
   } catch {
     // Freeing what is already free.
   }
-}
-
-/** Whether a failure means the connection is gone (not a refusal of this one request). */
-function losesConnection(cause: unknown): boolean {
-  if (cause instanceof SdkHttpError || cause instanceof ProtocolError) return false;
-  if (cause instanceof SdkError) {
-    return [SdkErrorCode.ConnectionClosed, SdkErrorCode.NotConnected, SdkErrorCode.SendFailed].includes(cause.code);
-  }
-  // fetch() failing (connection refused or reset) is a TypeError; a timeout or abort is not a loss.
-  return cause instanceof TypeError;
-}
-
-/**
- * The SDK's tools as plain specs: the fields of the contract, exactly as the server published them. A tool's
- * `execution` is kept only from a server that declared the Tasks extension (SEP-2663): a server of the 2025-11-25
- * experimental tasks (SEP-1686, which this client does not speak) lists the same field for another protocol.
- */
-function toSpecs(tools: readonly unknown[], client: Client): ToolSpec[] {
-  const extensions = (client.getServerCapabilities() as { extensions?: Record<string, unknown> } | undefined)
-    ?.extensions;
-  const tasks = extensions !== undefined && Object.hasOwn(extensions, TASKS_EXTENSION_ID);
-  return tools.map((raw) => {
-    const tool = raw as ToolSpec;
-    const spec: ToolSpec = { name: tool.name, inputSchema: tool.inputSchema };
-    if (tool.title !== undefined) spec.title = tool.title;
-    if (tool.description !== undefined) spec.description = tool.description;
-    if (tool.outputSchema !== undefined) spec.outputSchema = tool.outputSchema;
-    if (tool.annotations !== undefined) spec.annotations = tool.annotations;
-    if (tasks && tool.execution !== undefined) spec.execution = tool.execution;
-    if (tool._meta !== undefined) spec._meta = tool._meta;
-    return spec;
-  });
-}
-
-/** The fields of a progress notification the contract names. */
-function progressOf(notified: { progress: number; total?: number; message?: string }): Progress {
-  const progress: Progress = { progress: notified.progress };
-  if (notified.total !== undefined) progress.total = notified.total;
-  if (notified.message !== undefined) progress.message = notified.message;
-  return progress;
-}
-
-/** A short line saying what a failed tool said: a Skillport envelope's message, else its first text. */
-function summary(result: ToolResult): string {
-  const structured = result.structuredContent as { message?: unknown } | undefined;
-  if (typeof structured?.message === "string") return clip(structured.message);
-  for (const block of result.content) {
-    const text = (block as { type?: unknown; text?: unknown }).text;
-    if ((block as { type?: unknown }).type === "text" && typeof text === "string") return clip(text);
-  }
-  return "the tool reported an error";
-}
-
-function clip(text: string): string {
-  return text.length > 500 ? `${text.slice(0, 500)}…` : text;
-}
-
-/** A server's `serverInfo` as plain data: its name and version (and title), when it gave them as strings. */
-function serverInfoOf(
-  info: { name?: unknown; version?: unknown; title?: unknown } | undefined,
-): ServerInfo | undefined {
-  if (typeof info?.name !== "string" || typeof info.version !== "string") return undefined;
-  return { name: info.name, version: info.version, ...(typeof info.title === "string" ? { title: info.title } : {}) };
 }
