@@ -83,6 +83,7 @@ export function createHandle(connector: Connector, spec: BaseSpec): McpHandle {
   let serverInfo: ServerInfo | undefined;
   let starting: Promise<StartResult> | undefined;
   let generation = 0;
+  let stops = 0;
   let activeCalls = 0;
   let idleTimer: ReturnType<typeof setTimeout> | undefined;
   let progressSeq = 0;
@@ -247,6 +248,7 @@ export function createHandle(connector: Connector, spec: BaseSpec): McpHandle {
 
   const stop = async (): Promise<void> => {
     generation++;
+    stops++;
     starting = undefined;
     clearIdle();
     const connection = current;
@@ -326,8 +328,9 @@ export function createHandle(connector: Connector, spec: BaseSpec): McpHandle {
       : { ok: true, result };
 
   /** What a task's handle sends: requests of the Tasks extension, any answer taken as it is. */
-  const taskRequests = (name: string): TaskRequests => ({
+  const taskRequests = (name: string, stopsAt = stops): TaskRequests => ({
     source,
+    stopped: () => stops !== stopsAt,
     tool: name,
     outcomeOf: (result) => outcomeOf(name, result),
     busy,

@@ -90,6 +90,8 @@ export interface TaskRequests {
   outcomeOf(result: ToolResult): CallToolOutcome;
   /** Keeps the handle busy (no idle stop) while a wait runs. */
   busy<T>(work: () => Promise<T>): Promise<T>;
+  /** Whether the handle was stopped since the task was made: a wait then ends (a new connection is not its own). */
+  stopped(): boolean;
 }
 
 /** A handle on the task `created` (see {@link TaskHandle}). */
@@ -164,6 +166,10 @@ export function createTaskHandle(created: TaskInfo, requests: TaskRequests): Tas
         return failure(error);
       };
       const stopped = (): Promise<CallToolOutcome> | undefined => {
+        if (requests.stopped()) {
+          const error = clientError(source, "UNAVAILABLE", `"${tool}": the handle was stopped while it waited`);
+          return Promise.resolve(failure(error));
+        }
         if (signal?.aborted) return giveUp(clientError(source, "CANCELLED", `"${tool}": cancelled by the caller`));
         if (Date.now() >= deadline) {
           return giveUp(

@@ -124,6 +124,16 @@ describe("tasks through a Skillport host in this process (inproc, 2025-11-25)", 
     await handle.stop();
   });
 
+  it("stop() ends a wait with UNAVAILABLE, and opens no new connection for it", async () => {
+    const handle = connect({ transport: "inproc", manifest: MANIFEST, logLevel: "silent" });
+    const held = await handle.callTool("jobs.hold", { label: "stopped" }, { task: "handle" });
+    if (!held.ok || held.task === undefined) throw new Error("expected a task");
+    const waiting = held.task.result();
+    await handle.stop();
+    expect(await waiting).toMatchObject({ ok: false, error: { code: "UNAVAILABLE", taskId: held.task.taskId } });
+    expect(handle.state.value).toBe("idle");
+  });
+
   it("McpHub waits for a server's task, or hands it back", async () => {
     const hub = new McpHub({ h: connect({ transport: "inproc", manifest: MANIFEST, logLevel: "silent" }) });
     expect(data(await hub.callTool("h.jobs.big", { size: 2 }))).toEqual({ text: "xx" });
