@@ -14,6 +14,7 @@ import { REPO, scratch, serveHttp } from "./helpers.js";
 
 const CLI = path.join(REPO, "packages/cli/bin/skillport.js");
 const JOBS = path.join(REPO, "packages/host/test/fixtures/skill-tasks");
+const PROGRESS = path.join(REPO, "packages/client/test/fixtures/skill-progress");
 
 /** Every task-capable call becomes a task once its checks pass, polled as often as the host allows. */
 const MANIFEST = {
@@ -175,7 +176,8 @@ describe("an upstream server's task tools through a Skillport host (pass-through
     where = await scratch();
     const inner = where.file("inner.manifest.json");
     audit = where.file("inner-audit.log");
-    await writeFile(inner, JSON.stringify({ ...MANIFEST, audit: { file: audit } }));
+    const skills = [...MANIFEST.skills, { path: PROGRESS, mcp: "p" }];
+    await writeFile(inner, JSON.stringify({ ...MANIFEST, skills, audit: { file: audit } }));
     const servers = [
       {
         mcp: "up",
@@ -207,5 +209,21 @@ describe("an upstream server's task tools through a Skillport host (pass-through
     expect(await held.task.cancel()).toMatchObject({ ok: true, task: { status: "cancelled" } });
     // The cancel reached the upstream's own run, even one cancelled as the upstream made its task: its audit says so.
     await untilLines(audit, (lines) => lines.some((l) => l.includes('"jobs.hold"') && l.includes("CANCELLED")));
+  });
+
+  it("relays the upstream task's status message as the host task's own", async () => {
+    const called = await handle.callTool("up.p.halfway", {}, { task: "handle" });
+    if (!called.ok || called.task === undefined) throw new Error("expected a task");
+    const { task } = called;
+    const said: string[] = [];
+    const outcome = await task.result({
+      onTaskStatus: ({ statusMessage }) => {
+        if (statusMessage === undefined) return;
+        said.push(statusMessage);
+        void task.cancel();
+      },
+    });
+    expect(said[0]).toBe("halfway");
+    expect(outcome).toMatchObject({ ok: false, error: { code: "CANCELLED" } });
   });
 });
