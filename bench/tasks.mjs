@@ -3,10 +3,12 @@
 // (create, then tasks/get until it is completed, no wait between), against a plain call of a plain tool and a call
 // of the task-capable tool that finishes within tasks.immediateMs (answered as a plain call, the task dropped).
 // In process (the SDK client over the in-memory transport, 2025-11-25 era) and over Streamable HTTP on loopback
-// (stateless 2026-07-28 requests by fetch, since the SDK client 2.4.0 reads no task). One host per task store; the
-// memory store now, a Redis one as soon as the host has it (see taskStores below). Calls are sequential, in
+// (stateless 2026-07-28 requests by fetch, since the SDK client 2.4.0 reads no task). Hosts per task store: the
+// memory store, and Redis once the host has a Redis task store (see taskStores below). Calls are sequential, in
 // interleaved rounds after a warm-up; each cell is the median over rounds of the round's p50 / p99.
 // Writes its section of bench/RESULTS.md. Run with `pnpm bench` or `node bench/tasks.mjs` (`--rounds 5`).
+import { spawn } from "node:child_process";
+import { createServer } from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -29,17 +31,47 @@ const ERA = "2026-07-28";
 
 /**
  * The task stores to measure, by name: a function answering the host's `tasks` option (undefined: the host's default
- * memory store). A Redis task store joins here once @skillport/host exports one (`createRedisTaskStore({ url })`),
- * with `--redis redis://127.0.0.1:6379` on the command line; until then the section says the memory store only.
+ * memory store), and what to stop after. A Redis task store joins once @skillport/host exports
+ * `createRedisTaskStore({ url, prefix })`: a redis-server (loopback, no persistence) is started here for it when one
+ * is on the PATH. Until then, or without redis-server, the section says the memory store only, and why.
  */
-function taskStores() {
+async function taskStores() {
   const stores = { memory: async () => undefined };
-  const at = process.argv.indexOf("--redis");
-  const url = at === -1 ? undefined : process.argv[at + 1];
-  if (typeof hostModule.createRedisTaskStore === "function" && url !== undefined && url !== "") {
-    stores.redis = async () => hostModule.createRedisTaskStore({ url });
+  if (typeof hostModule.createRedisTaskStore !== "function") {
+    return { stores, stop: () => undefined, note: "the host exports no Redis task store yet" };
   }
-  return stores;
+  const redis = await startRedis().catch((error) => error);
+  if (redis instanceof Error) return { stores, stop: () => undefined, note: redis.message };
+  let hosts = 0;
+  // Each host its own prefix: two hosts on one Redis would otherwise share their tasks.
+  stores.redis = () => hostModule.createRedisTaskStore({ url: redis.url, prefix: `skillport-bench-${++hosts}:` });
+  return { stores, stop: () => redis.child.kill("SIGKILL") };
+}
+
+/** A redis-server on a free loopback port, without persistence. */
+async function startRedis() {
+  const port = await new Promise((resolve, reject) => {
+    const server = createServer().listen(0, "127.0.0.1", () => {
+      const { port } = server.address();
+      server.close(() => resolve(port));
+    });
+    server.once("error", reject);
+  });
+  const child = spawn(
+    "redis-server",
+    ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"],
+    { stdio: ["ignore", "pipe", "pipe"] },
+  );
+  await new Promise((resolve, reject) => {
+    let out = "";
+    child.stdout.on("data", (d) => {
+      out += d;
+      if (out.includes("Ready to accept connections")) resolve();
+    });
+    child.once("error", (error) => reject(new Error(`redis-server could not start (${error.message})`)));
+    child.once("exit", (code) => reject(new Error(`redis-server exited with ${code}:\n${out}`)));
+  });
+  return { url: `redis://127.0.0.1:${port}/0`, child };
 }
 
 /** A host over the bench's echo skill; `immediateMs` 0 makes a task of every echo_task call. */
@@ -152,46 +184,51 @@ function operations(shortcut, tasking) {
 
 const OPS = ["plain", "immediate", "create", "poll", "endToEnd"];
 const rows = [];
-for (const [storeName, makeStore] of Object.entries(taskStores())) {
-  const shortcutHost = await hostOf(250, await makeStore());
-  const taskHost = await hostOf(0, await makeStore());
-  try {
-    for (const [transport, open] of [
-      ["in process", inProcess],
-      ["HTTP", overHttp],
-    ]) {
-      const shortcut = await open(shortcutHost);
-      const tasking = await open(taskHost);
-      try {
-        const ops = operations(shortcut, tasking);
-        const batch = async (op, count) => {
-          if (op === "poll") await ops.fresh();
-          return timeCalls({ call: ops[op] }, count);
-        };
-        for (const op of OPS) await batch(op, WARMUP);
-        const rounds = Object.fromEntries(OPS.map((op) => [op, []]));
-        for (let round = 0; round < ROUNDS; round++) {
-          // Rotate which goes first, so a drift in the machine's load touches all alike.
-          const order = OPS.map((_, i) => OPS[(i + round) % OPS.length]);
-          for (const op of order) rounds[op].push(await batch(op, CALLS));
+const measured = await taskStores();
+try {
+  for (const [storeName, makeStore] of Object.entries(measured.stores)) {
+    const shortcutHost = await hostOf(250, await makeStore());
+    const taskHost = await hostOf(0, await makeStore());
+    try {
+      for (const [transport, open] of [
+        ["in process", inProcess],
+        ["HTTP", overHttp],
+      ]) {
+        const shortcut = await open(shortcutHost);
+        const tasking = await open(taskHost);
+        try {
+          const ops = operations(shortcut, tasking);
+          const batch = async (op, count) => {
+            if (op === "poll") await ops.fresh();
+            return timeCalls({ call: ops[op] }, count);
+          };
+          for (const op of OPS) await batch(op, WARMUP);
+          const rounds = Object.fromEntries(OPS.map((op) => [op, []]));
+          for (let round = 0; round < ROUNDS; round++) {
+            // Rotate which goes first, so a drift in the machine's load touches all alike.
+            const order = OPS.map((_, i) => OPS[(i + round) % OPS.length]);
+            for (const op of order) rounds[op].push(await batch(op, CALLS));
+          }
+          const row = { store: storeName, transport };
+          for (const op of OPS) {
+            row[op] = { p50: median(rounds[op].map((r) => r.p50)), p99: median(rounds[op].map((r) => r.p99)) };
+          }
+          rows.push(row);
+          process.stderr.write(
+            `${storeName}, ${transport}: ${OPS.map((op) => `${op} p50 ${row[op].p50.toFixed(3)} ms`).join(", ")}\n`,
+          );
+        } finally {
+          await shortcut.close();
+          await tasking.close();
         }
-        const row = { store: storeName, transport };
-        for (const op of OPS) {
-          row[op] = { p50: median(rounds[op].map((r) => r.p50)), p99: median(rounds[op].map((r) => r.p99)) };
-        }
-        rows.push(row);
-        process.stderr.write(
-          `${storeName}, ${transport}: ${OPS.map((op) => `${op} p50 ${row[op].p50.toFixed(3)} ms`).join(", ")}\n`,
-        );
-      } finally {
-        await shortcut.close();
-        await tasking.close();
       }
+    } finally {
+      await shortcutHost.close();
+      await taskHost.close();
     }
-  } finally {
-    await shortcutHost.close();
-    await taskHost.close();
   }
+} finally {
+  measured.stop();
 }
 
 const cpus = os.cpus();
@@ -207,8 +244,8 @@ const load = os
   .map((n) => n.toFixed(1))
   .join(", ");
 const stores = rows.some((r) => r.store === "redis")
-  ? "the memory store and the Redis store"
-  : "the memory store only (a Redis task store is measured here once the host has one: see `taskStores()` in bench/tasks.mjs)";
+  ? "the memory store, and the Redis store on a redis-server started here (loopback, no persistence)"
+  : `the memory store only (${measured.note}; see \`taskStores()\` in bench/tasks.mjs)`;
 
 const report = `${HEADING}
 
