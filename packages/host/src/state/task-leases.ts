@@ -31,7 +31,10 @@ export interface TaskLeases {
   readonly holdMs: number;
   /** Holds task `id`'s lease while its run lasts; `stop` aborts the run if the task ends elsewhere. Answers the release. */
   hold(id: string, stop: Stoppable): () => void;
-  /** Starts sweeping (a store replicas share only; the memory store's tasks end with their process). Idempotent. */
+  /**
+   * Starts sweeping, and listening for cancels (a store replicas share only; the memory store's tasks end with their
+   * process). Idempotent.
+   */
   sweep(): void;
   /** Stops renewing and sweeping. */
   close(): void;
@@ -65,6 +68,10 @@ export function createTaskLeases(options: TaskLeasesOptions): TaskLeases {
     logger.warn({ reason: messageOf(error) }, `could not ${what}: the task store cannot be reached`);
   };
 
+  const onChange = (changed: string, status: string) => {
+    if (status === "cancelled") running.get(changed)?.abort(new Error("the client cancelled the task"));
+  };
+
   const renew = async () => {
     const lost = await store.renew([...running.keys()]);
     warned = false;
@@ -75,9 +82,7 @@ export function createTaskLeases(options: TaskLeasesOptions): TaskLeases {
     holdMs: Math.ceil((leaseMs * 3) / 4),
     hold(id, stop) {
       running.set(id, stop);
-      unwatch ??= store.watch((changed, status) => {
-        if (status === "cancelled") running.get(changed)?.abort(new Error("the client cancelled the task"));
-      });
+      unwatch ??= store.watch(onChange);
       if (renewing === undefined) {
         renewing = setInterval(() => void renew().catch(failed("renew the leases of this replica's tasks")), everyMs);
         renewing.unref();
@@ -87,12 +92,15 @@ export function createTaskLeases(options: TaskLeasesOptions): TaskLeases {
         if (running.size > 0) return;
         clearInterval(renewing);
         renewing = undefined;
+        // A shared store's watch stays while the replica sweeps: a cancel is heard from a task's first moment.
+        if (sweeping !== undefined) return;
         unwatch?.();
         unwatch = undefined;
       };
     },
     sweep() {
       if (sweeping !== undefined || store.kind === "memory") return;
+      unwatch ??= store.watch(onChange);
       const sweep = async () => {
         const ended = await store.sweep();
         warned = false;
