@@ -1,7 +1,8 @@
 // Tasks across two replicas of one composition in this process, each served over HTTP on its own loopback port and
 // sharing one real Redis (chosen by SKILLPORT_STATE_URL, as a deployment sets it): a task made on A is read,
 // answered and cancelled through B; another caller's task id answers unknown on B; a replica that stops renewing
-// its leases has its task ended failed by the other; Redis down refuses new tasks, retryably. Every wait is on the
+// its leases has its task ended failed by the other; a run that ends while Redis is down keeps its answer once Redis
+// (persistent, as the docs ask) is back; Redis down refuses new tasks, retryably. Every wait is on the
 // store's watch or a run starting, never on a clock.
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
@@ -108,8 +109,9 @@ describe.skipIf(skipWithout("redis-server"))("tasks across two replicas sharing 
   }
 
   beforeAll(async () => {
-    redis = await startRedis();
     dir = await mkdtemp(path.join(os.tmpdir(), "skillport-task-replicas-"));
+    // With persistence, as the docs ask: a Redis killed and started again keeps its tasks.
+    redis = await startRedis(["--appendonly", "yes", "--appendfsync", "always", "--dir", dir]);
     for (const [who, token] of Object.entries(TOKENS)) await writeFile(path.join(dir, who), token);
     await writeFile(path.join(dir, "confirm.secret"), "0123456789abcdef0123456789abcdef-tasks\n");
     process.env.SKILLPORT_STATE_URL = redis.url;
@@ -205,6 +207,29 @@ describe.skipIf(skipWithout("redis-server"))("tasks across two replicas sharing 
     expect(await call(b.alice, "tasks/get", { taskId })).toMatchObject({ status: "working" });
     held.runs[before]?.release("still alice's");
     await reaches(b, taskId as string, "completed");
+  });
+
+  it("keeps the answer of a run that ended while Redis was down, written once Redis is back", async () => {
+    const before = held.runs.length;
+    const { taskId } = await call(a.alice, "tools/call", { name: "jobs.hold", arguments: { label: "through" } });
+    await held.started(before + 1);
+    // A's store writing the task's answer: the wait is on the write that lands.
+    const written = new Promise<void>((resolve) => {
+      const update = a.host.tasks.update.bind(a.host.tasks);
+      a.host.tasks.update = async (id, from, patch) => {
+        const done = await update(id, from, patch);
+        if (id === taskId && patch.status === "completed" && done) resolve();
+        return done;
+      };
+    });
+    await redis.stop();
+    held.runs[before]?.release("kept through the outage");
+    await redis.start();
+    await written;
+    expect(await call(b.alice, "tasks/get", { taskId })).toMatchObject({
+      status: "completed",
+      result: { structuredContent: { ok: true, data: { value: "kept through the outage" } } },
+    });
   });
 
   it("ends failed, through B's sweep, a task whose replica stopped renewing its lease", async () => {
