@@ -76,7 +76,7 @@ describe.skipIf(skipWithout("redis-server"))("tasks across two replicas sharing 
         name: "tasks-replicated",
         version: "1.0.0",
         skills: [{ path: JOBS, mcp: "jobs" }],
-        tasks: { immediateMs: 0, leaseMs: LEASE_MS },
+        tasks: { immediateMs: 0, leaseMs: LEASE_MS, maxActivePerCaller: 3 },
         // The same secret on every replica, so that a round's state minted on A is trusted on B.
         confirmation: { secret: { file: path.join(dir, "confirm.secret") } },
         http: {
@@ -207,6 +207,22 @@ describe.skipIf(skipWithout("redis-server"))("tasks across two replicas sharing 
     expect(await call(b.alice, "tasks/get", { taskId })).toMatchObject({ status: "working" });
     held.runs[before]?.release("still alice's");
     await reaches(b, taskId as string, "completed");
+  });
+
+  it("counts a caller's tasks on every replica together against tasks.maxActivePerCaller", async () => {
+    const before = held.runs.length;
+    const ids: string[] = [];
+    for (const replica of [a, b, a]) {
+      const created = await call(replica.bob, "tools/call", { name: "jobs.hold", arguments: { label: "flood" } });
+      ids.push(created.taskId as string);
+    }
+    await held.started(before + 3);
+    for (const replica of [a, b]) {
+      const refused = await call(replica.bob, "tools/call", { name: "jobs.hold", arguments: { label: "one more" } });
+      expect(refused).toMatchObject({ isError: true, structuredContent: { error: { code: "RATE_LIMITED" } } });
+    }
+    expect(held.runs.length).toBe(before + 3);
+    for (const taskId of ids) await call(b.bob, "tasks/cancel", { taskId });
   });
 
   it("keeps the answer of a run that ended while Redis was down, written once Redis is back", async () => {
