@@ -64,8 +64,11 @@ export async function createRedisTaskStore(options: RedisTaskStoreOptions): Prom
   // While the first watch subscribes, commands wait for it (up to a second), so that a change made after watch()
   // is heard.
   let subscribing: Promise<unknown> | undefined;
+  let closed = false;
   const subscribe = async () => {
     const { Redis } = (await import("ioredis")).default;
+    // Closed meanwhile: an open subscription would keep the process alive.
+    if (closed) return;
     // Subscribed for the store's life, resubscribed after a reconnect: a message sent while it reconnects is lost,
     // which is why the replica running a task also learns of its end when it renews the lease.
     const sub = new Redis(options.url, { retryStrategy: (attempt) => Math.min(attempt * 100, 2000) });
@@ -140,6 +143,7 @@ export async function createRedisTaskStore(options: RedisTaskStoreOptions): Prom
       return () => listeners.delete(listener);
     },
     async close() {
+      closed = true;
       listeners.clear();
       subscriber?.disconnect();
       connection.close();
