@@ -24,11 +24,12 @@ import { lockCommand, lockPathOf, readLock, requireLock } from "./registry/lock.
 import type { Registry } from "./registry/registry.js";
 import type { SkillModule } from "./registry/skill-instances.js";
 import { lazyAjv } from "./schema/ajv.js";
-import { createMemoryTaskStore } from "./state/memory-task-store.js";
-import { openStore } from "./state/open-store.js";
+import { openStores } from "./state/open-store.js";
 import type { SharedState } from "./state/shared-state.js";
 import { createSharedState } from "./state/shared-state.js";
 import type { StateStore } from "./state/store.js";
+import type { TaskLeases } from "./state/task-leases.js";
+import { createTaskLeases } from "./state/task-leases.js";
 import type { TaskStore } from "./state/task-store.js";
 import type { TracingOptions } from "./tracing/otel-tracing.js";
 import { loadTracing } from "./tracing/otel-tracing.js";
@@ -69,7 +70,7 @@ export interface HostOptions {
   /**
    * Where tasks (the MCP Tasks extension) keep their state: status, result or error, open questions, expiry. The
    * host closes it on `close()`.
-   * @default a store in this process (tasks are read, answered and cancelled through the replica that made them)
+   * @default beside the shared state (the manifest's `state` or SKILLPORT_STATE_URL): in this process, or in Redis
    */
   tasks?: TaskStore;
   /**
@@ -134,6 +135,11 @@ export interface Host {
   /** Where tasks keep their state (see HostOptions.tasks and docs/tasks.md). */
   tasks: TaskStore;
   /**
+   * The leases of the tasks this replica runs (renewed while they run) and the sweep that ends the tasks of replicas
+   * that stopped, by the manifest's `tasks.leaseMs` as the host started.
+   */
+  taskLeases: TaskLeases;
+  /**
    * The host's tracer, when traces are on (see HostOptions.tracing); undefined costs a call nothing. `close()` shuts
    * it down, exporting the spans not sent yet.
    */
@@ -188,9 +194,17 @@ export async function createHost(options: HostOptions = {}): Promise<Host> {
     manifest.audit.file === undefined && !logger.isLevelEnabled("info")
       ? undefined
       : createAudit(manifest.audit, redactor);
-  const store = options.state ?? (await openStore(manifest, { redactor, logger }));
+  const opened =
+    options.state === undefined || options.tasks === undefined
+      ? await openStores(manifest, { redactor, logger })
+      : undefined;
+  const store = options.state ?? (opened as NonNullable<typeof opened>).state;
+  const tasks = options.tasks ?? (opened as NonNullable<typeof opened>).tasks;
+  // A store given in the options replaces the one opened beside it.
+  if (options.state !== undefined) await opened?.state.close();
+  if (options.tasks !== undefined) await opened?.tasks.close();
   const state = createSharedState({ store, logger });
-  const tasks = options.tasks ?? createMemoryTaskStore();
+  const taskLeases = createTaskLeases({ store: tasks, logger, leaseMs: manifest.tasks.leaseMs });
   const confirmations = createConfirmations({ secret, ttlSeconds: manifest.confirmation.ttlSeconds, store: state });
   // One bounded runner for tool calls and for reads, renders and completions: one concurrency limit per instance.
   const run = createBoundedRun({ logger, redactor });
@@ -259,6 +273,7 @@ export async function createHost(options: HostOptions = {}): Promise<Host> {
   };
   const close = async () => {
     await reloading;
+    taskLeases.close();
     await Promise.all([table.registry.close(), state.close(), tasks.close()]);
     // Every audit line is on disk (or stderr), and every span exported, before close resolves: a caller may exit.
     audit?.close();
@@ -281,6 +296,7 @@ export async function createHost(options: HostOptions = {}): Promise<Host> {
     redactor,
     state,
     tasks,
+    taskLeases,
     tracing,
     reloadable: options.reloadable === true,
     reload,

@@ -56,9 +56,12 @@ export type { MemoryTaskStoreOptions } from "./state/memory-task-store.js";
 export { createMemoryTaskStore } from "./state/memory-task-store.js";
 export type { RedisStoreOptions } from "./state/redis-store.js";
 export { createRedisStore } from "./state/redis-store.js";
+export type { RedisTaskStoreOptions } from "./state/redis-task-store.js";
+export { createRedisTaskStore } from "./state/redis-task-store.js";
 export type { SharedState, StateReadiness } from "./state/shared-state.js";
 export type { Rate, RateDecision, StateStore, StoreHealth } from "./state/store.js";
 export { StoreUnavailableError } from "./state/store.js";
+export type { TaskLeases } from "./state/task-leases.js";
 export type {
   TaskAnswer,
   TaskCreation,

@@ -78,6 +78,7 @@ describe("the root entry of @skillport/host", () => {
       "createMemoryStore",
       "createMemoryTaskStore",
       "createRedisStore",
+      "createRedisTaskStore",
       "installProcessGuards",
       "loadManifest",
       "parseManifest",

@@ -108,4 +108,6 @@ export const TASK_DEFAULTS = {
   maxActivePerCaller: 16,
   /** 1 MiB: the largest result a task keeps (as JSON). */
   maxResultBytes: 1024 * 1024,
+  /** 15 s: the longest a task stays working once the replica running it stopped. */
+  leaseMs: 15_000,
 } as const;

@@ -227,6 +227,7 @@ function loaded(json: Manifest, file: string): LoadedManifest {
       immediateMs: json.tasks?.immediateMs ?? TASK_DEFAULTS.immediateMs,
       maxActivePerCaller: json.tasks?.maxActivePerCaller ?? TASK_DEFAULTS.maxActivePerCaller,
       maxResultBytes: json.tasks?.maxResultBytes ?? TASK_DEFAULTS.maxResultBytes,
+      leaseMs: json.tasks?.leaseMs ?? TASK_DEFAULTS.leaseMs,
     },
     state: json.state ?? { store: STATE_DEFAULTS.store },
   };

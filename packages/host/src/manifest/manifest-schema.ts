@@ -68,6 +68,14 @@ export const TaskSettingsSchema = z
       .describe(
         "The largest result a task keeps, as JSON; a larger one is replaced by an error result saying so (isError, INTERNAL).",
       ),
+    leaseMs: z
+      .int()
+      .min(200)
+      .max(10 * 60_000)
+      .default(TASK_DEFAULTS.leaseMs)
+      .describe(
+        "The longest a task stays working once the replica running it stopped, in milliseconds: the replica renews its task's lease every quarter of it, and a task whose lease lapsed ends failed (-32603) at the next tasks/get or sweep on any replica.",
+      ),
   })
   .meta({
     id: "tasks",

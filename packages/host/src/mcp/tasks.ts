@@ -131,26 +131,21 @@ export function createTasks(host: Host, options: TasksOptions): Tasks {
   const store: TaskStore = host.tasks;
   const settings = host.manifest.tasks;
   const { redactor, logger } = host;
-  // The runs of this core, by task id: a cancel (from any replica, through the store's watch) stops them here. The
-  // core watches the store only while it runs a task: a core made per connection leaves no listener behind.
-  const running = new Map<string, CallStop>();
-  let unwatch: (() => void) | undefined;
+  // Each run holds its task's lease in the store while it lasts, and stops when the task ends elsewhere.
+  const leases = host.taskLeases;
+  leases.sweep();
+  const holding = new WeakMap<CallStop, () => void>();
   const track = (id: string, stop: CallStop) => {
-    running.set(id, stop);
-    unwatch ??= store.watch((changed, status) => {
-      if (status === "cancelled") running.get(changed)?.abort(new Error("the client cancelled the task"));
-    });
+    holding.set(stop, leases.hold(id, stop));
   };
-  const untrack = (id: string, stop: CallStop) => {
-    if (running.get(id) === stop) running.delete(id);
-    if (running.size > 0 || unwatch === undefined) return;
-    unwatch();
-    unwatch = undefined;
+  const untrack = (_id: string, stop: CallStop) => {
+    holding.get(stop)?.();
+    holding.delete(stop);
   };
 
   /** A task of this caller's, or the same error as for a task that does not exist. */
   const ownTask = async (caller: Caller | undefined, taskId: string): Promise<TaskRecord> => {
-    const task = await store.get(taskId);
+    const task = await reachable(store.get(taskId));
     if (task === undefined || task.owner !== ownerOf(caller)) {
       throw new ProtocolError(ProtocolErrorCode.InvalidParams, "No task with this id (it may have expired)");
     }
@@ -171,17 +166,33 @@ export function createTasks(host: Host, options: TasksOptions): Tasks {
         round: { state: requestState ?? "", responses: {} },
       };
     } else patch = { status: "failed", error: { code: ProtocolErrorCode.InternalError, message: "Internal error" } };
-    await store.update(id, ["working"], { statusMessage: undefined, ...patch });
+    await kept(() => store.update(id, ["working"], { statusMessage: undefined, ...patch }));
   };
 
   /** What the pipeline threw (a bug, not the tool's answer): the task fails with an internal error. */
   const crash = async (id: string, error: unknown): Promise<void> => {
     logger.error({ err: error, task: id }, "a task's run threw");
     const message = error instanceof Error && error.message !== "" ? redactor.string(error.message) : "Internal error";
-    await store.update(id, ["working"], {
-      status: "failed",
-      error: { code: ProtocolErrorCode.InternalError, message },
-    });
+    await kept(() =>
+      store.update(id, ["working"], { status: "failed", error: { code: ProtocolErrorCode.InternalError, message } }),
+    );
+  };
+
+  /**
+   * Writes a run's answer, again while the store cannot be reached (every quarter of the lease, up to the task's
+   * ttl): the run still holds the lease meanwhile, so the answer is kept when the store returns within it.
+   */
+  const kept = async (write: () => Promise<boolean>): Promise<void> => {
+    const giveUpAt = Date.now() + settings.ttlMs;
+    for (;;) {
+      try {
+        await write();
+        return;
+      } catch (error) {
+        if (!(error instanceof StoreUnavailableError) || Date.now() >= giveUpAt) throw error;
+        await new Promise((resolve) => setTimeout(resolve, Math.max(100, settings.leaseMs / 4)).unref());
+      }
+    }
   };
 
   /** Runs one round of a task in the background; what it answers becomes the task's state. */
@@ -220,6 +231,7 @@ export function createTasks(host: Host, options: TasksOptions): Tasks {
         lastUpdatedAt: at,
         ttlMs: settings.ttlMs,
         pollIntervalMs: settings.pollIntervalMs,
+        leaseMs: leases.holdMs,
       });
       let task = taskOf(Date.now());
       let created = false;
@@ -313,14 +325,16 @@ export function createTasks(host: Host, options: TasksOptions): Tasks {
 
     async update(caller, taskId, responses) {
       const task = await ownTask(caller, taskId);
-      const outcome = await store.answer(task.id, responses);
+      const outcome = await reachable(store.answer(task.id, responses));
       if (outcome.kind === "resume") runRound(task, caller, outcome.round);
     },
 
     async cancel(caller, taskId) {
       const task = await ownTask(caller, taskId);
       // Cancelling a finished task changes nothing, and is answered the same.
-      await store.update(task.id, ACTIVE_STATUSES, { status: "cancelled", inputRequests: undefined, round: undefined });
+      await reachable(
+        store.update(task.id, ACTIVE_STATUSES, { status: "cancelled", inputRequests: undefined, round: undefined }),
+      );
     },
   };
 }
@@ -342,6 +356,16 @@ export function missingTasksCapability(what: string): { code: number; message: s
 }
 
 // --- internal ---
+
+/** A task method's store access: a store that cannot be reached answers a JSON-RPC error saying to retry. */
+async function reachable<T>(pending: Promise<T>): Promise<T> {
+  try {
+    return await pending;
+  } catch (error) {
+    if (!(error instanceof StoreUnavailableError)) throw error;
+    throw new ProtocolError(ProtocolErrorCode.InternalError, "the task store cannot be reached now; retry shortly");
+  }
+}
 
 /** Whose task it is: the authenticated caller, or this process's local user (stdio, in memory). */
 function ownerOf(caller: Caller | undefined): string {

@@ -1,5 +1,5 @@
 import type { TaskPatch, TaskRecord, TaskStatus, TaskStore } from "./task-store.js";
-import { ACTIVE_STATUSES } from "./task-store.js";
+import { ACTIVE_STATUSES, LEASE_LAPSED } from "./task-store.js";
 
 /** Options for {@link createMemoryTaskStore}. */
 export interface MemoryTaskStoreOptions {
@@ -27,11 +27,14 @@ export function createMemoryTaskStore(options: MemoryTaskStoreOptions = {}): Tas
   // Each owner's active tasks, so the per-caller limit costs nothing per call.
   const active = new Map<string, Set<string>>();
   const listeners = new Set<(id: string, status: TaskStatus) => void>();
+  // When each working task's lease lapses, by id.
+  const leases = new Map<string, number>();
 
   const expired = (task: TaskRecord, at: number) => task.status !== "working" && task.lastUpdatedAt + task.ttlMs <= at;
 
   const forget = (task: TaskRecord) => {
     tasks.delete(task.id);
+    leases.delete(task.id);
     release(task);
   };
 
@@ -51,16 +54,24 @@ export function createMemoryTaskStore(options: MemoryTaskStoreOptions = {}): Tas
       else fields[key] = structuredClone(value);
     }
     task.lastUpdatedAt = now();
+    if (task.status !== "working") leases.delete(task.id);
+    else if (before !== "working") leases.set(task.id, task.lastUpdatedAt + task.leaseMs);
     if (!ACTIVE_STATUSES.includes(task.status)) release(task);
     if (task.status !== before) for (const listener of listeners) listener(task.id, task.status);
   };
 
-  const live = (id: string): TaskRecord | undefined => {
+  /** The task unless it expired; with `lapse`, a working task whose lease lapsed is ended failed first. */
+  const live = (id: string, lapse = false): TaskRecord | undefined => {
     const task = tasks.get(id);
     if (task === undefined) return undefined;
-    if (!expired(task, now())) return task;
-    forget(task);
-    return undefined;
+    const at = now();
+    if (expired(task, at)) {
+      forget(task);
+      return undefined;
+    }
+    const until = leases.get(id);
+    if (lapse && until !== undefined && until <= at) apply(task, { status: "failed", error: LEASE_LAPSED });
+    return task;
   };
 
   return {
@@ -70,16 +81,17 @@ export function createMemoryTaskStore(options: MemoryTaskStoreOptions = {}): Tas
       if (tasks.size >= maxTasks) for (const kept of tasks.values()) if (expired(kept, at)) forget(kept);
       if (tasks.size >= maxTasks) return "full";
       const owned = active.get(task.owner) ?? new Set<string>();
-      // An owner's task waiting for answers past its time does not hold a place.
-      for (const id of owned) live(id);
+      // An owner's task waiting for answers past its time, or whose replica stopped, does not hold a place.
+      for (const id of owned) live(id, true);
       if (owned.size >= maxActive) return "owner-limit";
       tasks.set(task.id, structuredClone(task));
+      leases.set(task.id, at + task.leaseMs);
       owned.add(task.id);
       active.set(task.owner, owned);
       return "created";
     },
     async get(id) {
-      const task = live(id);
+      const task = live(id, true);
       return task === undefined ? undefined : structuredClone(task);
     },
     async update(id, from, patch) {
@@ -108,6 +120,25 @@ export function createMemoryTaskStore(options: MemoryTaskStoreOptions = {}): Tas
       }
       apply(task, { status: "working", inputRequests: undefined, round: undefined });
       return { kind: "resume", round };
+    },
+    async renew(ids) {
+      const lost: string[] = [];
+      for (const id of ids) {
+        const task = live(id);
+        if (task?.status === "working") leases.set(id, now() + task.leaseMs);
+        else lost.push(id);
+      }
+      return lost;
+    },
+    async sweep() {
+      const at = now();
+      let ended = 0;
+      for (const [id, until] of leases) {
+        if (until > at) continue;
+        live(id, true);
+        ended++;
+      }
+      return ended;
     },
     async remove(id) {
       const task = tasks.get(id);

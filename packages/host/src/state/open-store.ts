@@ -5,8 +5,11 @@ import type { LoadedManifest } from "../manifest/manifest.js";
 import { readSecret } from "../manifest/read-secret.js";
 import type { Redactor } from "../redaction/redactor.js";
 import { createMemoryStore } from "./memory-store.js";
+import { createMemoryTaskStore } from "./memory-task-store.js";
 import { createRedisStore } from "./redis-store.js";
+import { createRedisTaskStore } from "./redis-task-store.js";
 import type { StateStore, StoreHealth } from "./store.js";
+import type { TaskStore } from "./task-store.js";
 
 /** What {@link openStore} needs besides the manifest. */
 export interface OpenStoreOptions {
@@ -18,16 +21,25 @@ export interface OpenStoreOptions {
   onHealth?: (health: StoreHealth) => void;
 }
 
+/** The stores the manifest asks for: the shared state, and the tasks, in the same place. */
+export interface OpenedStores {
+  state: StateStore;
+  tasks: TaskStore;
+}
+
 /**
- * The store the manifest asks for: SKILLPORT_STATE_URL when set, else `state` (memory by default). The Redis URL is
+ * The stores the manifest asks for: SKILLPORT_STATE_URL when set, else `state` (memory by default); the tasks are
+ * kept beside the shared state (in this process, or in the same Redis under the same prefix). The Redis URL is
  * read like a credential and its password registered with the redactor (as written and decoded) before anything can
  * log it. A missing or malformed URL stops the host, naming where it was looked for, never the value.
  */
-export async function openStore(manifest: LoadedManifest, options: OpenStoreOptions): Promise<StateStore> {
+export async function openStores(manifest: LoadedManifest, options: OpenStoreOptions): Promise<OpenedStores> {
   const { redactor, env = process.env } = options;
   const fromEnv = Object.hasOwn(env, STATE_DEFAULTS.urlVariable) ? env[STATE_DEFAULTS.urlVariable]?.trim() : undefined;
   const state = manifest.state;
-  if ((fromEnv === undefined || fromEnv === "") && state.store === "memory") return createMemoryStore();
+  if ((fromEnv === undefined || fromEnv === "") && state.store === "memory") {
+    return { state: createMemoryStore(), tasks: createMemoryTaskStore() };
+  }
   let url: string;
   let where: string;
   if (fromEnv !== undefined && fromEnv !== "") {
@@ -66,7 +78,14 @@ export async function openStore(manifest: LoadedManifest, options: OpenStoreOpti
   }
   const prefix = state.store === "redis" && state.prefix !== undefined ? state.prefix : `skillport:${manifest.name}:`;
   options.logger.debug({ store: "redis", where, prefix }, "sharing state in redis");
-  return createRedisStore({ url, prefix, ...(options.onHealth === undefined ? {} : { onHealth: options.onHealth }) });
+  return {
+    state: await createRedisStore({
+      url,
+      prefix,
+      ...(options.onHealth === undefined ? {} : { onHealth: options.onHealth }),
+    }),
+    tasks: await createRedisTaskStore({ url, prefix }),
+  };
 }
 
 // --- internal ---

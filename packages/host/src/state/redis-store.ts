@@ -1,9 +1,8 @@
 import { randomBytes } from "node:crypto";
 import type { Redis as RedisClient } from "ioredis";
-import { messageOf } from "../errors/host-error.js";
 import { retryAfter } from "./memory-store.js";
+import { connectRedis } from "./redis-connection.js";
 import type { Claim, StateStore, StoreHealth } from "./store.js";
-import { StoreUnavailableError } from "./store.js";
 
 /** Options for {@link createRedisStore}. */
 export interface RedisStoreOptions {
@@ -36,61 +35,21 @@ export interface RedisStoreOptions {
  * await store.claimOnce("once:abc", 60_000, generation); // "first" on one replica, "used" on every other
  */
 export async function createRedisStore(options: RedisStoreOptions): Promise<StateStore> {
-  // ioredis is CommonJS: its module.exports (the default export) carries Redis when loaded natively and bundled alike.
-  const { Redis } = (await import("ioredis")).default;
   const prefix = options.prefix ?? "skillport:";
-  const client = new Redis(options.url, {
+  const connection = await connectRedis<RedisWithScripts>({
+    url: options.url,
     keyPrefix: prefix,
-    lazyConnect: true,
-    // Fail fast instead of queueing: a call should not wait for a Redis that may not come back.
-    enableOfflineQueue: false,
-    maxRetriesPerRequest: 0,
-    // A command cut off by a lost connection is not sent again: a claim may have been recorded, and its caller
-    // was already told the store is unavailable.
-    autoResendUnfulfilledCommands: false,
-    commandTimeout: options.commandTimeoutMs ?? 1000,
-    connectTimeout: 2000,
-    retryStrategy: (attempt) => Math.min(attempt * 100, 2000),
+    ...(options.commandTimeoutMs === undefined ? {} : { commandTimeoutMs: options.commandTimeoutMs }),
+    ...(options.onHealth === undefined ? {} : { onHealth: options.onHealth }),
     scripts: {
       takeToken: { numberOfKeys: 1, lua: TAKE_TOKEN },
       heartbeat: { numberOfKeys: 2, lua: HEARTBEAT },
       claimOnce: { numberOfKeys: 2, lua: CLAIM_ONCE },
       generation: { numberOfKeys: 1, lua: GENERATION },
     },
-  }) as RedisWithScripts;
-
-  let health: StoreHealth = { ok: false, reason: "not connected yet", since: new Date() };
-  const setHealth = (next: StoreHealth) => {
-    if (next.ok === health.ok) return;
-    health = next;
-    options.onHealth?.(next);
-  };
-  const down = (reason: string) => setHealth({ ok: false, reason, since: new Date() });
-  client.on("ready", () => setHealth({ ok: true }));
-  client.on("error", (error: Error) => down(messageOf(error)));
-  client.on("close", () => down("the connection closed"));
-  client.on("end", () => down("the store was closed"));
-  // Connected on first use, so a command that never needs the store (skillport list) never opens a socket; a
-  // replica that cannot reach Redis at start-up starts anyway, and says so.
-  let connecting: Promise<void> | undefined;
-
-  /** Runs one command; any failure (no connection, a timeout, an error reply) means the store is unavailable. */
-  async function command<T>(run: () => Promise<T>): Promise<T> {
-    connecting ??= client.connect().then(
-      () => undefined,
-      () => undefined,
-    );
-    if (client.status === "connecting" || client.status === "wait") await connecting;
-    try {
-      const result = await run();
-      setHealth({ ok: true });
-      return result;
-    } catch (error) {
-      const reason = messageOf(error);
-      down(reason);
-      throw new StoreUnavailableError(`the state store (redis) cannot be reached: ${reason}`, { cause: error });
-    }
-  }
+  });
+  const { client } = connection;
+  const command = <T>(run: () => Promise<T>): Promise<T> => connection.command(run);
 
   return {
     kind: "redis",
@@ -118,10 +77,9 @@ export async function createRedisStore(options: RedisStoreOptions): Promise<Stat
     async leave(id) {
       await command(() => client.zrem("replicas", id));
     },
-    health: () => health,
+    health: connection.health,
     async close() {
-      client.disconnect();
-      setHealth({ ok: false, reason: "the store was closed", since: new Date() });
+      connection.close();
     },
   };
 }

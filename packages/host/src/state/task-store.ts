@@ -38,6 +38,12 @@ export interface TaskRecord {
   /** How long the task is kept after its last change (a task that runs is kept while it runs). */
   readonly ttlMs: number;
   readonly pollIntervalMs: number;
+  /**
+   * How long the run's lease holds after each renewal. The replica running a working task renews it while the run
+   * lasts; a working task whose lease lapsed (that replica stopped) is ended `failed` by whoever reads it next, or by
+   * {@link TaskStore.sweep}, with {@link LEASE_LAPSED}.
+   */
+  readonly leaseMs: number;
   /** A completed task's tool result (a CallToolResult). */
   result?: Record<string, unknown>;
   /** A failed task's error. */
@@ -47,6 +53,13 @@ export interface TaskRecord {
   /** The round an input_required task waits on: the state to come back with and the answers given so far. */
   round?: { state: string; responses: Record<string, unknown> };
 }
+
+/** The error a working task ends with when the replica running it stopped (its lease lapsed). */
+export const LEASE_LAPSED: TaskError = {
+  code: -32603,
+  message:
+    "the replica running this task stopped before it finished (its lease lapsed); call the tool again to start a new task",
+};
 
 /** The fields {@link TaskStore.update} may change. */
 export type TaskPatch = Partial<
@@ -73,24 +86,35 @@ export interface TaskStore {
   /** The kind, for logs: `memory` or `redis`. */
   readonly kind: string;
   /**
-   * Records a new task unless its owner already has `maxActive` active tasks (working or input_required), or the
+   * Records a new task, its lease held for `task.leaseMs` from now, unless its owner already has `maxActive` active tasks (working or input_required), or the
    * store holds as many tasks as it may.
    */
   create(task: TaskRecord, maxActive: number): Promise<TaskCreation>;
-  /** The task, or undefined when there is none by this id (never created, expired, or removed). */
+  /**
+   * The task, or undefined when there is none by this id (never created, expired, or removed). A working task whose
+   * lease lapsed is ended `failed` first.
+   */
   get(id: string): Promise<TaskRecord | undefined>;
   /**
    * Applies `patch` when the task's status is one of `from` (compare and set: a task that was cancelled meanwhile
-   * is not completed over it); answers whether it did. Every watcher is told of a change of status.
+   * is not completed over it); answers whether it did. Every watcher is told of a change of status. A working
+   * task whose lease lapsed but that nobody ended yet is still working here: its run may still finish it.
    */
   update(id: string, from: readonly TaskStatus[], patch: TaskPatch): Promise<boolean>;
   /**
    * Takes the client's answers to an input_required task's open questions: each answer to a question still open is
    * kept for the next round and the question closed; answers to anything else are ignored. When no question is left
-   * open the task is `working` again and the answer is `resume`, with the round to run (exactly once, on every
-   * replica together).
+   * open the task is `working` again, its lease held from now, and the answer is `resume`, with the round to run
+   * (exactly once, on every replica together: the replica that got the last answer runs it).
    */
   answer(id: string, responses: Readonly<Record<string, unknown>>): Promise<TaskAnswer>;
+  /**
+   * Renews the leases of working tasks this replica runs (`leaseMs` more from now); answers the ids of those no
+   * longer working (ended, cancelled, failed or forgotten meanwhile), whose runs should stop.
+   */
+  renew(ids: readonly string[]): Promise<string[]>;
+  /** Ends `failed` ({@link LEASE_LAPSED}) every working task whose lease lapsed; answers how many it ended. */
+  sweep(): Promise<number>;
   /** Forgets a task at once (one answered before the client heard of it). */
   remove(id: string): Promise<void>;
   /**

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { HostError } from "../../src/errors/host-error.js";
 import { createRedactor, REDACTED } from "../../src/redaction/redactor.js";
-import { openStore } from "../../src/state/open-store.js";
+import { openStores } from "../../src/state/open-store.js";
 import { manifestOf, silentLogger } from "../helpers.js";
 
 const PASSWORD = "s3cret-redis-password-123";
@@ -9,7 +9,13 @@ const PASSWORD = "s3cret-redis-password-123";
 function open(state: unknown, env: Record<string, string> = {}) {
   const redactor = createRedactor();
   const manifest = manifestOf({ name: "svc", skills: [], ...(state === undefined ? {} : { state }) });
-  return { redactor, opening: openStore(manifest, { redactor, logger: silentLogger(), env }) };
+  // The task store opens beside the state store, from the same place.
+  const opening = openStores(manifest, { redactor, logger: silentLogger(), env }).then(async ({ state, tasks }) => {
+    expect(tasks.kind).toBe(state.kind);
+    await tasks.close();
+    return state;
+  });
+  return { redactor, opening };
 }
 
 describe("choosing the state store", () => {
