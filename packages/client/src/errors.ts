@@ -86,6 +86,16 @@ export function toClientError(cause: unknown, context: FailureContext): ClientEr
   return clientError(source, "INTERNAL", `${doing}: unexpected failure: ${String(cause)}`);
 }
 
+/** Whether a failure means the connection is gone (not a refusal of this one request). */
+export function losesConnection(cause: unknown): boolean {
+  if (cause instanceof SdkHttpError || cause instanceof ProtocolError) return false;
+  if (cause instanceof SdkError) {
+    return [SdkErrorCode.ConnectionClosed, SdkErrorCode.NotConnected, SdkErrorCode.SendFailed].includes(cause.code);
+  }
+  // fetch() failing (connection refused or reset) is a TypeError; a timeout or abort is not a loss.
+  return cause instanceof TypeError;
+}
+
 // --- internal ---
 
 /** The messages of the SDK client's own refusals of an answer (its output schema check), not the server's. */

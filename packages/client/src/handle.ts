@@ -1,8 +1,11 @@
 import type { jsonSchemaValidator, Transport, VersionNegotiationOptions } from "@modelcontextprotocol/client";
-import { Client, ProtocolError, SdkError, SdkErrorCode, SdkHttpError } from "@modelcontextprotocol/client";
+import { Client } from "@modelcontextprotocol/client";
 import { hideSecrets } from "./credentials.js";
-import { clientError, toClientError } from "./errors.js";
+import { clientError, losesConnection, toClientError } from "./errors.js";
 import { createStateCell } from "./observable-state.js";
+import { ANY_RESULT, progressOf, serverInfoOf, summary, toSpecs } from "./server-answers.js";
+import type { TaskRequests } from "./tasks.js";
+import { createdTaskOf, createTaskHandle, markTaskAnswers, TASKS_EXTENSION_ID, waitOptionsOf } from "./tasks.js";
 import type {
   BaseSpec,
   CallToolOptions,
@@ -21,6 +24,7 @@ import type {
   ResourceTemplateSpec,
   ServerInfo,
   StartResult,
+  TaskCallOutcome,
   ToolResult,
   ToolSpec,
   TransportKind,
@@ -73,11 +77,13 @@ export function createHandle(connector: Connector, spec: BaseSpec): McpHandle {
   const { source } = connector;
   const cell = createStateCell();
   const startTimeoutMs = spec.startTimeoutMs ?? DEFAULT_START_TIMEOUT_MS;
+  const tasks = spec.tasks ?? true;
   let current: Connection | undefined;
   // How the server named itself in the last handshake: said with the tools by every start() while it is ready.
   let serverInfo: ServerInfo | undefined;
   let starting: Promise<StartResult> | undefined;
   let generation = 0;
+  let stops = 0;
   let activeCalls = 0;
   let idleTimer: ReturnType<typeof setTimeout> | undefined;
   let progressSeq = 0;
@@ -150,12 +156,20 @@ export function createHandle(connector: Connector, spec: BaseSpec): McpHandle {
     current = connection;
     try {
       await connection.client.connect(reading.opened.transport, { timeout: startTimeoutMs });
+      if (tasks) {
+        const { client } = connection;
+        markTaskAnswers(reading.opened.transport, (taskId) => {
+          client
+            .request({ method: "tasks/cancel", params: { taskId } } as never, ANY_RESULT, { timeout: startTimeoutMs })
+            .catch(() => undefined); // the task ends at its ttl anyway
+        });
+      }
       const listed = await connection.client.listTools(undefined, { timeout: startTimeoutMs });
       if (mine !== generation || connection !== current) {
         await close(connection);
         return stopped();
       }
-      const tools = toSpecs(listed.tools);
+      const tools = toSpecs(listed.tools, connection.client);
       serverInfo = serverInfoOf(connection.client.getServerVersion());
       attach(connection);
       cell.set("ready", { tools });
@@ -185,6 +199,7 @@ export function createHandle(connector: Connector, spec: BaseSpec): McpHandle {
       tooLarge: false,
       detail: () => hideSecrets(opened.closedDetail?.() ?? "", secrets),
       client: new Client(CLIENT_INFO, {
+        ...(tasks ? { capabilities: { extensions: { [TASKS_EXTENSION_ID]: {} } } } : {}),
         // A server's output schemas are checked with every pattern run in linear time (RE2), never backtracking.
         jsonSchemaValidator: validator,
         ...(connector.versionNegotiation === undefined ? {} : { versionNegotiation: connector.versionNegotiation }),
@@ -192,7 +207,8 @@ export function createHandle(connector: Connector, spec: BaseSpec): McpHandle {
           tools: {
             debounceMs: LIST_CHANGED_DEBOUNCE_MS,
             onChanged: (error, tools) => {
-              if (error === null && tools !== null && connection === current) cell.setTools(toSpecs(tools));
+              if (error === null && tools !== null && connection === current)
+                cell.setTools(toSpecs(tools, connection.client));
             },
           },
         },
@@ -232,12 +248,25 @@ export function createHandle(connector: Connector, spec: BaseSpec): McpHandle {
 
   const stop = async (): Promise<void> => {
     generation++;
+    stops++;
     starting = undefined;
     clearIdle();
     const connection = current;
     current = undefined;
     if (cell.snapshot.value !== "idle") cell.set("idle");
     if (connection !== undefined) await close(connection);
+  };
+
+  /** Keeps the handle from an idle stop while `work` runs (a request; a task's wait, between its polls). */
+  const busy = async <T>(work: () => Promise<T>): Promise<T> => {
+    activeCalls++;
+    clearIdle();
+    try {
+      return await work();
+    } finally {
+      activeCalls--;
+      armIdle();
+    }
   };
 
   /**
@@ -253,9 +282,7 @@ export function createHandle(connector: Connector, spec: BaseSpec): McpHandle {
     const timeoutMs = options.timeoutMs ?? DEFAULT_CALL_TIMEOUT_MS;
     if (signal?.aborted)
       return { ok: false, error: clientError(source, "CANCELLED", `${doing}: cancelled before it started`) };
-    activeCalls++;
-    clearIdle();
-    try {
+    return busy(async () => {
       const started = await start();
       if (!started.ok) return started;
       const connection = current;
@@ -280,26 +307,62 @@ export function createHandle(connector: Connector, spec: BaseSpec): McpHandle {
         if (!signal?.aborted && losesConnection(cause)) await lost(connection, undefined);
         return { ok: false, error };
       }
-    } finally {
-      activeCalls--;
-      armIdle();
-    }
+    });
   };
 
   const listTools = async (): Promise<ListToolsResult> => {
-    const listed = await request("listing tools", {}, (client, sdk) =>
-      client.listTools(undefined, { ...sdk, cacheMode: "refresh" }),
-    );
+    const listed = await request("listing tools", {}, async (client, sdk) => ({
+      listed: await client.listTools(undefined, { ...sdk, cacheMode: "refresh" }),
+      client,
+    }));
     if (!listed.ok) return listed;
-    const tools = toSpecs(listed.value.tools);
+    const tools = toSpecs(listed.value.listed.tools, listed.value.client);
     if (cell.snapshot.value === "ready") cell.setTools(tools);
     return { ok: true, tools };
   };
 
-  const callTool = async (
+  /** The outcome of a tool's result: TOOL_ERROR with the result when it is an error. */
+  const outcomeOf = (name: string, result: ToolResult): CallToolOutcome =>
+    result.isError === true
+      ? { ok: false, error: clientError(source, "TOOL_ERROR", `"${name}" failed: ${summary(result)}`), result }
+      : { ok: true, result };
+
+  /** What a task's handle sends: requests of the Tasks extension, any answer taken as it is. */
+  const taskRequests = (name: string, stopsAt = stops): TaskRequests => ({
+    source,
+    stopped: () => stops !== stopsAt,
+    tool: name,
+    outcomeOf: (result) => outcomeOf(name, result),
+    busy,
+    send: (doing, method, params, options) =>
+      request(doing, options, (client, sdk) => client.request({ method, params } as never, ANY_RESULT, sdk)),
+  });
+
+  function callTool(
+    name: string,
+    args: Record<string, unknown> | undefined,
+    options: CallToolOptions & { task: "handle" },
+  ): Promise<TaskCallOutcome>;
+  function callTool(name: string, args?: Record<string, unknown>, options?: CallToolOptions): Promise<CallToolOutcome>;
+  async function callTool(
     name: string,
     args: Record<string, unknown> = {},
     options: CallToolOptions = {},
+  ): Promise<TaskCallOutcome> {
+    const startedAt = Date.now();
+    const called = await plainCall(name, args, options);
+    const created = called.ok ? createdTaskOf(called.result) : undefined;
+    if (created === undefined) return called;
+    const task = createTaskHandle(created, taskRequests(name));
+    if (options.task === "handle") return { ok: true, task };
+    const timeoutMs = options.timeoutMs ?? DEFAULT_CALL_TIMEOUT_MS;
+    return task.result(waitOptionsOf(options, Math.max(1, timeoutMs - (Date.now() - startedAt))));
+  }
+
+  const plainCall = async (
+    name: string,
+    args: Record<string, unknown>,
+    options: CallToolOptions,
   ): Promise<CallToolOutcome> => {
     const { onProgress } = options;
     // The handle's own progress token and handler, not the SDK's onprogress: the SDK forgets a call's progress
@@ -317,10 +380,9 @@ export function createHandle(connector: Connector, spec: BaseSpec): McpHandle {
     });
     if (!called.ok) return called;
     const result = called.value as ToolResult;
-    if (result.isError === true) {
-      return { ok: false, error: clientError(source, "TOOL_ERROR", `"${name}" failed: ${summary(result)}`), result };
-    }
-    return { ok: true, result };
+    // A task (marked as it arrived) is an error result to the SDK; callTool reads it before any caller sees it.
+    if (result.isError === true && createdTaskOf(result) !== undefined) return { ok: true, result };
+    return outcomeOf(name, result);
   };
 
   const listResources = async (): Promise<Outcome<"resources", ResourceSpec[]>> => {
@@ -408,6 +470,7 @@ async function linearValidator(): Promise<jsonSchemaValidator> {
   return (await validatorModule).linearJsonSchemaValidator();
 }
 const DEFAULT_CALL_TIMEOUT_MS = 60_000;
+
 const LIST_CHANGED_DEBOUNCE_MS = 50;
 
 interface Connection {
@@ -433,59 +496,4 @@ async function close(connection: Connection): Promise<void> {
   } catch {
     // Freeing what is already free.
   }
-}
-
-/** Whether a failure means the connection is gone (not a refusal of this one request). */
-function losesConnection(cause: unknown): boolean {
-  if (cause instanceof SdkHttpError || cause instanceof ProtocolError) return false;
-  if (cause instanceof SdkError) {
-    return [SdkErrorCode.ConnectionClosed, SdkErrorCode.NotConnected, SdkErrorCode.SendFailed].includes(cause.code);
-  }
-  // fetch() failing (connection refused or reset) is a TypeError; a timeout or abort is not a loss.
-  return cause instanceof TypeError;
-}
-
-/** The SDK's tools as plain specs: the fields of the contract, exactly as the server published them. */
-function toSpecs(tools: readonly unknown[]): ToolSpec[] {
-  return tools.map((raw) => {
-    const tool = raw as ToolSpec;
-    const spec: ToolSpec = { name: tool.name, inputSchema: tool.inputSchema };
-    if (tool.title !== undefined) spec.title = tool.title;
-    if (tool.description !== undefined) spec.description = tool.description;
-    if (tool.outputSchema !== undefined) spec.outputSchema = tool.outputSchema;
-    if (tool.annotations !== undefined) spec.annotations = tool.annotations;
-    if (tool._meta !== undefined) spec._meta = tool._meta;
-    return spec;
-  });
-}
-
-/** The fields of a progress notification the contract names. */
-function progressOf(notified: { progress: number; total?: number; message?: string }): Progress {
-  const progress: Progress = { progress: notified.progress };
-  if (notified.total !== undefined) progress.total = notified.total;
-  if (notified.message !== undefined) progress.message = notified.message;
-  return progress;
-}
-
-/** A short line saying what a failed tool said: a Skillport envelope's message, else its first text. */
-function summary(result: ToolResult): string {
-  const structured = result.structuredContent as { message?: unknown } | undefined;
-  if (typeof structured?.message === "string") return clip(structured.message);
-  for (const block of result.content) {
-    const text = (block as { type?: unknown; text?: unknown }).text;
-    if ((block as { type?: unknown }).type === "text" && typeof text === "string") return clip(text);
-  }
-  return "the tool reported an error";
-}
-
-function clip(text: string): string {
-  return text.length > 500 ? `${text.slice(0, 500)}…` : text;
-}
-
-/** A server's `serverInfo` as plain data: its name and version (and title), when it gave them as strings. */
-function serverInfoOf(
-  info: { name?: unknown; version?: unknown; title?: unknown } | undefined,
-): ServerInfo | undefined {
-  if (typeof info?.name !== "string" || typeof info.version !== "string") return undefined;
-  return { name: info.name, version: info.version, ...(typeof info.title === "string" ? { title: info.title } : {}) };
 }

@@ -1,5 +1,14 @@
 import { clientError } from "./errors.js";
-import type { CallToolOptions, CallToolOutcome, ClientError, McpHandle, StateSnapshot, ToolSpec } from "./types.js";
+import type {
+  CallToolOptions,
+  CallToolOutcome,
+  ClientError,
+  McpHandle,
+  StateSnapshot,
+  TaskCallOutcome,
+  TaskHandle,
+  ToolSpec,
+} from "./types.js";
 
 /**
  * Where a server came from, for resolving a name two servers offer at run time: a server the user configured
@@ -206,18 +215,26 @@ export class McpHub {
   /**
    * Calls a tool by its full name on the server that offers it. A name of a server not started yet starts that
    * server first (lazily); a name of a server that is failing answers UNAVAILABLE with its reason while it
-   * reconnects; an unknown name answers NOT_FOUND. Never throws.
+   * reconnects; an unknown name answers NOT_FOUND. Never throws. A call the server runs as a task is waited for,
+   * or with `{ task: "handle" }` answered as a {@link TaskHandle} on that server.
    */
+  callTool(
+    fullName: string,
+    args: Record<string, unknown> | undefined,
+    options: CallToolOptions & { task: "handle" },
+  ): Promise<TaskCallOutcome>;
+  callTool(fullName: string, args?: Record<string, unknown>, options?: CallToolOptions): Promise<CallToolOutcome>;
   async callTool(
     fullName: string,
     args: Record<string, unknown> = {},
     options: CallToolOptions = {},
-  ): Promise<CallToolOutcome> {
+  ): Promise<TaskCallOutcome> {
     const entry = this.#table.get(fullName) ?? (await this.#startOwner(fullName));
     if (entry === undefined || "error" in entry) {
       return { ok: false, error: entry?.error ?? this.#notFound(fullName) };
     }
-    return entry.member.handle.callTool(entry.tool.name, args, options);
+    // The server's task (with `task: "handle"`) is the handle's: its requests go to that server.
+    return entry.member.handle.callTool(entry.tool.name, args, options as CallToolOptions & { task: "handle" });
   }
 
   /** Calls `listener` on every hub event (tool list changes, server states, reconnections, warnings). */

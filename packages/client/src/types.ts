@@ -30,6 +30,7 @@ export type ToolResult = McpToolResult;
  * | `PROTOCOL_ERROR`      | the server answered with a JSON-RPC error (unknown tool, bad params…); see `rpcCode`      |
  * | `RESULT_TOO_LARGE`    | an answer passed the spec's `maxResultBytes` while it was read; the connection was reset   |
  * | `TOOL_ERROR`          | the tool ran and reported a failure (`isError`); the outcome's `result` holds what it said |
+ * | `INPUT_REQUIRED`      | a task asked for input and the call has no `onInputRequired`; the task was cancelled       |
  * | `NOT_FOUND`           | (hub) no server offers a tool of that full name                                            |
  * | `CONFLICT`            | (hub) two servers offer the same full name                                                 |
  * | `INTERNAL`            | anything else; a bug to report                                                             |
@@ -43,6 +44,8 @@ export interface ClientError {
   rpcCode?: number;
   /** UNAUTHORIZED and HTTP failures: the HTTP status. */
   status?: number;
+  /** A failure of a call the server ran as a task (see CallToolOptions.task): the task's id. */
+  taskId?: string;
 }
 
 /** The stable codes of {@link ClientError}. */
@@ -56,6 +59,7 @@ export type ClientErrorCode =
   | "PROTOCOL_ERROR"
   | "RESULT_TOO_LARGE"
   | "TOOL_ERROR"
+  | "INPUT_REQUIRED"
   | "NOT_FOUND"
   | "CONFLICT"
   | "INTERNAL";
@@ -138,6 +142,26 @@ export type RequestOptions = CallToolOptions;
 
 /** Options of one call. */
 export interface CallToolOptions {
+  /**
+   * What to do when the server answers the call with a task (the MCP Tasks extension, which the handle declares
+   * unless its spec says `tasks: false`): `"wait"` polls `tasks/get` at the server's `pollIntervalMs` until the task
+   * ends, and answers as a plain call would (`timeoutMs` and `signal` bound the whole wait, and cancel the task);
+   * `"handle"` answers at once with a {@link TaskHandle} (see {@link TaskCallOutcome}).
+   * @default "wait"
+   */
+  task?: "wait" | "handle";
+  /**
+   * Answers the questions a task asks while it runs (`input_required`: an elicitation, a sampling request…), by
+   * key, as MCP's `inputResponses` (for an elicitation, `{ action: "accept", content }`); they are sent with
+   * `tasks/update` and the wait goes on. Without it, a task that asks is cancelled and the call answers
+   * INPUT_REQUIRED. Used by `"wait"` and by {@link TaskHandle.result}.
+   */
+  onInputRequired?: (
+    requests: Readonly<Record<string, InputRequest>>,
+    task: TaskInfo,
+  ) => InputResponses | Promise<InputResponses>;
+  /** Told of each change of the task seen while waiting (its status, its `statusMessage`, which carries its progress). */
+  onTaskStatus?: (task: TaskInfo) => void;
   /** Aborting it cancels the call: the server is sent `notifications/cancelled` and the call answers CANCELLED. */
   signal?: AbortSignal;
   /**
@@ -155,6 +179,64 @@ export interface CallToolOptions {
    * any other key it reads there. Over Streamable HTTP, `traceparent` and `tracestate` go as HTTP headers too.
    */
   meta?: Readonly<Record<string, string>>;
+}
+
+/**
+ * What a call answers with `{ task: "handle" }`: a `task` when the server made one, or else the call's own outcome
+ * (a result the server answered at once, or a failure), exactly as without the option.
+ */
+export type TaskCallOutcome = { ok: true; task: TaskHandle } | (CallToolOutcome & { task?: undefined });
+
+/** Where a task is (SEP-2663): running, waiting for answers, or ended one of three ways. */
+export type TaskStatus = "working" | "input_required" | "completed" | "failed" | "cancelled";
+
+/** A question a task asks (MCP's `InputRequest`): a server-to-client request, e.g. `elicitation/create`. */
+export interface InputRequest {
+  method: string;
+  params?: Record<string, unknown>;
+}
+
+/** Answers to a task's questions, by the key the server gave each (MCP's `inputResponses`). */
+export type InputResponses = Record<string, unknown>;
+
+/** A task as the server last described it (`tools/call` or `tasks/get`). */
+export interface TaskInfo {
+  taskId: string;
+  status: TaskStatus;
+  /** What the run last said it is doing (its progress). */
+  statusMessage?: string;
+  createdAt: string;
+  lastUpdatedAt: string;
+  /** How long the server keeps the task after its last change. */
+  ttlMs: number;
+  /** How often the server asks to be polled. */
+  pollIntervalMs: number;
+  /** `input_required`: the open questions, by key. */
+  inputRequests?: Record<string, InputRequest>;
+}
+
+/**
+ * A call the server runs as a task. Its methods answer values, never throw, and start the handle again when its
+ * connection was lost meanwhile (the task lives on the server).
+ */
+export interface TaskHandle {
+  readonly taskId: string;
+  /** The task as last seen (by the call, or by the latest `get`, `result`). */
+  readonly info: TaskInfo;
+  /** Asks the server once (`tasks/get`). */
+  get(options?: RequestOptions): Promise<Outcome<"task", TaskInfo>>;
+  /**
+   * Polls until the task ends and answers as a plain call would: its result (TOOL_ERROR for an `isError` one),
+   * PROTOCOL_ERROR for a failed task (with the server's `rpcCode`), CANCELLED for a cancelled one. `timeoutMs` and
+   * `signal` bound the wait and cancel the task; `onInputRequired` answers its questions.
+   */
+  result(
+    options?: Pick<CallToolOptions, "signal" | "timeoutMs" | "onInputRequired" | "onTaskStatus">,
+  ): Promise<CallToolOutcome>;
+  /** Answers some or all of an `input_required` task's questions (`tasks/update`). */
+  respond(responses: InputResponses, options?: RequestOptions): Promise<Outcome<"task", TaskInfo>>;
+  /** Cancels the task (`tasks/cancel`): the run's signal aborts on the server; a finished task stays as it ended. */
+  cancel(options?: RequestOptions): Promise<Outcome<"task", TaskInfo>>;
 }
 
 /** One progress notification: how far (`progress`, increasing), of how much when known, and what it is doing. */
@@ -208,7 +290,15 @@ export interface McpHandle {
   stop(): Promise<void>;
   /** Starts the handle if needed, then asks the server for its tools (every page) and answers them. */
   listTools(): Promise<ListToolsResult>;
-  /** Starts the handle if needed, then calls one tool. */
+  /**
+   * Starts the handle if needed, then calls one tool. A call the server runs as a task is waited for, or with
+   * `{ task: "handle" }` answered as a {@link TaskHandle}.
+   */
+  callTool(
+    name: string,
+    args: Record<string, unknown> | undefined,
+    options: CallToolOptions & { task: "handle" },
+  ): Promise<TaskCallOutcome>;
   callTool(name: string, args?: Record<string, unknown>, options?: CallToolOptions): Promise<CallToolOutcome>;
   /** Starts the handle if needed, then asks for the server's resources (every page); none if it offers none. */
   listResources(): Promise<Outcome<"resources", ResourceSpec[]>>;
@@ -275,6 +365,13 @@ export interface BaseSpec {
    * @default 30000
    */
   startTimeoutMs?: number;
+  /**
+   * Declare the MCP Tasks extension (`io.modelcontextprotocol/tasks`, SEP-2663), so that a server may answer a long
+   * call with a task; the handle then waits for it (or hands it back, see CallToolOptions.task). `false` declares
+   * nothing: a tool that runs only as a task is then refused by the server (-32021).
+   * @default true
+   */
+  tasks?: boolean;
 }
 
 /** A server over Streamable HTTP; works in browsers too. */

@@ -20,6 +20,11 @@ export interface McpTool {
   outputSchema?: JsonSchema;
   /** MCP hints: readOnlyHint, destructiveHint, idempotentHint, openWorldHint, title. */
   annotations?: ToolAnnotations;
+  /**
+   * Whether a call may run as a task (the Tasks extension): `forbidden` (as when absent), `optional`, `required`.
+   * Only 2025-11-25 era listings carry it; in the 2026-07-28 era a server decides per call.
+   */
+  execution?: { taskSupport?: "forbidden" | "optional" | "required" };
   _meta?: Record<string, unknown>;
 }
 

@@ -40,6 +40,8 @@ export interface UpstreamHandle {
       signal: AbortSignal;
       timeoutMs: number;
       onProgress?: (progress: { progress: number; total?: number; message?: string }) => void;
+      /** Told of each change of the server's task, when it runs the call as one (the client waits for it). */
+      onTaskStatus?: (task: { status: string; statusMessage?: string }) => void;
       /** Sent as the request's `_meta` (W3C `traceparent`, `tracestate`); over HTTP as headers too. */
       meta?: Record<string, string>;
     },

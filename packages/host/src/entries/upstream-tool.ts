@@ -117,6 +117,8 @@ function runnableOf(server: UpstreamServer, tool: UpstreamTool, title: string): 
         "gen_ai.operation.name": "execute_tool",
         "skillport.server": server.id,
       });
+      // An upstream task's status messages, counted as the progress they stand for.
+      let said = 0;
       try {
         // The host's own timeout (the execute stage) answers first; the client's is a backstop.
         const outcome = await handle.callTool(tool.name, args, {
@@ -124,6 +126,10 @@ function runnableOf(server: UpstreamServer, tool: UpstreamTool, title: string): 
           timeoutMs: server.timeoutMs + 1000,
           // The server's progress reaches our caller as the call's own (sent only when the caller asked for it).
           onProgress: ({ progress, total, message }) => call.progress(progress, total, message),
+          // So does a task's status message, when the server runs the call as a task (the client waits for it).
+          onTaskStatus: ({ statusMessage }) => {
+            if (statusMessage !== undefined) call.progress(++said, undefined, statusMessage);
+          },
           ...(span === undefined ? {} : { meta: metaOf(span.context()) }),
         });
         if (outcome.ok) return answerOf(outcome.result, title);

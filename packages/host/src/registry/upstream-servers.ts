@@ -182,6 +182,10 @@ export function serverRows(
       outputSchema: envelopeSchema(undefined) as ToolListing["outputSchema"],
       annotations: { ...tool.annotations, title, ...override.annotations },
     };
+    // A tool the server may run as a task is listed so: the host makes a task of its call for a client that
+    // declared the extension, and the server's own task is waited for by the client (cancel reaches it).
+    const taskSupport = tool.execution?.taskSupport;
+    if (taskSupport === "optional" || taskSupport === "required") listing.execution = { taskSupport };
     const hints = hintsOf(server.entry.alwaysLoad, override);
     if (hints !== undefined) listing._meta = hints;
     const scopes = toolScopes(server.entry, tool.name);
