@@ -42,6 +42,8 @@ createServerFactory({
   pipeline: undefined,
   logger: host.createLogger({ level: "silent" }),
   redactor: undefined,
+  // What a server of tasks asks of the host when it is made (this process runs none).
+  taskLeases: { holdMs: 0, hold: () => () => undefined, sweep: () => undefined },
   close: async () => undefined,
 })();
 mark("createServerFactory: the tools/list answer object and one SDK Server");
