@@ -8,7 +8,7 @@
 // The clone carries what is not committed yet, so a user who has walked the flow already has a weather skill in it:
 // the flow then scaffolds a name the tree does not use yet (weather2, …), so this test holds in a repository where
 // the README was followed.
-import { execFile } from "node:child_process";
+import { execFile, spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { cp, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
@@ -107,6 +107,11 @@ describe("the README's authoring flow, in a scratch clone", () => {
       for (const [pkg, files] of Object.entries(ROOT_READERS)) {
         await sh(["pnpm", "--filter", pkg, "exec", "vitest", "run", ...files]);
       }
+
+      // 5. `pnpm start`, as a newcomer runs it: it says what it builds, prints no telemetry notice, serves, and one
+      // Ctrl+C stops it with exit 0. Here in the clone, not in this checkout: turbo's cache restore rewrites every
+      // package's build output, which the other test files are running at the same moment.
+      await startAndInterrupt(repo);
     } finally {
       await rm(dir, { recursive: true, force: true });
     }
@@ -159,6 +164,56 @@ describe("the authoring flow's name for the new skill", () => {
 });
 
 // --- internal ---
+
+/** Runs `pnpm start` in `repo` until it listens, then presses Ctrl+C once, as a terminal does (the whole group). */
+async function startAndInterrupt(repo: string): Promise<void> {
+  // A machine where turbo never ran: it would print its telemetry notice here, unless the start script turns it off.
+  const config = await mkdtemp(path.join(os.tmpdir(), "skillport-start-config-"));
+  const { TURBO_TELEMETRY_DISABLED: _set, ...env } = process.env;
+  const cache = await turboCacheOf(REPO);
+  const [command = "pnpm", ...rest] = PNPM as string[];
+  const child = spawn(command, [...rest, "start", "--port", "0"], {
+    cwd: repo,
+    // Its own process group, as a terminal's foreground job: Ctrl+C signals every process in it.
+    detached: true,
+    stdio: ["ignore", "pipe", "pipe"],
+    env: {
+      ...env,
+      ...(cache === undefined ? {} : { TURBO_CACHE_DIR: cache }),
+      XDG_CONFIG_HOME: config,
+      SKILLPORT_LOG_LEVEL: "info",
+      NO_COLOR: "1",
+    },
+  });
+  let output = "";
+  let listening: () => void = () => undefined;
+  const listened = new Promise<void>((resolve) => {
+    listening = resolve;
+  });
+  const add = (d: Buffer) => {
+    output += d.toString();
+    if (output.includes('"msg":"listening"')) listening();
+  };
+  child.stdout.on("data", add);
+  child.stderr.on("data", add);
+  const exit = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.on("exit", (code, signal) => resolve({ code, signal })),
+  );
+  try {
+    await Promise.race([listened, exit]);
+    process.kill(-(child.pid as number), "SIGINT");
+    expect(await exit, output).toEqual({ code: 0, signal: null });
+  } finally {
+    if (child.exitCode === null) process.kill(-(child.pid as number), "SIGKILL");
+    await rm(config, { recursive: true, force: true });
+  }
+  expect(output).toMatch(/^\S+:build: cache (hit|miss)/m);
+  expect(output).toContain("Skillport is serving");
+  expect(output).not.toContain("anonymous telemetry"); // turbo's notice
+  expect(output).not.toContain("ELIFECYCLE");
+  expect(output).not.toContain("again");
+  expect(output).toContain('"msg":"stopped"');
+}
 
 /**
  * The README's name, weather, unless the tree uses it already (its folder, or an entry in the manifest): then
