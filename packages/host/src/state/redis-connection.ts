@@ -73,7 +73,9 @@ export async function connectRedis<Client extends RedisClient>(
         () => undefined,
         () => undefined,
       );
-      if (client.status === "connecting" || client.status === "wait") await connecting;
+      // Until the first connection is ready ("connect" is a socket still before Redis's ready check), a command
+      // would be refused as if Redis were down: wait for it; after that, fail fast.
+      if (client.status === "connecting" || client.status === "wait" || client.status === "connect") await connecting;
       try {
         const result = await run(client);
         setHealth({ ok: true });
