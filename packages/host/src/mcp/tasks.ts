@@ -26,7 +26,7 @@ export const TASKS_CANCEL_METHOD = "tasks/cancel";
 const MISSING_CAPABILITY = -32021;
 
 /** What a tools/call answers when it made a task: flat, the task's fields beside `resultType: "task"`. */
-export interface CreateTaskResult {
+interface CreateTaskResult {
   [key: string]: unknown;
   resultType: "task";
   taskId: string;
@@ -77,8 +77,13 @@ interface TaskConnection {
   readonly taskRound?: { readonly beforeRun?: (() => Promise<RunRefusal | undefined>) | undefined } | undefined;
 }
 
-/** A round's answer, as the tools core gives it (its ToolsAnswer). */
-type TaskRoundAnswer =
+/**
+ * A tools/call's answer, the same for every transport: the result, a JSON-RPC error (an unknown tool, round state
+ * this server cannot accept), a task the client polls for its result (tasks.ts), or the questions to ask the client
+ * first, which the SDK asks (in the 2026-07-28 era in its answer, in the 2025 era with real requests to the client,
+ * then it calls again with the answers) or refuses for a client that did not declare it can answer them.
+ */
+export type ToolsAnswer =
   | { readonly result: CallToolResult }
   | {
       readonly error: {
@@ -95,7 +100,7 @@ type TaskRoundAnswer =
  * branch): limits, audit line, metrics, spans and redaction. `taskRound.beforeRun` is the pipeline's hook once the
  * call's checks passed.
  */
-type RunRound = (request: TaskCall, connection: TaskConnection) => Promise<TaskRoundAnswer>;
+type RunRound = (request: TaskCall, connection: TaskConnection) => Promise<ToolsAnswer>;
 
 /**
  * The Tasks extension over one host's task store: the tools core's task branch (`start`) and the three task
@@ -110,7 +115,7 @@ export interface Tasks {
    */
   modeOf(name: string, connection: TaskConnection): "task" | "plain" | "refused";
   /** The tools core's task branch: runs the call and answers its result, its question, or a new task. */
-  start(request: TaskCall, connection: TaskConnection): Promise<TaskRoundAnswer>;
+  start(request: TaskCall, connection: TaskConnection): Promise<ToolsAnswer>;
   /** tasks/get. Throws -32602 for a task this caller does not have. */
   get(caller: Caller | undefined, taskId: string): Promise<DetailedTask>;
   /** tasks/update: the client's answers to an input_required task's questions; the task resumes once all are in. */
@@ -153,7 +158,7 @@ export function createTasks(host: Host, options: TasksOptions): Tasks {
   };
 
   /** Keeps what a round answered as the task's next state; a task cancelled meanwhile stays cancelled. */
-  const settle = async (id: string, answer: TaskRoundAnswer): Promise<void> => {
+  const settle = async (id: string, answer: ToolsAnswer): Promise<void> => {
     let patch: Parameters<TaskStore["update"]>[2];
     if ("result" in answer) patch = finished(answer.result, settings.maxResultBytes, redactor.string);
     else if ("error" in answer)
@@ -272,7 +277,7 @@ export function createTasks(host: Host, options: TasksOptions): Tasks {
       };
       const answering = run({ ...request, progressToken: id }, first);
 
-      return new Promise<TaskRoundAnswer>((resolve, reject) => {
+      return new Promise<ToolsAnswer>((resolve, reject) => {
         let announced = false;
         let timer: NodeJS.Timeout | undefined;
         const reveal = () => {

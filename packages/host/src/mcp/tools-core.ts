@@ -24,7 +24,7 @@ import type { Registry } from "../registry/registry.js";
 import type { TraceContext, TraceSpan } from "../tracing/tracing.js";
 import { CallTrace } from "../tracing/tracing.js";
 import { createDiscoveryTools } from "./discovery-tools.js";
-import type { CreateTaskResult, Tasks } from "./tasks.js";
+import type { Tasks, ToolsAnswer } from "./tasks.js";
 import { createTasks, missingTasksCapability } from "./tasks.js";
 import type { RequestOrigin } from "./trace-request.js";
 import { endThrownSpan, endToolSpan, openRequestSpan } from "./trace-request.js";
@@ -94,23 +94,7 @@ export interface ToolConnection extends RequestOrigin {
   readonly taskRound?: { readonly beforeRun?: (() => Promise<RunRefusal | undefined>) | undefined } | undefined;
 }
 
-/**
- * A tools/call's answer, the same for every transport: the result, a JSON-RPC error (an unknown tool, round state
- * this server cannot accept), a task the client polls for its result (tasks.ts), or the questions to ask the client
- * first, which the SDK asks (in the 2026-07-28 era in its answer, in the 2025 era with real requests to the client,
- * then it calls again with the answers) or refuses for a client that did not declare it can answer them.
- */
-export type ToolsAnswer =
-  | { readonly result: CallToolResult }
-  | {
-      readonly error: {
-        readonly code: number;
-        readonly message: string;
-        readonly data?: Readonly<Record<string, unknown>> | undefined;
-      };
-    }
-  | { readonly question: InputRequiredResult }
-  | { readonly task: CreateTaskResult };
+export type { ToolsAnswer } from "./tasks.js";
 
 /**
  * The one tools core: `tools/list` and `tools/call` for every transport (stdio, in memory, Streamable HTTP in both
