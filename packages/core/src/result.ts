@@ -84,8 +84,13 @@ export interface FailureEnvelope {
     status?: number;
     /** With CONFIRMATION_REQUIRED: repeat the same call with `"_confirm": operationId` to run it once. */
     operationId?: string;
-    /** With CONFIRMATION_REQUIRED: when the operation id stops being valid (ISO time). */
+    /**
+     * With CONFIRMATION_REQUIRED: when the operation id stops being valid; with CREDENTIALS_MISSING: when the connect
+     * link stops opening (ISO time).
+     */
     expiresAt?: string;
+    /** With CREDENTIALS_MISSING: where this caller connects the credential (a link for them only, opened once). */
+    connectUrl?: string;
   };
   warnings: string[];
   meta: EnvelopeMeta;

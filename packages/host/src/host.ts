@@ -1,4 +1,7 @@
 import path from "node:path";
+import type { CallerSlot } from "./credentials/caller-slot.js";
+import type { HostCredentials } from "./credentials/open-credentials.js";
+import { openCredentials } from "./credentials/open-credentials.js";
 import type { UpstreamClient } from "./entries/upstream-client.js";
 import { cannotStart, HostError } from "./errors/host-error.js";
 import type { Logger } from "./logging/logger.js";
@@ -25,6 +28,7 @@ import type { Registry } from "./registry/registry.js";
 import type { SkillModule } from "./registry/skill-instances.js";
 import { lazyAjv } from "./schema/ajv.js";
 import { openStores } from "./state/open-store.js";
+import { createMemorySealedStore } from "./state/sealed-store.js";
 import type { SharedState } from "./state/shared-state.js";
 import { createSharedState } from "./state/shared-state.js";
 import type { StateStore } from "./state/store.js";
@@ -144,6 +148,8 @@ export interface Host {
    * it down, exporting the spans not sent yet.
    */
   tracing: Tracing | undefined;
+  /** Per-caller credentials (the manifest's `credentials`): undefined when it has none. */
+  credentials: HostCredentials | undefined;
   /** Whether the table may be swapped while served (HostOptions.reloadable): servers then declare `listChanged`. */
   readonly reloadable: boolean;
   /**
@@ -204,6 +210,20 @@ export async function createHost(options: HostOptions = {}): Promise<Host> {
   if (options.state !== undefined) await opened?.state.close();
   if (options.tasks !== undefined) await opened?.tasks.close();
   const state = createSharedState({ store, logger });
+  // The table in place, for the credentials' slots (the table itself is made below, with the pipeline).
+  const inPlace = { registry };
+  const credentials = await collected(failures, () =>
+    openCredentials(manifest, {
+      state: store,
+      sealed: opened?.sealed ?? createMemorySealedStore(),
+      redactor,
+      slots: () => slotsOf(inPlace.registry),
+    }),
+  );
+  if (failures.length > 0) {
+    await Promise.all([registry.close(), opened?.state.close(), opened?.tasks.close(), opened?.sealed.close()]);
+    throw startupError(reading.file, failures);
+  }
   const taskLeases = createTaskLeases({ store: tasks, logger, leaseMs: manifest.tasks.leaseMs });
   const confirmations = createConfirmations({ secret, ttlSeconds: manifest.confirmation.ttlSeconds, store: state });
   // One bounded runner for tool calls and for reads, renders and completions: one concurrency limit per instance.
@@ -232,6 +252,7 @@ export async function createHost(options: HostOptions = {}): Promise<Host> {
       run,
       names: { discovery: manifest.discovery, separator: manifest.separator },
       traced: tracing !== undefined,
+      ...(credentials === undefined ? {} : { credentials: credentials.resolver }),
     }),
     requests: createRequests(registry, { logger, redactor, audit: auditLine, confirmations, validators, run }),
   });
@@ -262,6 +283,7 @@ export async function createHost(options: HostOptions = {}): Promise<Host> {
       learnSecrets(fresh, redactor, logger);
       const previous = table;
       table = tableOf(read.manifest, fresh);
+      inPlace.registry = fresh;
       // The calls that started on the previous table finish on it; then its isolates and servers stop.
       void previous.pipeline.settled().then(() => previous.registry.close());
       const swap: HostSwap = { previous: previous.registry, current: fresh };
@@ -274,7 +296,7 @@ export async function createHost(options: HostOptions = {}): Promise<Host> {
   const close = async () => {
     await reloading;
     taskLeases.close();
-    await Promise.all([table.registry.close(), state.close(), tasks.close()]);
+    await Promise.all([table.registry.close(), state.close(), tasks.close(), credentials?.close()]);
     // Every audit line is on disk (or stderr), and every span exported, before close resolves: a caller may exit.
     audit?.close();
     await tracing?.shutdown();
@@ -298,6 +320,7 @@ export async function createHost(options: HostOptions = {}): Promise<Host> {
     tasks,
     taskLeases,
     tracing,
+    credentials,
     reloadable: options.reloadable === true,
     reload,
     onSwap(listener) {
@@ -339,6 +362,11 @@ function learnSecrets(registry: Registry, redactor: Redactor, logger: Logger): v
       `a skill could not be loaded and its tools are not served: ${failure.message}`,
     );
   }
+}
+
+/** Every per-caller slot of a table: its skill instances' and its servers'. */
+function slotsOf(registry: Registry): CallerSlot[] {
+  return [...registry.instances.flatMap((i) => i.perCaller), ...registry.servers.flatMap((s) => s.perCaller)];
 }
 
 /** What every registry of a host is built with, but the lock. */

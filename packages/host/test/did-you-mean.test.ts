@@ -40,7 +40,7 @@ describe("did you mean", () => {
   it("names the field an unknown manifest field was meant to be", () => {
     const error = thrown(() => manifestOf({ seperator: "_", skills: [{ package: "a", mpc: "x" }] }));
     expect(error.problems).toContain(
-      'seperator: is not a known field: did you mean "separator"? (allowed fields: $schema, name, version, separator, discovery, skills, servers, audit, confirmation, http, stdio, tasks, state)',
+      'seperator: is not a known field: did you mean "separator"? (allowed fields: $schema, name, version, separator, discovery, skills, servers, audit, confirmation, http, stdio, tasks, state, credentials)',
     );
     expect(error.problems.find((p) => p.startsWith("skills[0].mpc"))).toContain('did you mean "mcp"?');
     // Nothing close: the fields allowed, as before.

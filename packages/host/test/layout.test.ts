@@ -26,6 +26,8 @@ const FLOORS: readonly (readonly string[])[] = [
   ["logging", "tracing"],
   ["manifest"],
   ["state"],
+  // Per-caller credentials: the sealed vault, connect links, and how a call gets its caller's own.
+  ["credentials"],
   ["entries"],
   ["registry"],
   ["pipeline"],

@@ -56,7 +56,8 @@ describe("manifest.schema.json", () => {
 
 describe("the manifest's defaults", () => {
   it("are the ones the loader fills in, wherever the schema publishes one outside skills and http.auth", () => {
-    const loaded = manifestOf({ skills: [] }) as unknown as Schema;
+    // `credentials` has none of its own: the loader fills in its defaults once it is given (its keys).
+    const loaded = manifestOf({ skills: [], credentials: { keys: [{ id: "1", env: "KEY" }] } }) as unknown as Schema;
     const published = defaultsOf(manifestSchema as Schema).filter(
       ([where]) => !where.startsWith("skills") && !where.startsWith("http.auth"),
     );

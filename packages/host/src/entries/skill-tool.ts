@@ -125,7 +125,9 @@ export function invokerOf(instance: SkillInstance, skill: RegisteredSkill, isola
     };
   }
   return (target, params, call) =>
-    isolates.poolOf(instance, skill).run(target, params, createSkillContext(call, parts(call)), call.input);
+    isolates
+      .poolOf(instance, skill)
+      .run(target, params, createSkillContext(call, parts(call)), call.input, call.credentials !== undefined);
 }
 
 // --- internal ---
@@ -143,16 +145,20 @@ function promised(value: unknown): Promise<unknown> {
 function instancePartsOf(instance: SkillInstance, skill: RegisteredSkill): (call: RunCall) => InstanceParts {
   const credentials = skillCredentials(skill, instance.credentials);
   const held = lazyHeldCredentials(skill, instance.credentials, instance.config);
-  return (call) => ({
-    config: instance.config,
-    credentials,
-    hasCredential: (name) => hasCredential(instance.credentials, name),
-    fetch: fetchWithCredentials(
-      held,
-      () => call.signal,
-      (input, init) => fetch(input, init),
-    ),
-  });
+  return (call) => {
+    // A caller's own credentials (per-caller slots, resolved for this call) stand in for the instance's fallbacks.
+    const own = call.credentials === undefined ? undefined : { ...instance.credentials, ...call.credentials };
+    return {
+      config: instance.config,
+      credentials: own === undefined ? credentials : skillCredentials(skill, own),
+      hasCredential: (name) => hasCredential(own ?? instance.credentials, name),
+      fetch: fetchWithCredentials(
+        own === undefined ? held : lazyHeldCredentials(skill, own, instance.config),
+        () => call.signal,
+        (input, init) => fetch(input, init),
+      ),
+    };
+  };
 }
 
 function runnableOf(

@@ -1,4 +1,5 @@
 import type { JsonSchema, McpTool, Risk, SkillContext, SkillLogger, TaskSupport } from "@skillport/core";
+import type { CallerSlot } from "../credentials/caller-slot.js";
 import type { SchemaCompiler } from "../schema/ajv.js";
 import type { CallTrace } from "../tracing/tracing.js";
 import type { Caller } from "./check-scopes.js";
@@ -54,6 +55,11 @@ export interface ToolOwner {
   readonly version: string;
   /** Required credentials that were not found, each saying what to set. Non-empty → CREDENTIALS_MISSING. */
   readonly missingCredentials: readonly string[];
+  /**
+   * The credentials each caller brings (the manifest's `perCaller`): resolved per call, before it runs, into
+   * {@link RunCall.credentials}. Empty for most.
+   */
+  readonly perCaller: readonly CallerSlot[];
   /** Dangerous tools the manifest allows it to run. */
   readonly allow: ReadonlySet<string>;
   readonly concurrency: number;
@@ -137,6 +143,8 @@ export interface RunCall {
   input: InputChannel;
   /** The call's trace when it is traced: an upstream request opens its span under the running stage's. */
   trace?: CallTrace | undefined;
+  /** The caller's own credentials for its owner's per-caller slots, by credential name (see ToolOwner.perCaller). */
+  credentials?: Readonly<Record<string, string>> | undefined;
 }
 
 /** What a capability can ask the client for: the user (elicitation), its model (sampling), its roots. */

@@ -3,6 +3,7 @@ import { SERVER_DEFAULTS } from "../manifest/defaults.js";
 import type { ServerEntry } from "../manifest/manifest.js";
 import type { PatternEngine, SchemaCompiler } from "../schema/ajv.js";
 import type { ToolOwner } from "./tool-entry.js";
+import type { CallerHandles } from "./upstream-callers.js";
 import type {
   GivenCredential,
   UpstreamHandle,
@@ -17,6 +18,11 @@ export interface UpstreamServer extends ToolOwner {
   readonly transport: "stdio" | "http";
   /** Undefined when a variable its entry names is not set: then nothing is ever started. */
   readonly handle: UpstreamHandle | undefined;
+  /**
+   * The connection a call goes through: `handle`, or for a server called per caller (`auth`), the caller's own
+   * (see CallerHandles).
+   */
+  readonly callers: CallerHandles;
   /** The values read from the host's environment for its `env` and `headers`: secrets to the redactor. */
   readonly secrets: readonly string[];
   /** A call's time limit. */

@@ -33,6 +33,16 @@ export interface UpstreamToolInit {
 export function upstreamToolEntry(server: UpstreamServer, init: UpstreamToolInit): ToolEntry {
   const listed = fingerprint(init.tool);
   let cached: { spec: UpstreamTool; runnable: Runnable } | undefined;
+  const listedRunnable = () => {
+    if (cached !== undefined) return cached.runnable;
+    const pinned = server.pin.review(init.tool);
+    if (pinned.refusal !== undefined || pinned.tool === undefined) {
+      throw unavailable(pinned.refusal ?? `${server.id}'s tool "${init.tool.name}" is not reviewed`, false);
+    }
+    refuseNonLinear(server, init.tool);
+    cached = { spec: init.tool, runnable: runnableOf(server, pinned.tool, init.listing.title) };
+    return cached.runnable;
+  };
   return {
     fullName: init.fullName,
     toolName: init.tool.name,
@@ -44,6 +54,8 @@ export function upstreamToolEntry(server: UpstreamServer, init: UpstreamToolInit
     mount: AS_IS,
     async resolve() {
       const handle = server.handle;
+      // Called per caller with no connection of its own: what was listed (and reviewed) is what runs.
+      if (handle === undefined && server.perCaller.length > 0) return listedRunnable();
       if (handle === undefined) throw unavailable(`${server.id} has missing credentials`, false);
       const started = await handle.start();
       // A server that could not be started or reached may be up on the next try; missing credentials need a fix.
@@ -107,7 +119,7 @@ function runnableOf(server: UpstreamServer, tool: UpstreamTool, title: string): 
     // Nothing in the server's code says what its arguments will do: the brief names every one of them.
     brief: createArgumentBrief({ heading: `Call ${tool.name} on ${server.id}`, schema: inputSchema }),
     async run(args, call: RunCall) {
-      const handle = server.handle;
+      const handle = server.callers.handleFor(call);
       if (handle === undefined) throw unavailable(`${server.id} has missing credentials`, false);
       // Traced, the request to the server is a client span under the execute stage's, and carries its context on
       // (in `_meta`, and over HTTP as headers), so a Skillport host upstream continues the same trace.

@@ -111,3 +111,11 @@ export const TASK_DEFAULTS = {
   /** 15 s: the longest a task stays working once the replica running it stopped. */
   leaseMs: 15_000,
 } as const;
+
+/** Defaults of the manifest's `credentials` object: per-caller credentials. */
+export const CREDENTIAL_DEFAULTS = {
+  /** Keep sealed records where the shared state is. */
+  store: "state",
+  /** Ten minutes: how long a connect link can be opened. */
+  linkTtlSeconds: 600,
+} as const;

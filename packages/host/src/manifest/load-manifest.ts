@@ -6,6 +6,7 @@ import { fromSources, requireFromHost } from "../package/package-files.js";
 import { createAjv } from "../schema/ajv.js";
 import { describeAjvErrors } from "../schema/format-ajv-errors.js";
 import {
+  CREDENTIAL_DEFAULTS,
   DEFAULT_MANIFEST,
   DISCOVERY_DEFAULTS,
   HTTP_DEFAULTS,
@@ -230,6 +231,14 @@ function loaded(json: Manifest, file: string): LoadedManifest {
       leaseMs: json.tasks?.leaseMs ?? TASK_DEFAULTS.leaseMs,
     },
     state: json.state ?? { store: STATE_DEFAULTS.store },
+    credentials:
+      json.credentials === undefined
+        ? undefined
+        : {
+            keys: json.credentials.keys,
+            store: json.credentials.store ?? CREDENTIAL_DEFAULTS.store,
+            linkTtlSeconds: json.credentials.linkTtlSeconds ?? CREDENTIAL_DEFAULTS.linkTtlSeconds,
+          },
   };
 }
 

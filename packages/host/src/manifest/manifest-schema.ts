@@ -5,6 +5,7 @@
 // sections: the building blocks (schema-blocks.ts), a skill entry (skill-entry-schema.ts), an upstream server
 // (server-entry-schema.ts), the HTTP settings (http-settings-schema.ts), and here stdio, state and the manifest.
 import { z } from "zod";
+import { CredentialSettingsSchema } from "./credential-settings-schema.js";
 import { DISCOVERY_DEFAULTS, MANIFEST_DEFAULTS, STATE_DEFAULTS, STDIO_DEFAULTS, TASK_DEFAULTS } from "./defaults.js";
 import { HttpSettingsSchema } from "./http-settings-schema.js";
 import { matching, SecretSourceSchema } from "./schema-blocks.js";
@@ -240,6 +241,7 @@ export const ManifestSchema = z
     stdio: StdioSettingsSchema.optional(),
     tasks: TaskSettingsSchema.optional(),
     state: StateSettingsSchema,
+    credentials: CredentialSettingsSchema.optional(),
   })
   .meta({
     $id: "https://skillport.dev/schemas/manifest.schema.json",

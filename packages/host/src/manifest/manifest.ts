@@ -2,6 +2,11 @@
 // manifest.schema.json: a field added there appears here and in the published schema at once. Type imports only:
 // nothing here runs.
 import type { z } from "zod";
+import type {
+  CredentialSettingsSchema,
+  PerCallerCredentialSchema,
+  ServerAuthSchema,
+} from "./credential-settings-schema.js";
 import type { HttpSettingsSchema, JwtSettingsSchema, StaticTokenSchema } from "./http-settings-schema.js";
 import type {
   ConfirmationFallbackSchema,
@@ -48,6 +53,15 @@ export interface Discovery {
 
 /** Where a secret comes from: an environment variable or a file (trimmed). */
 export type SecretSource = z.input<typeof SecretSourceSchema>;
+
+/** A skill credential each caller brings (`{ "perCaller": true }`), as written. */
+export type PerCallerCredential = z.input<typeof PerCallerCredentialSchema>;
+
+/** A server entry's `auth`: how it is called on each caller's behalf, as written. */
+export type ServerAuth = z.input<typeof ServerAuthSchema>;
+
+/** The manifest's `credentials` object, defaults filled in. */
+export type CredentialSettings = z.output<typeof CredentialSettingsSchema>;
 
 /** The manifest's `http` object, as written. */
 export type HttpSettings = z.input<typeof HttpSettingsSchema>;
@@ -108,6 +122,8 @@ export interface LoadedManifest {
   stdio: { maxMessageBytes: number };
   /** How task-capable tools run as tasks, defaults filled in. */
   tasks: z.output<typeof TaskSettingsSchema>;
+  /** Per-caller credentials, defaults filled in; undefined when the manifest has no `credentials`. */
+  credentials: z.output<typeof CredentialSettingsSchema> | undefined;
   /** Where replicas share state, as written (the memory store when absent). */
   state: z.output<typeof StateSettingsSchema>;
 }

@@ -1,6 +1,7 @@
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: manifests write environment variables as ${NAME}, literally
 // The manifest's section for one upstream MCP server (`servers[]`).
 import { z } from "zod";
+import { ServerAuthSchema } from "./credential-settings-schema.js";
 import { SERVER_DEFAULTS } from "./defaults.js";
 import { alwaysLoad, matching, SafeName, ScopeList, ToolOverride, unique } from "./schema-blocks.js";
 
@@ -62,6 +63,7 @@ export const ServerEntrySchema = z
     ])
       .min(1)
       .optional(),
+    auth: ServerAuthSchema.optional(),
     headers: z
       .record(
         matching("^[A-Za-z0-9-]{1,128}$").and(SafeName),

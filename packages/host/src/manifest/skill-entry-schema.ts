@@ -1,5 +1,6 @@
 // The manifest's section for one skill instance (`skills[]`).
 import { z } from "zod";
+import { PerCallerCredentialSchema } from "./credential-settings-schema.js";
 import { SKILL_DEFAULTS } from "./defaults.js";
 import {
   alwaysLoad,
@@ -111,11 +112,14 @@ export const SkillEntrySchema = z
       .describe('Which of the skill\'s prompts this instance serves, named "<mcp><separator><prompt>" like tools.')
       .optional(),
     credentials: z
-      .record(SafeName, SecretSourceSchema)
+      .record(SafeName, z.union([SecretSourceSchema, PerCallerCredentialSchema]))
       .meta({
         description:
-          "Where each credential the skill declares comes from. `token` reaches ctx.token; every one reaches ctx.credentials.<name>.",
-        examples: [{ token: { env: "GITHUB_TOKEN" } }],
+          "Where each credential the skill declares comes from: the host's environment or a file, or `{ \"perCaller\": true }` for each caller's own (over HTTP). `token` reaches ctx.token; every one reaches ctx.credentials.<name>.",
+        examples: [
+          { token: { env: "GITHUB_TOKEN" } },
+          { token: { perCaller: true, fallback: { env: "GITHUB_TOKEN" } } },
+        ],
       })
       .optional(),
     timeoutMs: z

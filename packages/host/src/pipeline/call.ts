@@ -88,6 +88,7 @@ const STAGES = [
   "validate",
   "resume",
   "confirm",
+  "credentials",
   "execute",
   "shape",
 ] as const;
@@ -120,6 +121,11 @@ export interface CallOutcome {
   rejected?: string;
   /** The capability's own content for the client (images, audio, resource links, …), after the envelope's text. */
   content?: ContentBlock[];
+  /**
+   * Set when the caller must connect a credential first (CREDENTIALS_MISSING with a link): a client that supports
+   * URL-mode elicitation is sent this link that way; the envelope is the answer for any other.
+   */
+  connect?: { url: string; message: string; elicitationId: string };
 }
 
 /** A call as it enters the stages: found in the table, with a trace id and its start time. */
@@ -155,6 +161,8 @@ export interface ValidatedCall extends MigratedCall {
 /** After resume: the earlier rounds of questions this call asked, when it carried their state. */
 export interface ResumedCall extends ValidatedCall {
   readonly round?: InputRound | undefined;
+  /** After the credentials stage: the caller's own credentials for its owner's per-caller slots, by name. */
+  readonly credentials?: Readonly<Record<string, string>> | undefined;
 }
 
 /** After execute: what the capability returned. */
@@ -228,7 +236,22 @@ export const passOn = {
     args: call.args,
     brief: call.brief,
     round: call.round,
+    credentials: call.credentials,
     value,
+  }),
+  credentialed: (call: ResumedCall, credentials: Readonly<Record<string, string>>): ResumedCall => ({
+    entry: call.entry,
+    traceId: call.traceId,
+    startedAt: call.startedAt,
+    options: call.options,
+    runnable: call.runnable,
+    input: call.input,
+    operationId: call.operationId,
+    warnings: call.warnings,
+    args: call.args,
+    brief: call.brief,
+    round: call.round,
+    credentials,
   }),
 };
 

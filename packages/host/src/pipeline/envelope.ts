@@ -32,6 +32,7 @@ export function failureOutcome(
     status?: number | undefined;
     operationId?: string;
     expiresAt?: string;
+    connectUrl?: string;
   } = {},
 ): Outcome {
   const error: FailureEnvelope["error"] = {
@@ -41,6 +42,7 @@ export function failureOutcome(
     ...(extra.field === undefined ? {} : { field: extra.field }),
     ...(extra.status === undefined ? {} : { status: extra.status }),
     ...(extra.operationId === undefined ? {} : { operationId: extra.operationId, expiresAt: extra.expiresAt }),
+    ...(extra.connectUrl === undefined ? {} : { connectUrl: extra.connectUrl, expiresAt: extra.expiresAt }),
   };
   return { envelope: { ok: false, message, error, warnings: [], meta: metaOf(call) }, isError: true };
 }

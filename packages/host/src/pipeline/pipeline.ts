@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import type { CredentialResolver } from "../credentials/resolve-credentials.js";
 import type { Caller } from "../entries/check-scopes.js";
 import { missingScopes } from "../entries/check-scopes.js";
 import { closestNames } from "../errors/closest-names.js";
@@ -18,6 +19,7 @@ import type { Confirmations } from "./confirmations.js";
 import { failureOutcome } from "./envelope.js";
 import { authorize as authorizeStage } from "./stages/authorize.js";
 import { createConfirm } from "./stages/confirm.js";
+import { createCredentials } from "./stages/credentials.js";
 import { createEnsureLoaded } from "./stages/ensure-loaded.js";
 import { createExecute } from "./stages/execute.js";
 import { createMigrate } from "./stages/migrate.js";
@@ -30,7 +32,7 @@ import { createValidators } from "./validators.js";
 
 /**
  * Runs calls through the stages, in order: lookup → authorize → ensure loaded → migrate → validate → resume →
- * confirm → execute → shape; then every answer, whichever stage gave it, is redacted and audited.
+ * confirm → credentials → execute → shape; then every answer, whichever stage gave it, is redacted and audited.
  */
 export interface Pipeline {
   /**
@@ -68,6 +70,11 @@ export interface PipelineDeps {
    */
   names?: { discovery: Pick<Discovery, "mode" | "searchTool">; separator: Separator };
   /**
+   * Resolves the caller's own credentials for tools whose owner has per-caller slots (the manifest's `credentials`).
+   * Without it such a tool answers CREDENTIALS_MISSING.
+   */
+  credentials?: CredentialResolver;
+  /**
    * Whether calls may carry a trace (`CallOptions.trace`): each stage then runs in a span when its call does. Off,
    * the stages are not wrapped at all.
    * @default false
@@ -93,6 +100,7 @@ export function createPipeline(registry: Registry, deps: PipelineDeps): Pipeline
     "confirm",
     createConfirm({ confirmations: deps.confirmations, fallback: deps.confirmationFallback ?? "refuse" }),
   );
+  const credentials = staged("credentials", createCredentials(deps.credentials));
   const execute = staged(
     "execute",
     createExecute({
@@ -146,6 +154,14 @@ export function createPipeline(registry: Registry, deps: PipelineDeps): Pipeline
   }
 
   function confirmed(call: ResumedCall | Answered): Answered | Promise<Answered> {
+    if (isAnswered(call)) return call;
+    // Most tools' owners have no per-caller credential: they pass on without the stage (nor its span).
+    if (call.entry.instance.perCaller.length === 0) return credentialed(call);
+    const resolved = credentials(call);
+    return resolved instanceof Promise ? resolved.then(credentialed) : credentialed(resolved);
+  }
+
+  function credentialed(call: ResumedCall | Answered): Answered | Promise<Answered> {
     if (isAnswered(call)) return call;
     const { beforeRun } = call.options;
     if (beforeRun !== undefined) {

@@ -12,6 +12,7 @@ export type TracedStageName =
   | "validate"
   | "resume"
   | "confirm"
+  | "credentials"
   | "execute"
   | "shape"
   | "redact"

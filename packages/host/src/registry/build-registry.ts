@@ -168,5 +168,5 @@ function discoveryNames(manifest: LoadedManifest): ReadonlySet<string> {
 
 /** Stops every upstream server (a stdio server's process ends). */
 async function stopServers(servers: readonly UpstreamServer[]): Promise<void> {
-  await Promise.all(servers.map((server) => server.handle?.stop()));
+  await Promise.all(servers.flatMap((server) => [server.handle?.stop(), server.callers.stop()]));
 }

@@ -1,6 +1,7 @@
+import type { CallerSlot } from "../credentials/caller-slot.js";
 import type { SkillSurface } from "../entries/surface.js";
 import { HostError } from "../errors/host-error.js";
-import type { SkillEntry } from "../manifest/manifest.js";
+import type { PerCallerCredential, SecretSource, SkillEntry } from "../manifest/manifest.js";
 import { readSecret } from "../manifest/read-secret.js";
 import { ownValue } from "./own-value.js";
 
@@ -15,9 +16,12 @@ export async function resolveCredentials(
   where: string,
   manifestDir: string,
   problems: HostError[],
+  /** The instance's mcp id: its per-caller slots are named `<id>.<credential>`. */
+  owner: string,
 ) {
   const declared = skill.credentials;
   const credentials: Record<string, string | undefined> = {};
+  const perCaller: CallerSlot[] = [];
   const missing: string[] = [];
   for (const name of Object.keys(entry.credentials ?? {})) {
     if (!Object.hasOwn(declared, name)) {
@@ -41,13 +45,64 @@ export async function resolveCredentials(
       }
       continue;
     }
+    if ("perCaller" in source) {
+      const at = `${where}.credentials.${name}`;
+      const slot = await callerSlotOf(skill, owner, name, source, at, manifestDir, problems);
+      credentials[name] = slot.fallback;
+      perCaller.push(slot);
+      continue;
+    }
     const reading = await readSecret(source, manifestDir);
     credentials[name] = reading.value;
     if (reading.value === undefined && spec.required) {
       missing.push(`credential "${name}" is missing: set ${reading.where} (${where}.credentials.${name})`);
     }
   }
-  return { credentials, missing };
+  return { credentials, missing, perCaller };
+}
+
+/** A per-caller skill credential as a slot: its fallback and its OAuth client's secret read now. */
+async function callerSlotOf(
+  skill: SkillSurface,
+  owner: string,
+  name: string,
+  source: PerCallerCredential,
+  where: string,
+  manifestDir: string,
+  problems: HostError[],
+): Promise<CallerSlot> {
+  const read = async (secret: SecretSource | undefined, field: string) => {
+    if (secret === undefined) return undefined;
+    const reading = await readSecret(secret, manifestDir);
+    if (reading.value === undefined) {
+      problems.push(
+        new HostError("CONFIG_INVALID", `${where}.${field}: ${reading.where} is not set; set it, or remove ${field}`),
+      );
+    }
+    return reading.value;
+  };
+  const fallback = await read(source.fallback, "fallback");
+  const id = `${owner}.${name}`;
+  const label = source.label ?? `${skill.name}'s ${name}`;
+  const oauth = source.oauth;
+  if (oauth === undefined) return { id, owner, name, where, label, via: "token", fallback };
+  const clientSecret = await read(oauth.clientSecret, "oauth.clientSecret");
+  return {
+    id,
+    owner,
+    name,
+    where,
+    label,
+    via: "oauth",
+    fallback,
+    oauth: {
+      serverUrl: oauth.issuer,
+      ...(oauth.clientId === undefined ? {} : { clientId: oauth.clientId }),
+      ...(clientSecret === undefined ? {} : { clientSecret }),
+      ...(oauth.scopes === undefined ? {} : { scopes: oauth.scopes }),
+      ...(oauth.resource === undefined ? {} : { resource: oauth.resource }),
+    },
+  };
 }
 
 /** What `check` returns, or undefined when it throws a HostError, which joins `problems`. */

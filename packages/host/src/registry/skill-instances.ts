@@ -140,7 +140,14 @@ export async function instanceOf(
   );
   const config = built?.config;
   const configPaths = built?.paths ?? [];
-  const { credentials, missing } = await resolveCredentials(surface, entry, where, manifest.dir, problems);
+  const { credentials, missing, perCaller } = await resolveCredentials(
+    surface,
+    entry,
+    where,
+    manifest.dir,
+    problems,
+    id,
+  );
   checkAllow(surface, entry, where, problems);
   if ((entry.isolation === "worker" || entry.isolation === "process") && entryUrl === undefined) {
     problems.push(
@@ -168,6 +175,7 @@ export async function instanceOf(
     entryUrl,
     credentials,
     missingCredentials: missing,
+    perCaller,
     allow: new Set(entry.allow ?? []),
     timeoutMs: entry.timeoutMs,
     concurrency: entry.concurrency ?? SKILL_DEFAULTS.concurrency,

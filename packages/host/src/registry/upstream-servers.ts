@@ -1,7 +1,9 @@
 import path from "node:path";
 import { envelopeSchema } from "@skillport/core";
+import type { CallerSlot, ExchangeTarget, OAuthTarget } from "../credentials/caller-slot.js";
 import type { ToolEntry, ToolListing } from "../entries/tool-entry.js";
-import type { UpstreamClient, UpstreamServerInfo, UpstreamTool } from "../entries/upstream-client.js";
+import { callerHandles, withCredential } from "../entries/upstream-callers.js";
+import type { UpstreamClient, UpstreamHandle, UpstreamServerInfo, UpstreamTool } from "../entries/upstream-client.js";
 import { pinUpstream, upstreamRisk } from "../entries/upstream-pin.js";
 import { withRestartBackoff } from "../entries/upstream-restart.js";
 import type { UpstreamServer } from "../entries/upstream-server.js";
@@ -11,7 +13,8 @@ import type { HostErrorCode } from "../errors/host-error.js";
 import type { Logger } from "../logging/logger.js";
 import { createLogger } from "../logging/logger.js";
 import { SERVER_DEFAULTS } from "../manifest/defaults.js";
-import type { LoadedManifest, ServerEntry } from "../manifest/manifest.js";
+import type { LoadedManifest, SecretSource, ServerEntry } from "../manifest/manifest.js";
+import { readSecret } from "../manifest/read-secret.js";
 import { lazyAjv } from "../schema/ajv.js";
 import type { LockFile } from "./lock.js";
 import { lockCommand, lockPathOf, matchesHash, serverSourceOf } from "./lock.js";
@@ -76,13 +79,20 @@ export async function openServers(manifest: LoadedManifest, options: OpenServers
       const where = `servers[${index}]`;
       const source = `${where} ("${entry.mcp}")`;
       const { spec, secrets, missing } = upstreamSpec(entry, where, manifest.dir, options.env);
+      const restart = (handle: UpstreamHandle) =>
+        withRestartBackoff(handle, source, {
+          initialDelayMs: entry.restart?.initialDelayMs ?? SERVER_DEFAULTS.restart.initialDelayMs,
+          maxDelayMs: entry.restart?.maxDelayMs ?? SERVER_DEFAULTS.restart.maxDelayMs,
+        });
+      const own = await serverSlot(entry, where, manifest.dir, options.env, missing);
+      secrets.push(...own.secrets);
+      // Called per caller, the server's own connection carries the host's listing credential, if it has one.
+      const sharedSpec =
+        entry.auth === undefined || own.listWith === undefined ? spec : withCredential(spec, entry.auth, own.listWith);
       const handle =
-        missing.length > 0
+        missing.length > 0 || (entry.auth !== undefined && own.listWith === undefined)
           ? undefined
-          : withRestartBackoff(connect(spec), source, {
-              initialDelayMs: entry.restart?.initialDelayMs ?? SERVER_DEFAULTS.restart.initialDelayMs,
-              maxDelayMs: entry.restart?.maxDelayMs ?? SERVER_DEFAULTS.restart.maxDelayMs,
-            });
+          : restart(connect(sharedSpec));
       const locked = options.lock?.servers?.find((s) => s.entry === index && s.source === serverSourceOf(entry));
       let tools: readonly UpstreamTool[];
       let serverInfo: UpstreamServerInfo | undefined;
@@ -94,6 +104,12 @@ export async function openServers(manifest: LoadedManifest, options: OpenServers
         problems.push({
           code: "LOCK_STALE",
           message: `${source} is not in the lock as written; run ${lockCommand(manifest)}`,
+        });
+        return undefined;
+      } else if (handle === undefined && missing.length === 0) {
+        failures.push({
+          source,
+          message: `is called per caller and the host has no credential to list its tools with: give ${where}.auth.listWith (a credential of the host's own), or start from a lock that lists them (skillport lock with listWith set)`,
         });
         return undefined;
       } else if (handle === undefined) {
@@ -124,6 +140,8 @@ export async function openServers(manifest: LoadedManifest, options: OpenServers
         queue: entry.queue ?? SERVER_DEFAULTS.queue,
         transport: spec.transport,
         handle,
+        callers: callerHandles(handle, spec, entry.auth, connect, restart),
+        perCaller: own.slots,
         secrets,
         timeoutMs: entry.timeoutMs ?? SERVER_DEFAULTS.timeoutMs,
         entry,
@@ -135,6 +153,61 @@ export async function openServers(manifest: LoadedManifest, options: OpenServers
     }),
   );
   return { servers: opened.filter((s): s is UpstreamServer => s !== undefined), problems, failures };
+}
+
+/**
+ * A server entry's per-caller slot (its `auth`), with the secrets it reads now: the listing credential, the
+ * exchange client's secret. A secret that is not set is missing (the server is not started).
+ */
+async function serverSlot(
+  entry: ServerEntry,
+  where: string,
+  dir: string,
+  env: Readonly<Record<string, string | undefined>>,
+  missing: string[],
+): Promise<{ slots: CallerSlot[]; listWith: string | undefined; secrets: string[] }> {
+  const { auth } = entry;
+  if (auth === undefined) return { slots: [], listWith: undefined, secrets: [] };
+  const secrets: string[] = [];
+  const read = async (source: SecretSource | undefined, field: string) => {
+    if (source === undefined) return undefined;
+    const reading = await readSecret(source, dir, env);
+    if (reading.value === undefined) missing.push(`${where}.auth.${field} needs ${reading.where}, which is not set`);
+    else secrets.push(reading.value);
+    return reading.value;
+  };
+  const listWith = await read(auth.listWith, "listWith");
+  const base = {
+    id: `${entry.mcp}.token`,
+    owner: entry.mcp,
+    name: "token",
+    where: `${where}.auth`,
+    label: auth.label ?? `the server "${entry.mcp}"`,
+  };
+  if (auth.perCaller === "token") {
+    const fallback = await read(auth.fallback, "fallback");
+    return { slots: [{ ...base, via: "token", fallback }], listWith, secrets };
+  }
+  if (auth.perCaller === "oauth") {
+    const clientSecret = await read(auth.clientSecret, "clientSecret");
+    const oauth: OAuthTarget = {
+      serverUrl: entry.url ?? "",
+      ...(auth.clientId === undefined ? {} : { clientId: auth.clientId }),
+      ...(clientSecret === undefined ? {} : { clientSecret }),
+      ...(auth.scopes === undefined ? {} : { scopes: auth.scopes }),
+    };
+    return { slots: [{ ...base, via: "oauth", fallback: undefined, oauth }], listWith, secrets };
+  }
+  const clientSecret = (await read(auth.clientSecret, "clientSecret")) ?? "";
+  const exchange: ExchangeTarget = {
+    issuer: auth.issuer,
+    audience: auth.audience,
+    clientId: auth.clientId,
+    clientSecret,
+    ...(auth.resource === undefined ? {} : { resource: auth.resource }),
+    ...(auth.scopes === undefined ? {} : { scopes: auth.scopes }),
+  };
+  return { slots: [{ ...base, via: "exchange", fallback: undefined, exchange }], listWith, secrets };
 }
 
 /** One upstream tool as a row of the table: its full name, its entry and its listing. */

@@ -6,8 +6,11 @@ import { readSecret } from "../manifest/read-secret.js";
 import type { Redactor } from "../redaction/redactor.js";
 import { createMemoryStore } from "./memory-store.js";
 import { createMemoryTaskStore } from "./memory-task-store.js";
+import { createRedisSealedStore } from "./redis-sealed-store.js";
 import { createRedisStore } from "./redis-store.js";
 import { createRedisTaskStore } from "./redis-task-store.js";
+import type { SealedStore } from "./sealed-store.js";
+import { createMemorySealedStore } from "./sealed-store.js";
 import type { StateStore, StoreHealth } from "./store.js";
 import type { TaskStore } from "./task-store.js";
 
@@ -25,6 +28,8 @@ export interface OpenStoreOptions {
 export interface OpenedStores {
   state: StateStore;
   tasks: TaskStore;
+  /** Where per-caller credentials are kept when the manifest keeps them with the state (nothing opens until used). */
+  sealed: SealedStore;
 }
 
 /**
@@ -38,7 +43,7 @@ export async function openStores(manifest: LoadedManifest, options: OpenStoreOpt
   const fromEnv = Object.hasOwn(env, STATE_DEFAULTS.urlVariable) ? env[STATE_DEFAULTS.urlVariable]?.trim() : undefined;
   const state = manifest.state;
   if ((fromEnv === undefined || fromEnv === "") && state.store === "memory") {
-    return { state: createMemoryStore(), tasks: createMemoryTaskStore() };
+    return { state: createMemoryStore(), tasks: createMemoryTaskStore(), sealed: createMemorySealedStore() };
   }
   let url: string;
   let where: string;
@@ -85,6 +90,7 @@ export async function openStores(manifest: LoadedManifest, options: OpenStoreOpt
       ...(options.onHealth === undefined ? {} : { onHealth: options.onHealth }),
     }),
     tasks: await createRedisTaskStore({ url, prefix }),
+    sealed: await createRedisSealedStore({ url, prefix }),
   };
 }
 

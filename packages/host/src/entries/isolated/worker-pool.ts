@@ -106,6 +106,8 @@ export class WorkerPool {
     params: Record<string, unknown>,
     ctx: SkillContext,
     input: InputChannel,
+    /** Whether `ctx` holds the caller's own credentials (per-caller slots): they then travel with this call. */
+    callersOwn = false,
   ): Promise<unknown> {
     const worker = this.idle.pop() ?? (await this.spawn());
     worker.isolate.ref();
@@ -188,7 +190,22 @@ export class WorkerPool {
       if (ctx.signal.aborted) onAbort();
       else ctx.signal.addEventListener("abort", onAbort, { once: true });
       const supports = FEATURES.filter((feature) => input.supports(feature));
-      worker.isolate.post({ type: "call", id, target, params, traceId: ctx.traceId, auth: ctx.auth, supports });
+      const own = !callersOwn
+        ? undefined
+        : {
+            credentials: { ...ctx.credentials },
+            configured: Object.keys(this.skill.credentials).filter((name) => ctx.hasCredential(name)),
+          };
+      worker.isolate.post({
+        type: "call",
+        id,
+        target,
+        params,
+        traceId: ctx.traceId,
+        auth: ctx.auth,
+        supports,
+        ...(own === undefined ? {} : { own }),
+      });
     });
   }
 

@@ -57,6 +57,11 @@ export type ToWorker =
       auth: { id: string; scopes: readonly string[] } | undefined;
       /** What the client can answer (`ctx.clientSupports`). */
       supports: InputFeature[];
+      /**
+       * The caller's own credentials the skill reads itself, for this call only (per-caller slots), with which are
+       * configured; absent when the call uses the instance's.
+       */
+      own?: { credentials: Record<string, string | undefined>; configured: string[] };
     }
   | { type: "abort"; id: number; reason: "timeout" | "cancel" }
   | { type: "secret-found"; id: number; ask: number; finding: SecretFinding | undefined }

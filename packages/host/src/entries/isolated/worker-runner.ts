@@ -128,8 +128,9 @@ export async function runIsolated(setup: WorkerSetup, channel: RunnerChannel): P
       },
       {
         config: setup.config,
-        credentials: setup.credentials,
-        hasCredential: (credential) => configured.has(credential),
+        credentials: call.own?.credentials ?? setup.credentials,
+        hasCredential: (credential) =>
+          call.own === undefined ? configured.has(credential) : call.own.configured.includes(credential),
         fetch: (input, init) => proxiedFetch(id, controller.signal, input, init),
       },
     );

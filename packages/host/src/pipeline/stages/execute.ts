@@ -47,7 +47,12 @@ export function createExecute(options: ExecuteOptions) {
       options,
       call.traceId,
       call.round,
-      (runCall) => call.runnable.run(call.args, runCall),
+      call.credentials === undefined
+        ? (runCall) => call.runnable.run(call.args, runCall)
+        : (runCall) => {
+            runCall.credentials = call.credentials;
+            return call.runnable.run(call.args, runCall);
+          },
     ).then((result) => settled(call, result));
   };
 
