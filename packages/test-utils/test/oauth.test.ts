@@ -19,6 +19,7 @@ import { authorizeWithoutBrowser, startAuthorizationServer, startProtectedMcpSer
 // The loopback redirect URI the test client registers; nothing listens there: the flow stops at its redirect.
 const REDIRECT_URI = "http://127.0.0.1:9/callback";
 const EXCHANGER = { client_id: "skillport-host", client_secret: "exchanger-secret" };
+const POSTING_EXCHANGER = { client_id: "posting-host", client_secret: "posting-secret" };
 const TOKEN_EXCHANGE = "urn:ietf:params:oauth:grant-type:token-exchange";
 const ACCESS_TOKEN_TYPE = "urn:ietf:params:oauth:token-type:access_token";
 
@@ -28,7 +29,10 @@ let upstream: ProtectedMcpServer;
 beforeAll(async () => {
   as = await startAuthorizationServer({
     accessTokenTtlSec: 2,
-    clients: [{ ...EXCHANGER, grant_types: [TOKEN_EXCHANGE] }],
+    clients: [
+      { ...EXCHANGER, grant_types: [TOKEN_EXCHANGE] },
+      { ...POSTING_EXCHANGER, grant_types: [TOKEN_EXCHANGE], token_endpoint_auth_method: "client_secret_post" },
+    ],
   });
   upstream = await startProtectedMcpServer({ issuer: as.issuer, jwksUrl: as.jwksUrl });
 });
@@ -130,6 +134,30 @@ describe("token exchange", () => {
     expect(decodeJwt(token)).toMatchObject({ sub: "alice", aud: upstream.resource, iss: as.issuer });
     expect(as.tokenRequests.at(-1)).toEqual({ grantType: TOKEN_EXCHANGE });
     await expect(whoami(bearer(token))).resolves.toBe("alice");
+  });
+
+  it("authenticates a client_secret_post client, and refuses a wrong secret", async () => {
+    const subjectToken = await as.mintAccessToken({ sub: "bob", audience: "skillport" });
+    const post = (secret: string) =>
+      fetch(as.tokenEndpoint, {
+        method: "POST",
+        headers: { "content-type": "application/x-www-form-urlencoded" },
+        body: new URLSearchParams({
+          grant_type: TOKEN_EXCHANGE,
+          client_id: POSTING_EXCHANGER.client_id,
+          client_secret: secret,
+          subject_token: subjectToken,
+          subject_token_type: ACCESS_TOKEN_TYPE,
+          audience: upstream.resource,
+        }),
+      });
+    const answer = await post(POSTING_EXCHANGER.client_secret);
+    expect(answer.status).toBe(200);
+    const { access_token } = (await answer.json()) as { access_token: string };
+    expect(decodeJwt(access_token)).toMatchObject({ sub: "bob", aud: upstream.resource, client_id: "posting-host" });
+    const refused = await post("wrong");
+    expect(refused.status).toBe(401);
+    expect(await refused.json()).toMatchObject({ error: "invalid_client" });
   });
 
   it("refuses a subject token another key signed", async () => {

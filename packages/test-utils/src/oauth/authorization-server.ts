@@ -9,6 +9,7 @@ import { TOKEN_EXCHANGE, TOKEN_EXCHANGE_PARAMETERS, tokenExchangeGrant } from ".
 
 /** A client registered before the server starts, in RFC 7591 metadata (snake_case, as oidc-provider takes it). */
 export interface PreRegisteredClient {
+  /** The id it authenticates with. */
   client_id: string;
   /** Absent for a public client (then set `token_endpoint_auth_method: "none"`). */
   client_secret?: string;
@@ -18,8 +19,9 @@ export interface PreRegisteredClient {
   grant_types?: string[];
   /** @default [] when `redirect_uris` is empty, else ["code"] */
   response_types?: string[];
-  /** @default "client_secret_basic" */
+  /** How it authenticates at the token endpoint. @default "client_secret_basic" */
   token_endpoint_auth_method?: "none" | "client_secret_basic" | "client_secret_post";
+  /** Any other RFC 7591 metadata. */
   [metadata: string]: unknown;
 }
 
@@ -52,6 +54,7 @@ export interface AuthorizationServerOptions {
 
 /** What {@link mintAccessToken | AuthorizationServer.mintAccessToken} signs. */
 export interface MintAccessTokenOptions {
+  /** The user the token names. */
   sub: string;
   /** The token's `aud`: the resource it is for (the Skillport host's configured audience, an upstream's URL). */
   audience: string;
@@ -65,6 +68,7 @@ export interface MintAccessTokenOptions {
 
 /** A token endpoint request the server answered, oldest first. */
 export interface TokenRequest {
+  /** Its `grant_type` (a token exchange's is `urn:ietf:params:oauth:grant-type:token-exchange`). */
   grantType: string | undefined;
   /** The OAuth error it answered, when it refused. */
   error?: string;
@@ -76,6 +80,7 @@ export interface AuthorizationServer {
   issuer: string;
   /** The JSON Web Key Set that verifies every token this server signs. */
   jwksUrl: string;
+  /** Where tokens are asked for (`<issuer>/token`), e.g. for a token exchange. */
   tokenEndpoint: string;
   /** Every token endpoint request answered, with its grant type: a test sees whether a token was fetched again. */
   tokenRequests: TokenRequest[];
@@ -88,6 +93,7 @@ export interface AuthorizationServer {
    * Answers how many grants there were.
    */
   revokeGrantsOf(sub: string): number;
+  /** Stops the server, dropping its open connections. */
   close(): Promise<void>;
 }
 

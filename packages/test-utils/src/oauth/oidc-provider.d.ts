@@ -2,8 +2,6 @@
 declare module "oidc-provider" {
   import type { IncomingMessage, ServerResponse } from "node:http";
 
-  type Awaitable<T> = T | Promise<T>;
-
   /** A client as the provider sees it. */
   interface ProviderClient {
     clientId: string;
@@ -56,7 +54,7 @@ declare module "oidc-provider" {
     InvalidTarget: ProviderError;
   };
 
-  export type { Adapter, Awaitable, Interaction, ProviderClient, ProviderContext };
+  export type { Adapter, Interaction, ProviderClient, ProviderContext };
 
   export default class Provider {
     constructor(issuer: string, configuration: Record<string, unknown>);

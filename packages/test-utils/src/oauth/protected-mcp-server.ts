@@ -19,6 +19,7 @@ export interface ProtectedMcpServerOptions {
 
 /** A request the server received, with the bearer token it carried and whom that token named, when valid. */
 export interface SeenRequest {
+  /** The verified token's `sub`; undefined when the token was missing or refused. */
   sub: string | undefined;
   /** "" when the request had no bearer token. */
   token: string;
@@ -32,6 +33,7 @@ export interface ProtectedMcpServer {
   resource: string;
   /** Every request received, oldest first. */
   seen: SeenRequest[];
+  /** Stops the server, dropping its open connections. */
   close(): Promise<void>;
 }
 
