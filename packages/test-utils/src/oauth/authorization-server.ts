@@ -1,9 +1,11 @@
 import { randomBytes, randomUUID } from "node:crypto";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import type { JWK } from "jose";
 import { exportJWK, generateKeyPair, SignJWT } from "jose";
 import type { ProviderClient, ProviderContext } from "oidc-provider";
 import { INTERACTION_PATH, interactionHandler } from "./interaction.js";
+import type { MemoryStore } from "./memory-adapter.js";
 import { memoryStore } from "./memory-adapter.js";
 import { TOKEN_EXCHANGE, TOKEN_EXCHANGE_PARAMETERS, tokenExchangeGrant } from "./token-exchange.js";
 
@@ -111,9 +113,8 @@ export interface AuthorizationServer {
  */
 export async function startAuthorizationServer(options: AuthorizationServerOptions = {}): Promise<AuthorizationServer> {
   const { default: Provider, errors } = await loadProvider();
-  const accessTokenTtl = options.accessTokenTtlSec ?? 60;
-  const refreshTokenTtl = options.refreshTokenTtlSec ?? 3600;
-  const scopes = options.scopes ?? ["mcp"];
+  const accessTokenTtl = options.accessTokenTtlSec ?? DEFAULT_ACCESS_TOKEN_TTL;
+  // The issuer names the port, known once listening; the provider answers from when it exists.
   let handle: (req: IncomingMessage, res: ServerResponse) => void = (_req, res) => res.writeHead(503).end();
   const server = createServer((req, res) => handle(req, res));
   await new Promise<void>((resolve, reject) => {
@@ -140,69 +141,10 @@ export async function startAuthorizationServer(options: AuthorizationServerOptio
   };
 
   const store = memoryStore();
-  const provider = new Provider(issuer, {
-    adapter: store.adapterFor,
-    clients: (options.clients ?? []).map(withDefaults),
-    // What a client may register as its `scope` (the SDK registers the scopes it will ask for, offline_access too).
-    scopes: ["openid", "offline_access", ...scopes],
-    jwks: { keys: [signingKey] },
-    cookies: { keys: [randomBytes(32).toString("base64url")] },
-    findAccount: async (_ctx: unknown, sub: string) => ({ accountId: sub, claims: async () => ({ sub }) }),
-    interactions: {
-      url: async (_ctx: unknown, interaction: { uid: string }) => `${INTERACTION_PATH}${interaction.uid}`,
-    },
-    clientAuthMethods: ["none", "client_secret_basic", "client_secret_post"],
-    pkce: { required: () => true },
-    // Refresh tokens without offline_access (and its forced consent prompt), outliving the login session.
-    issueRefreshToken: async (_ctx: unknown, client: ProviderClient) => client.grantTypeAllowed("refresh_token"),
-    expiresWithSession: async () => false,
-    rotateRefreshToken: () => options.rotateRefreshTokens ?? true,
-    // Each default below prints a notice the first time it is called.
-    clientBasedCORS: () => true,
-    renderError,
-    ttl: {
-      AccessToken: accessTokenTtl,
-      AuthorizationCode: 60,
-      ClientCredentials: accessTokenTtl,
-      IdToken: accessTokenTtl,
-      RefreshToken: refreshTokenTtl,
-      Grant: refreshTokenTtl,
-      Session: refreshTokenTtl,
-      Interaction: 600,
-      DeviceCode: 600,
-      BackchannelAuthenticationRequest: 600,
-    },
-    features: {
-      devInteractions: { enabled: false },
-      registration: { enabled: true },
-      revocation: {
-        enabled: true,
-        allowedPolicy: async (_ctx: unknown, client: ProviderClient, token: { clientId: string }) =>
-          token.clientId === client.clientId,
-      },
-      introspection: { enabled: true, allowedPolicy: async () => true },
-      resourceIndicators: {
-        enabled: true,
-        defaultResource: async (_ctx: unknown, _client: unknown, oneOf?: string) => oneOf,
-        // A refresh or code exchange without `resource` still gets the JWT for what was granted.
-        useGrantedResource: async () => true,
-        getResourceServerInfo: async (ctx: ProviderContext, resource: string) => {
-          if (!isLoopbackHttp(resource)) {
-            throw new errors.InvalidTarget(
-              `resource ${resource} is not a loopback http URL (http://127.0.0.1:<port>/…)`,
-            );
-          }
-          return {
-            scope: [...new Set([...scopes, ...requestedScopes(ctx)])].join(" "),
-            audience: resource,
-            accessTokenTTL: accessTokenTtl,
-            accessTokenFormat: "jwt",
-            jwt: { sign: { alg: "RS256" } },
-          };
-        },
-      },
-    },
-  });
+  const provider = new Provider(
+    issuer,
+    configuration({ options, store, signingKey, InvalidTarget: errors.InvalidTarget }),
+  );
   provider.registerGrantType(
     TOKEN_EXCHANGE,
     tokenExchangeGrant({ issuer, publicKey, errors, sign }),
@@ -265,6 +207,10 @@ export async function startAuthorizationServer(options: AuthorizationServerOptio
 
 // --- internal ---
 
+const DEFAULT_ACCESS_TOKEN_TTL = 60;
+const DEFAULT_REFRESH_TOKEN_TTL = 3600;
+const DEFAULT_SCOPES = ["mcp"];
+
 type ProviderModule = typeof import("oidc-provider");
 
 let loaded: Promise<ProviderModule> | undefined;
@@ -287,6 +233,80 @@ function loadProvider(): Promise<ProviderModule> {
     }
   })();
   return loaded;
+}
+
+/** oidc-provider's configuration for {@link startAuthorizationServer}. */
+function configuration(context: {
+  options: AuthorizationServerOptions;
+  store: MemoryStore;
+  signingKey: JWK;
+  InvalidTarget: new (description?: string) => Error;
+}): Record<string, unknown> {
+  const { options, store, signingKey, InvalidTarget } = context;
+  const accessTokenTtl = options.accessTokenTtlSec ?? DEFAULT_ACCESS_TOKEN_TTL;
+  const refreshTokenTtl = options.refreshTokenTtlSec ?? DEFAULT_REFRESH_TOKEN_TTL;
+  const scopes = options.scopes ?? DEFAULT_SCOPES;
+  return {
+    adapter: store.adapterFor,
+    clients: (options.clients ?? []).map(withDefaults),
+    // What a client may register as its `scope` (the SDK registers the scopes it will ask for, offline_access too).
+    scopes: ["openid", "offline_access", ...scopes],
+    jwks: { keys: [signingKey] },
+    cookies: { keys: [randomBytes(32).toString("base64url")] },
+    findAccount: async (_ctx: unknown, sub: string) => ({ accountId: sub, claims: async () => ({ sub }) }),
+    interactions: {
+      url: async (_ctx: unknown, interaction: { uid: string }) => `${INTERACTION_PATH}${interaction.uid}`,
+    },
+    clientAuthMethods: ["none", "client_secret_basic", "client_secret_post"],
+    pkce: { required: () => true },
+    // Refresh tokens without offline_access (and its forced consent prompt), outliving the login session.
+    issueRefreshToken: async (_ctx: unknown, client: ProviderClient) => client.grantTypeAllowed("refresh_token"),
+    expiresWithSession: async () => false,
+    rotateRefreshToken: () => options.rotateRefreshTokens ?? true,
+    // oidc-provider's own defaults of these print a notice the first time they are called.
+    clientBasedCORS: () => true,
+    renderError,
+    ttl: {
+      AccessToken: accessTokenTtl,
+      AuthorizationCode: 60,
+      ClientCredentials: accessTokenTtl,
+      IdToken: accessTokenTtl,
+      RefreshToken: refreshTokenTtl,
+      Grant: refreshTokenTtl,
+      Session: refreshTokenTtl,
+      Interaction: 600,
+      DeviceCode: 600,
+      BackchannelAuthenticationRequest: 600,
+    },
+    features: {
+      devInteractions: { enabled: false },
+      registration: { enabled: true },
+      revocation: {
+        enabled: true,
+        allowedPolicy: async (_ctx: unknown, client: ProviderClient, token: { clientId: string }) =>
+          token.clientId === client.clientId,
+      },
+      introspection: { enabled: true, allowedPolicy: async () => true },
+      resourceIndicators: {
+        enabled: true,
+        defaultResource: async (_ctx: unknown, _client: unknown, oneOf?: string) => oneOf,
+        // A refresh or code exchange without `resource` still gets the JWT for what was granted.
+        useGrantedResource: async () => true,
+        getResourceServerInfo: async (ctx: ProviderContext, resource: string) => {
+          if (!isLoopbackHttp(resource)) {
+            throw new InvalidTarget(`resource ${resource} is not a loopback http URL (http://127.0.0.1:<port>/…)`);
+          }
+          return {
+            scope: [...new Set([...scopes, ...requestedScopes(ctx)])].join(" "),
+            audience: resource,
+            accessTokenTTL: accessTokenTtl,
+            accessTokenFormat: "jwt",
+            jwt: { sign: { alg: "RS256" } },
+          };
+        },
+      },
+    },
+  };
 }
 
 function withDefaults(client: PreRegisteredClient): PreRegisteredClient {
