@@ -308,7 +308,11 @@ export function supportsOf(capabilities: ClientCapabilities | undefined): Client
   if (capabilities === undefined) return NOTHING;
   const { elicitation, sampling, roots } = capabilities;
   if (elicitation === undefined && sampling === undefined && roots === undefined) return NOTHING;
-  const supports = { elicitation: elicitation !== undefined, sampling: sampling !== undefined, roots: roots !== undefined };
+  const supports = {
+    elicitation: elicitation !== undefined,
+    sampling: sampling !== undefined,
+    roots: roots !== undefined,
+  };
   return elicitation?.url === undefined ? supports : { ...supports, elicitationUrl: true };
 }
 
