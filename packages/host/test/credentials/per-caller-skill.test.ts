@@ -159,7 +159,16 @@ describe("over HTTP", () => {
     it(`sends the link as URL-mode elicitation to a client that takes it, else as the answer (${era})`, async () => {
       const { manifest } = await setup(
         {},
-        { http: { auth: { tokens: [{ name: "alice", token: { file: "ALICE" } }] } } },
+        {
+          http: {
+            auth: {
+              tokens: [
+                { name: "alice", token: { file: "ALICE" } },
+                { name: "bob", token: { file: "FALLBACK" } },
+              ],
+            },
+          },
+        },
       );
       const host = await createHost({ manifest, logger: silentLogger() });
       const serving = await serveHostHttp(host, { port: 0 });
@@ -180,6 +189,34 @@ describe("over HTTP", () => {
         const link = (result.structuredContent as { error: { connectUrl: string } }).error.connectUrl;
         expect(link.startsWith(new URL(serving.url).origin)).toBe(true);
         await plain.close();
+
+        // Nothing a caller sends names another caller: not a header, not `_meta`, not an argument.
+        await host.credentials?.vault.put("own.token", "token:bob", {
+          kind: "token",
+          value: "bob-secret-token-0000",
+          savedAt: 1,
+        });
+        const posing = new Client({ name: "t", version: "1" }, options);
+        await posing.connect(
+          new StreamableHTTPClientTransport(new URL(serving.url), {
+            requestInit: {
+              headers: {
+                authorization: "Bearer alice-bearer-token-0123456789",
+                "x-skillport-caller": "token:bob",
+                "x-forwarded-user": "bob",
+              },
+            },
+          }),
+        );
+        const posed = await posing.callTool({
+          name: "own.token_digest",
+          arguments: {},
+          _meta: { caller: "token:bob", "skillport/caller": "token:bob", auth: { id: "token:bob" } },
+        });
+        expect((posed.structuredContent as { error: { code: string } }).error.code).toBe("CREDENTIALS_MISSING");
+        const withArgument = await posing.callTool({ name: "own.token_digest", arguments: { caller: "token:bob" } });
+        expect((withArgument.structuredContent as { error: { code: string } }).error.code).toBe("ARGUMENT_INVALID");
+        await posing.close();
 
         const asking = await connect({ elicitation: { form: {}, url: {} } });
         const error = await asking.callTool({ name: "own.token_digest", arguments: {} }).catch((e: unknown) => e);

@@ -52,10 +52,7 @@ describe("the memory sealed store", () => {
 });
 
 describe("the file sealed store", () => {
-  let dir = "";
-  sealedStoreContract("file", async () =>
-    openFileSealedStore(path.join(dir || (dir = await scratch("skillport-sealed-")), "c.json")),
-  );
+  sealedStoreContract("file", async () => openFileSealedStore(path.join(await scratch("skillport-sealed-"), "c.json")));
 
   it("keeps its records across a restart in a file only its owner reads, and holds no value in the clear", async () => {
     const folder = await scratch("skillport-sealed-");
