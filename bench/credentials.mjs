@@ -1,0 +1,225 @@
+// What resolving a caller's own credential costs a call (issue 38): the same echo tool (bench/skill-token-echo) as an
+// instance given the host's own token and as one whose token each caller brings, one call at a time, with a caller
+// set. The caller's token is kept in Redis (the state's, on a redis-server started here) or in a file store, which the
+// host reads once and then answers from memory: what a cached token costs. (Token exchange, whose exchanged tokens are
+// cached, has not landed; the file store stands in for a cached token.) Measured in process (the host's pipeline, what
+// a stdio call runs) and over HTTP (`skillport serve --http` in a child process, sequential fetch calls as the
+// caller's static token), and the resolver alone. The tokens are stored with `skillport credentials set`, as an
+// operator would. Writes its section of bench/RESULTS.md. Run with `pnpm bench`, or alone: node bench/credentials.mjs.
+import { spawn, spawnSync } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { createServer } from "node:net";
+import os from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { createHost, createLogger } from "@skillport/host";
+import { check, ROOT, requestFor, start, stop } from "./http-helpers.mjs";
+import { WROTE, writeSection } from "./results-file.mjs";
+import { flag, QUICK } from "./run-options.mjs";
+import { median } from "./sequential-calls.mjs";
+
+const HERE = path.dirname(fileURLToPath(import.meta.url));
+const CLI = path.join(ROOT, "packages/cli/bin/skillport.js");
+const HEADING = "# Per-caller credentials: what resolving a caller's token costs a call";
+const ROUNDS = flag("--rounds", QUICK ? 3 : 7);
+const CALLS = flag("--calls", QUICK ? 1000 : 4000);
+const HTTP_CALLS = flag("--http-calls", QUICK ? 300 : 1000);
+const ERA = "2026-07-28";
+const BENCH_TOKEN = randomBytes(24).toString("hex");
+const CALLER = { id: "token:bench", scopes: [] };
+const TARGETS = { redis: 0.2, file: 0.05 };
+const STATE_URL = "SKILLPORT_STATE_URL";
+
+const dir = await mkdtemp(path.join(os.tmpdir(), "skillport-bench-credentials-"));
+const redis = await startRedis();
+const env = {
+  SKILLPORT_BENCH_TOKEN: BENCH_TOKEN,
+  BENCH_KEY: randomBytes(32).toString("base64"),
+  BENCH_SHARED: `shared-${randomBytes(16).toString("hex")}`,
+  BENCH_OWN: `own-${randomBytes(16).toString("hex")}`,
+};
+Object.assign(process.env, env);
+const stores = {
+  redis: { store: "state", env: { SKILLPORT_STATE_URL: redis.url } },
+  file: { store: { file: "./.credentials" }, env: { SKILLPORT_STATE_URL: "" } },
+};
+
+const results = {};
+try {
+  for (const [name, setup] of Object.entries(stores)) {
+    const manifest = path.join(dir, `${name}.manifest.json`);
+    await writeFile(manifest, JSON.stringify(manifestOf(setup.store), null, 2));
+    const set = spawnSync(
+      process.execPath,
+      [CLI, "credentials", "set", "own.token", "--caller", CALLER.id, "--from-env", "BENCH_OWN", "-m", manifest],
+      { env: { ...process.env, ...setup.env }, encoding: "utf8" },
+    );
+    if (set.status !== 0) throw new Error(`skillport credentials set failed: ${set.stderr}`);
+    results[name] = {
+      inProcess: await inProcess(manifest, setup.env),
+      http: await overHttp(name, manifest, setup.env),
+    };
+    process.stderr.write(`${name}: ${JSON.stringify(results[name])}\n`);
+  }
+} finally {
+  redis.child.kill("SIGKILL");
+  await rm(dir, { recursive: true, force: true });
+}
+
+const cpus = os.cpus();
+const load = os
+  .loadavg()
+  .map((n) => n.toFixed(2))
+  .join(", ");
+const ms = (n) => n.toFixed(4);
+const row = (label, store, r, target) =>
+  `| ${label} | ${store} | ${ms(r.plain)} | ${ms(r.own)} | **${ms(r.own - r.plain)}** | ${target === undefined ? "–" : `< ${target}${r.own - r.plain < target ? " ✔" : " ✖"}`} |`;
+const report = `${HEADING}
+
+\`pnpm bench\` (bench/credentials.mjs) — the echo tool of bench/skill-token-echo as two instances of one host: one given
+the host's own token (\`{ "env": … }\`), one whose token each caller brings (\`{ "perCaller": true }\`), called one at a
+time as the same caller (\`token:bench\`, whose token \`skillport credentials set\` stored). The difference of their
+p50 latencies is what resolving the caller's credential costs a call. **Redis**: the records in the state's Redis (a
+redis-server ${redis.version} started here, loopback, no persistence): one GET per call. **File (cached)**: a file
+store, read once at start and then answered from memory, standing in for a cached token (token exchange, whose
+exchanged tokens are cached, has not landed yet). In process: the host's pipeline (what a stdio call runs),
+${ROUNDS} interleaved rounds of ${CALLS} calls per instance, the median of the rounds' p50s; and the resolver alone
+(\`host.credentials.resolver.resolve\`). Over HTTP: \`skillport serve --http\` in a child process, tools/call in the
+${ERA} era with the caller's static token, ${ROUNDS} interleaved rounds of ${HTTP_CALLS} sequential fetch calls.
+
+Machine: ${cpus[0]?.model ?? "unknown CPU"}, ${cpus.length} cores, ${(os.totalmem() / 2 ** 30).toFixed(1)} GiB,
+${os.type()} ${os.release()}, Node ${process.version}. Date: ${new Date().toISOString().slice(0, 10)}.
+Load average when the run ended: ${load} (other work shared the machine: differences below a few µs are noise).
+
+| path | store | host's own token p50 ms | caller's own token p50 ms | resolution ms | target |
+| --- | --- | ---: | ---: | ---: | --- |
+${row("in process", "Redis", results.redis.inProcess, TARGETS.redis)}
+${row("in process", "file (cached)", results.file.inProcess, TARGETS.file)}
+${row("HTTP", "Redis", results.redis.http, TARGETS.redis)}
+${row("HTTP", "file (cached)", results.file.http, TARGETS.file)}
+
+The resolver alone, p50: Redis ${ms(results.redis.inProcess.resolver)} ms, file (cached) ${ms(results.file.inProcess.resolver)} ms.
+`;
+writeSection(HEADING, report);
+process.stderr.write(`\n${WROTE}\n`);
+
+// --- internal ---
+
+function manifestOf(store) {
+  return {
+    name: "bench-credentials",
+    version: "1.0.0",
+    skills: [
+      { path: path.join(HERE, "skill-token-echo"), mcp: "plain", credentials: { token: { env: "BENCH_SHARED" } } },
+      { path: path.join(HERE, "skill-token-echo"), mcp: "own", credentials: { token: { perCaller: true } } },
+    ],
+    credentials: { keys: [{ id: "k1", env: "BENCH_KEY" }], store },
+    http: {
+      rateLimit: { requestsPerMinute: 100000000 },
+      auth: { tokens: [{ name: "bench", token: { env: "SKILLPORT_BENCH_TOKEN" } }] },
+    },
+  };
+}
+
+/** The pipeline's p50 for each instance, and the resolver's alone, as the caller. */
+async function inProcess(manifest, extraEnv) {
+  // The host opens its state from the environment, as serve does.
+  const saved = process.env[STATE_URL];
+  process.env[STATE_URL] = extraEnv.SKILLPORT_STATE_URL;
+  const host = await createHost({ manifest, logger: createLogger({ level: "silent" }), lock: "off" });
+  if (saved === undefined) delete process.env[STATE_URL];
+  else process.env[STATE_URL] = saved;
+  try {
+    const callOf = (instance) => () => host.pipeline.call(`${instance}.echo`, { text: "hello" }, { caller: CALLER });
+    for (const instance of ["plain", "own"]) {
+      const outcome = await callOf(instance)();
+      if (!outcome.envelope.ok) throw new Error(`${instance}.echo failed: ${outcome.envelope.message}`);
+    }
+    const slots = host.credentials.slots();
+    const resolve = () => host.credentials.resolver.resolve(slots, CALLER);
+    const first = await resolve();
+    if (!first.ok) throw new Error(`the resolver answered ${first.message}`);
+    const p50s = { plain: [], own: [], resolver: [] };
+    for (let round = 0; round <= ROUNDS; round++) {
+      const plain = await p50Of(callOf("plain"), CALLS);
+      const own = await p50Of(callOf("own"), CALLS);
+      const resolver = await p50Of(resolve, CALLS);
+      // Round 0 warms up.
+      if (round === 0) continue;
+      p50s.plain.push(plain);
+      p50s.own.push(own);
+      p50s.resolver.push(resolver);
+    }
+    return { plain: median(p50s.plain), own: median(p50s.own), resolver: median(p50s.resolver) };
+  } finally {
+    await host.close();
+  }
+}
+
+/** `skillport serve --http` over the manifest, and the p50 of sequential calls to each instance. */
+async function overHttp(name, manifest, extraEnv) {
+  const server = await start(`credentials-${name}`, [CLI, "serve", "--http", "--port", "0", "--manifest", manifest], {
+    SKILLPORT_LOG_LEVEL: "info",
+    ...extraEnv,
+  });
+  try {
+    const requests = {
+      plain: requestFor(ERA, "plain.echo", { authorization: `Bearer ${BENCH_TOKEN}` }),
+      own: requestFor(ERA, "own.echo", { authorization: `Bearer ${BENCH_TOKEN}` }),
+    };
+    for (const request of Object.values(requests)) await check(server.url, request);
+    const callOf = (request) => async () => {
+      const response = await fetch(server.url, request);
+      await response.arrayBuffer();
+    };
+    const p50s = { plain: [], own: [] };
+    for (let round = 0; round <= ROUNDS; round++) {
+      const plain = await p50Of(callOf(requests.plain), HTTP_CALLS);
+      const own = await p50Of(callOf(requests.own), HTTP_CALLS);
+      if (round === 0) continue;
+      p50s.plain.push(plain);
+      p50s.own.push(own);
+    }
+    return { plain: median(p50s.plain), own: median(p50s.own) };
+  } finally {
+    await stop(server);
+  }
+}
+
+async function p50Of(call, count) {
+  const samples = new Float64Array(count);
+  for (let i = 0; i < count; i++) {
+    const began = performance.now();
+    await call();
+    samples[i] = performance.now() - began;
+  }
+  samples.sort();
+  return samples[Math.floor(count / 2)];
+}
+
+async function startRedis() {
+  const port = await new Promise((resolve, reject) => {
+    const server = createServer().listen(0, "127.0.0.1", () => {
+      const { port } = server.address();
+      server.close(() => resolve(port));
+    });
+    server.once("error", reject);
+  });
+  const child = spawn(
+    "redis-server",
+    ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"],
+    { stdio: ["ignore", "pipe", "pipe"] },
+  );
+  await new Promise((resolve, reject) => {
+    let out = "";
+    child.stdout.on("data", (d) => {
+      out += d;
+      if (out.includes("Ready to accept connections")) resolve();
+    });
+    child.once("error", (error) => reject(new Error(`redis-server could not start (${error.message}); install it`)));
+    child.once("exit", (code) => reject(new Error(`redis-server exited with ${code}:\n${out}`)));
+  });
+  const version = /v=([\d.]+)/.exec(spawnSync("redis-server", ["--version"], { encoding: "utf8" }).stdout ?? "")?.[1];
+  return { child, url: `redis://127.0.0.1:${port}/0`, version: version ?? "" };
+}
