@@ -227,7 +227,7 @@ export function buildProgram(serveWith: (options: ServeOptions) => Promise<numbe
       "Seal a caller's personal token for a token slot. The value is read from stdin (not echoed on a terminal), --from-env or --from-file: never from the command line, where the process list would show it.",
     )
     .argument("<slot>", "<mcp>.<credential>, e.g. gh.token (a server's is <mcp>.token)")
-    .requiredOption("--caller <id>", "the caller's id as the host sees it: token:<name> or jwt:<sub>")
+    .option("--caller <id>", "required: the caller's id as the host sees it, token:<name> or jwt:<sub>")
     .option("--from-env <variable>", "read the value from this environment variable")
     .option("--from-file <path>", "read the value from this file (trimmed)");
   const credentialsList = credentials
@@ -239,7 +239,7 @@ export function buildProgram(serveWith: (options: ServeOptions) => Promise<numbe
     .command("remove")
     .summary("remove what a caller connected for a slot")
     .argument("<slot>", "<mcp>.<credential>, e.g. gh.token")
-    .requiredOption("--caller <id>", "the caller's id: token:<name> or jwt:<sub>");
+    .option("--caller <id>", "required: the caller's id, token:<name> or jwt:<sub>");
   const credentialsExplanation: Explanation = {
     examples: [
       ["skillport credentials set gh.token --caller token:alice", "asks for alice's token (not shown as typed)"],
@@ -259,6 +259,10 @@ export function buildProgram(serveWith: (options: ServeOptions) => Promise<numbe
     if (command !== credentials) logLevelOption(command, "warn");
     explain(command, credentialsExplanation);
   }
+  // Bare `skillport credentials` asks what it does: its help, on stdout, and no error.
+  credentials.action(() => {
+    credentials.outputHelp();
+  });
   credentialsSet.action(async (slot: string, options) => {
     exitCode = await (await import("./commands/credentials.js")).credentialsSet(slot, options);
   });

@@ -1,7 +1,7 @@
 // `skillport credentials` as an operator runs it: the built CLI in a subprocess, over a file store and over the
 // state's Redis (a real redis-server), sealing with the manifest's keys; and a host in process that uses, for that
 // caller, what the CLI stored. `skillport check` reports the per-caller slots and the keys without their values.
-import { spawn } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { createHash, randomBytes } from "node:crypto";
 import { readFile } from "node:fs/promises";
 import path from "node:path";
@@ -78,6 +78,41 @@ function runWithStdin(args: string[], cwd: string, input: string, env: Record<st
   });
 }
 
+/** util-linux's `script`: runs a command on a pseudo-terminal, as an operator's shell would. */
+const hasScript = spawnSync("script", ["--version"]).status === 0;
+
+/**
+ * The built CLI on a terminal (through `script`): types `typed` once the prompt is shown, and answers everything the
+ * terminal showed.
+ */
+function runOnTerminal(args: string[], cwd: string, typed: string, env: Record<string, string | undefined>) {
+  return new Promise<{ code: number | null; screen: string }>((resolve, reject) => {
+    const merged: Record<string, string | undefined> = { ...process.env, ...env };
+    for (const [name, value] of Object.entries(env)) if (value === undefined) delete merged[name];
+    const command = [process.execPath, CLI, ...args].map((a) => `'${a}'`).join(" ");
+    const child = spawn("script", ["-qfec", command, "/dev/null"], {
+      cwd,
+      env: merged,
+      stdio: ["pipe", "pipe", "pipe"],
+    });
+    let screen = "";
+    let asked = false;
+    child.stdout.on("data", (d: Buffer) => {
+      screen += d.toString();
+      if (!asked && screen.includes("(not shown as you type)")) {
+        asked = true;
+        child.stdin.write(`${typed}\r`);
+      }
+      if (/saved|\[skillport\]/.test(screen)) child.stdin.end();
+    });
+    child.stderr.on("data", (d: Buffer) => {
+      screen += d.toString();
+    });
+    child.on("error", reject);
+    child.on("close", (code) => resolve({ code, screen }));
+  });
+}
+
 function expectNoSecret(ran: Ran) {
   for (const secret of [ALICE_TOKEN, BOB_TOKEN, KEY_NEW, KEY_OLD]) {
     expect(ran.stdout).not.toContain(secret);
@@ -145,6 +180,46 @@ describe("skillport credentials over a file store", () => {
     } finally {
       await host.close();
     }
+  });
+
+  it.skipIf(!hasScript)("asks for the token on a terminal without showing it as it is typed", async () => {
+    const typed = "ghp_typed-5e0a77c3-on-a-terminal";
+    const ran = await runOnTerminal(
+      ["credentials", "set", "who.token", "--caller", "token:erin", "--manifest", manifest],
+      ws.dir,
+      typed,
+      ENV,
+    );
+    expect(ran.code, ran.screen).toBe(0);
+    expect(ran.screen).toContain("token:erin's token for who.token (not shown as you type)");
+    expect(ran.screen).toContain("saved token:erin's token");
+    expect(ran.screen).not.toContain(typed);
+    const host = await createHost({
+      manifest,
+      modules: { "skill-who": { register } },
+      lock: "off",
+      client: upstreamClient,
+      logger: createLogger({ level: "silent" }),
+    });
+    try {
+      const outcome = await host.pipeline.call("who.token_digest", {}, { caller: { id: "token:erin", scopes: [] } });
+      expect(outcome.envelope).toMatchObject({ ok: true, data: { digest: digest(typed) } });
+    } finally {
+      await host.close();
+    }
+    expect((await cli(["credentials", "remove", "who.token", "--caller", "token:erin"])).code).toBe(0);
+  });
+
+  it("prints its help alone, and wants --caller and a known slot", async () => {
+    const bare = await runCli(["credentials"], ws.dir, ENV);
+    expect(bare.code).toBe(0);
+    expect(bare.stdout).toContain("skillport credentials set gh.token --caller token:alice");
+    const noCaller = await cli(["credentials", "set", "who.token", "--from-env", "BOB"], { BOB: BOB_TOKEN });
+    expect(noCaller.code).toBe(1);
+    expect(noCaller.stderr).toContain("--caller is required");
+    const unknown = await cli(["credentials", "list", "--slot", "nope.token"]);
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toContain("who.token, tickets.token");
   });
 
   it("refuses a bare caller name, an unknown slot, an OAuth slot and a value on the command line", async () => {

@@ -40,15 +40,16 @@ export async function credentialsSet(slotId: string, options: CredentialsOptions
       `${slot.id} is connected ${slot.via === "oauth" ? "through OAuth in the caller's browser" : "with the caller's own JWT, exchanged at the identity provider"} (${slot.where}), so there is no token to store: only a "token" slot takes one. Callers connect it on the host's connections page.`,
     );
   }
-  let value: string;
-  try {
-    value = await readValue(options, `${slot.id} for ${caller.id}`);
-  } catch (error) {
-    return fail(messageOf(error));
-  }
-  if (value === "") return fail(`the token read ${sourceOf(options)} is empty; nothing was saved`);
+  // The keys and the store first: nobody types a token for a store that cannot take it.
   const opened = await openVault(manifest);
   try {
+    let value: string;
+    try {
+      value = await readValue(options, `${caller.id}'s token for ${slot.id}`);
+    } catch (error) {
+      return fail(messageOf(error));
+    }
+    if (value === "") return fail(`the token read ${sourceOf(options)} is empty; nothing was saved`);
     await opened.vault.put(slot.id, caller.id, { kind: "token", value, savedAt: Date.now() });
   } finally {
     await opened.close();
@@ -186,7 +187,7 @@ async function readValue(options: CredentialsOptions, what: string): Promise<str
       throw new Error(`--from-file: cannot read ${options.fromFile} (${messageOf(error)})`);
     }
   }
-  if (process.stdin.isTTY) return readHidden(`token for ${what} (not shown): `);
+  if (process.stdin.isTTY) return readHidden(`${what} (not shown as you type): `);
   const chunks: Buffer[] = [];
   for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
   return Buffer.concat(chunks).toString("utf8").trim();
