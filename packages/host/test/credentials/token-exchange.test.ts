@@ -85,7 +85,11 @@ describe("token exchange per caller", () => {
     for (const { token } of world.upstream.seen) expect(callers.has(token)).toBe(false);
     const secrets = [...world.minted, ...world.upstream.seen.map((s) => s.token), EXCHANGER.client_secret];
     expect(world.logs.length).toBeGreaterThan(0);
-    const places = { logs: world.logs.join("\n"), answers: answers.join("\n"), files: (await world.files()).join("\n") };
+    const places = {
+      logs: world.logs.join("\n"),
+      answers: answers.join("\n"),
+      files: (await world.files()).join("\n"),
+    };
     for (const [where, text] of Object.entries(places)) {
       for (const secret of secrets) expect(text.includes(secret), `a secret in the ${where}`).toBe(false);
     }
