@@ -32,6 +32,7 @@ export interface OAuthConnections {
 
 /** What {@link createOAuthConnections} needs. */
 export interface OAuthConnectionsOptions {
+  /** Where flows, registrations and each caller's tokens are kept, sealed. */
   vault: Vault;
   /** The table's per-caller slots, to find a flow's slot again at the callback. */
   slots: () => readonly CallerSlot[];
@@ -41,6 +42,7 @@ export interface OAuthConnectionsOptions {
   clientName: string;
   /** How long a started flow waits for its callback (the manifest's `credentials.linkTtlSeconds`). */
   flowTtlMs: number;
+  /** The clock expiries are counted on. @default Date.now */
   now?: () => number;
 }
 
@@ -189,7 +191,7 @@ export function createOAuthConnections(options: OAuthConnectionsOptions): OAuthC
         ...(discovery.authorizationServerMetadata === undefined
           ? {}
           : { metadata: discovery.authorizationServerMetadata }),
-        ...(flow.resource === undefined ? {} : { resource: new URL(flow.resource) }),
+        ...(flow.resource === undefined ? {} : { resource: flow.resource }),
         authorizationCode: params.code,
         ...(params.iss === undefined ? {} : { iss: params.iss }),
       });
@@ -214,7 +216,7 @@ export function createOAuthConnections(options: OAuthConnectionsOptions): OAuthC
           : { metadata: discovery.authorizationServerMetadata }),
         clientInformation,
         refreshToken: kept.refreshToken,
-        ...(discovery.resource === undefined ? {} : { resource: new URL(discovery.resource) }),
+        ...(discovery.resource === undefined ? {} : { resource: discovery.resource }),
       });
       return keptOf(tokens, discovery, discovery.resource, now());
     } catch (error) {

@@ -9,6 +9,7 @@ export interface TokenExchangeOptions {
   skewMs?: number;
   /** How many exchanged tokens are kept in memory at most (the oldest goes first). @default 1000 */
   maxCached?: number;
+  /** The clock expiries are counted on. @default Date.now */
   now?: () => number;
 }
 
