@@ -240,10 +240,15 @@ export function createOAuthConnections(options: OAuthConnectionsOptions): OAuthC
       const key = `${slot.id}\n${caller}`;
       const running = refreshing.get(key);
       if (running !== undefined) return running;
-      const refreshed = refreshOnce(slot, kept).then(async (fresh) => {
-        if (fresh !== undefined && fresh !== kept) await vault.put(slot.id, caller, fresh);
+      const refreshed = (async () => {
+        // A call that read the record before another's refresh was kept finds the new one: its refresh token is used.
+        const current = await vault.get(slot.id, caller);
+        if (current?.kind !== "oauth") return undefined;
+        if (current.refreshToken !== kept.refreshToken) return current;
+        const fresh = await refreshOnce(slot, current);
+        if (fresh !== undefined && fresh !== current) await vault.put(slot.id, caller, fresh);
         return fresh;
-      });
+      })();
       refreshing.set(key, refreshed);
       try {
         return await refreshed;

@@ -61,6 +61,12 @@ describe("OAuth per caller to an upstream MCP server", () => {
     const kept = await credentials.vault.get(slot.id, "jwt:alice");
     expect(kept).toMatchObject({ kind: "oauth", issuer: world.as.issuer, refreshToken: expect.any(String) });
 
+    // Calls at the same time share one refresh: a rotated refresh token is used once.
+    const together = await Promise.all([whoami(alice), whoami(alice), whoami(alice)]);
+    for (const answer of together) expect(answer).toMatchObject({ ok: true, data: { sub: "alice" } });
+    expect(refreshes()).toBeLessThanOrEqual(before + 2);
+    expect(world.as.tokenRequests.filter((r) => r.error !== undefined)).toEqual([]);
+
     expect(world.as.revokeGrantsOf("alice")).toBeGreaterThan(0);
     const missing = await whoami(alice);
     expect(missing.error?.code).toBe("CREDENTIALS_MISSING");
