@@ -50,6 +50,8 @@ export async function startWorld(options: {
   as?: AuthorizationServerOptions;
   manifest: (as: AuthorizationServer, upstream: ProtectedMcpServer) => Record<string, unknown>;
   host?: Omit<HostOptions, "manifest" | "logger">;
+  /** The origin links and the redirect URI are on. @default where the host listens */
+  baseUrl?: string;
 }): Promise<OAuthWorld> {
   const as = await startAuthorizationServer(options.as);
   const upstream = await startProtectedMcpServer({ issuer: as.issuer, jwksUrl: as.jwksUrl });
@@ -78,7 +80,7 @@ export async function startWorld(options: {
     },
   );
   const http = await serveLoopback(host);
-  const origin = new URL(http.url).origin;
+  const origin = options.baseUrl ?? new URL(http.url).origin;
   if (host.credentials === undefined) throw new Error("the host has no credentials");
   host.credentials.baseUrl = origin;
   const redirectUri = `${origin}/connections/callback`;
