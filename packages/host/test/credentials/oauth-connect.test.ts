@@ -143,6 +143,18 @@ describe("OAuth per caller to an upstream MCP server", () => {
     await alice.close();
   });
 
+  it("answers 100 interleaved calls of alice and bob, each as its own caller", async () => {
+    const alice = await world.clientOf("alice");
+    const bob = await world.clientOf("bob");
+    const calls = Array.from({ length: 100 }, (_, i) =>
+      i % 2 === 0 ? { sub: "alice", client: alice } : { sub: "bob", client: bob },
+    );
+    const answered = await Promise.all(calls.map(async ({ sub, client }) => ({ sub, answer: await whoami(client) })));
+    for (const { sub, answer } of answered) expect(answer).toMatchObject({ ok: true, data: { sub } });
+    await alice.close();
+    await bob.close();
+  });
+
   it("never sends one caller's token for another, nor a caller's own token upstream", () => {
     const hostTokens = new Set(world.minted);
     for (const { sub, token } of world.upstream.seen) {
