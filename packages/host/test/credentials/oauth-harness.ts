@@ -101,7 +101,7 @@ export async function startWorld(options: {
     },
     async connect(connectUrl, sub) {
       const link = await credentials.links.redeem(new URL(connectUrl).searchParams.get("link") ?? "");
-      if (typeof link === "string") throw new Error(`the link is ${link}`);
+      if (typeof link === "string") throw new Error(`the link is ${link}: ${connectUrl}`);
       const slot = credentials.slots().find((s) => s.id === link.slot);
       if (slot === undefined) throw new Error(`no slot ${link.slot}`);
       const { authorizationUrl } = await credentials.oauth.start(slot, link.caller);
