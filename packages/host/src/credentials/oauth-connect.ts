@@ -95,7 +95,12 @@ export function createOAuthConnections(options: OAuthConnectionsOptions): OAuthC
         };
       },
       state: () => flow.state,
-      clientInformation: (ctx) => clientOf(slot, target, ctx?.issuer ?? flow.discovery?.authorizationServerUrl ?? ""),
+      async clientInformation(ctx) {
+        const info = await clientOf(slot, target, ctx?.issuer ?? flow.discovery?.authorizationServerUrl ?? "");
+        // Registered for another redirect URL (the host's public URL changed): the host registers anew.
+        const uris = (info as { redirect_uris?: unknown } | undefined)?.redirect_uris;
+        return Array.isArray(uris) && !uris.includes(flow.redirectUrl) ? undefined : info;
+      },
       async saveClientInformation(info) {
         if (target.clientId !== undefined) return;
         await vault.sealed.set(`${CLIENT}${slot.id}`, JSON.stringify(info));

@@ -192,6 +192,22 @@ describe("OAuth per caller to an upstream MCP server", () => {
     }
     expect(warned).not.toHaveBeenCalled();
   });
+
+  it("registers the host anew once its public URL changed (the registration names its redirect URL)", async () => {
+    const registered = async () => JSON.parse((await credentials.vault.sealed.get("client:up.token")) as string);
+    const before = await registered();
+    const origin = credentials.baseUrl;
+    credentials.baseUrl = "http://127.0.0.1:9";
+    try {
+      const { authorizationUrl } = await credentials.oauth.start(slot, "jwt:alice");
+      const after = await registered();
+      expect(after.client_id).not.toBe(before.client_id);
+      expect(after.redirect_uris).toEqual(["http://127.0.0.1:9/connections/callback"]);
+      expect(new URL(authorizationUrl).searchParams.get("client_id")).toBe(after.client_id);
+    } finally {
+      credentials.baseUrl = origin;
+    }
+  });
 });
 
 // --- internal ---
