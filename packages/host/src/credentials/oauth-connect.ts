@@ -51,7 +51,8 @@ export interface OAuthConnectionsOptions {
  * dynamic registration, PKCE and the authorization URL; its token requests for the code and refresh grants). The SDK
  * is imported on first use, so a host without OAuth slots never loads it. What a flow needs until its callback (PKCE
  * verifier, discovery, caller, slot) is sealed at `flow:<state>`; a dynamic registration at `client:<slot>`, shared by
- * every caller of the slot; each caller's tokens in the vault under their slot.
+ * every caller of the slot; each caller's tokens in the vault under their slot. `start` throws an Error naming the
+ * slot when discovery or registration fails (its cause is the SDK's error); `finish` never throws for a refusal.
  *
  * @example
  * const oauth = createOAuthConnections({ vault, slots, baseUrl: () => host.credentials.baseUrl, clientName: "Skillport (team)", flowTtlMs: 600_000 });
@@ -158,6 +159,13 @@ export function createOAuthConnections(options: OAuthConnectionsOptions): OAuthC
     let result: string;
     try {
       result = await running;
+    } catch (error) {
+      const sdkModule = await sdk();
+      const why = error instanceof sdkModule.OAuthError ? `refused the host (${error.code})` : "could not be reached";
+      throw new Error(
+        `${slot.label}: the authorization server of ${target.serverUrl} ${why}; check ${slot.where} and retry`,
+        { cause: error },
+      );
     } finally {
       if (registering.get(slot.id) === running) registering.delete(slot.id);
     }

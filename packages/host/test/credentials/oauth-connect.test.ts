@@ -193,6 +193,13 @@ describe("OAuth per caller to an upstream MCP server", () => {
     expect(warned).not.toHaveBeenCalled();
   });
 
+  it("says which slot cannot start a connection when its authorization server cannot be reached", async () => {
+    const away: CallerSlot = { ...slot, oauth: { serverUrl: "http://127.0.0.1:9/mcp" } };
+    await expect(credentials.oauth.start(away, "jwt:alice")).rejects.toThrow(
+      /the server "up": the authorization server of http:\/\/127\.0\.0\.1:9\/mcp could not be reached; check servers\[0\]\.auth/,
+    );
+  });
+
   it("registers the host anew once its public URL changed (the registration names its redirect URL)", async () => {
     const registered = async () => JSON.parse((await credentials.vault.sealed.get("client:up.token")) as string);
     const before = await registered();
