@@ -125,21 +125,23 @@ describe("a per-caller skill credential with a fallback", () => {
     }
   });
 
-  it("reaches a worker-isolated skill for that call only", async () => {
-    const { host } = await hostOf({ fallback: { file: "FALLBACK" } }, { isolation: "worker" });
-    try {
-      await host.credentials?.vault.put("own.token", ALICE.id, {
-        kind: "token",
-        value: "alice-isolated-token-000",
-        savedAt: 1,
-      });
-      const [alice, bob] = await Promise.all([call(host, "token_digest", ALICE), call(host, "token_digest", BOB)]);
-      expect(alice.envelope).toMatchObject({ ok: true, data: { digest: digest("alice-isolated-token-000") } });
-      expect(bob.envelope).toMatchObject({ ok: true, data: { digest: digest("fallback-token-0123456789") } });
-    } finally {
-      await host.close();
-    }
-  });
+  for (const isolation of ["worker", "process"]) {
+    it(`reaches a skill isolated in a ${isolation} for that call only`, async () => {
+      const { host } = await hostOf({ fallback: { file: "FALLBACK" } }, { isolation });
+      try {
+        await host.credentials?.vault.put("own.token", ALICE.id, {
+          kind: "token",
+          value: "alice-isolated-token-000",
+          savedAt: 1,
+        });
+        const [alice, bob] = await Promise.all([call(host, "token_digest", ALICE), call(host, "token_digest", BOB)]);
+        expect(alice.envelope).toMatchObject({ ok: true, data: { digest: digest("alice-isolated-token-000") } });
+        expect(bob.envelope).toMatchObject({ ok: true, data: { digest: digest("fallback-token-0123456789") } });
+      } finally {
+        await host.close();
+      }
+    });
+  }
 });
 
 it("does not start a per-caller credential without keys to seal it with, saying what to add", async () => {
