@@ -196,8 +196,9 @@ async function readValue(options: CredentialsOptions, what: string): Promise<str
 /** One line typed on the terminal, not echoed. Ctrl-C cancels. */
 function readHidden(prompt: string): Promise<string> {
   const stdin = process.stdin;
-  process.stderr.write(prompt);
+  // No echo before the prompt shows: whoever types on seeing it is not echoed.
   stdin.setRawMode(true);
+  process.stderr.write(prompt);
   stdin.setEncoding("utf8");
   stdin.resume();
   return new Promise((resolve, reject) => {
