@@ -9,6 +9,7 @@ import type { CallerSlot } from "./caller-slot.js";
 import type { ConnectLinks } from "./connect-links.js";
 import { createConnectLinks } from "./connect-links.js";
 import { readKeyring } from "./keyring.js";
+import type { OAuthConnections } from "./oauth-connect.js";
 import type { CredentialResolver } from "./resolve-credentials.js";
 import { createCredentialResolver } from "./resolve-credentials.js";
 import type { Vault } from "./vault.js";
@@ -29,6 +30,8 @@ export interface HostCredentials {
    * when it knows where it listens (its publicUrl, else the bound address). Until then links cannot be minted.
    */
   baseUrl: string | undefined;
+  /** How callers connect `oauth` slots from the connections page; absent until the host can run the flow. */
+  oauth?: OAuthConnections;
   close(): Promise<void>;
 }
 
