@@ -33,6 +33,22 @@ const register = defineSkill({
   ],
 });
 
+/** A skill whose one tool needs each caller's own credential, connected through OAuth. */
+const registerDrive = defineSkill({
+  name: "drive",
+  credentials: { token: { description: "an OAuth access token", required: true } },
+  tools: [
+    defineTool({
+      name: "whoami",
+      title: "Who am I",
+      description: "Answers the fingerprint of the caller's token.",
+      risk: "read_only",
+      input: { type: "object", properties: {}, additionalProperties: false },
+      run: (_p, ctx) => ({ fingerprint: fingerprint(ctx.token ?? "") }),
+    }),
+  ],
+});
+
 /** A loopback server over a host whose skill `gh` has a per-caller token slot `gh.token`. */
 export interface ConnectionsServer {
   host: Host;
@@ -43,11 +59,18 @@ export interface ConnectionsServer {
   client(who: keyof typeof BEARER): Promise<Client>;
   /** Calls `gh.whoami` as `who`: its fingerprint, or the error's code and connect URL. */
   whoami(who: keyof typeof BEARER): Promise<{ fingerprint?: string; code?: string; connectUrl?: string }>;
+  /** A fresh connect link for `who`'s slot (`gh.token` unless told), as a CREDENTIALS_MISSING answer carries. */
+  linkFor(who: keyof typeof BEARER, slot?: string): Promise<string>;
   stop(): Promise<void>;
 }
 
-/** Starts a {@link ConnectionsServer}; `label` is the slot's label on the page. */
-export async function startConnectionsServer(options: { label?: string } = {}): Promise<ConnectionsServer> {
+/**
+ * Starts a {@link ConnectionsServer}; `label` is the slot's label on the page; with `oauthIssuer`, a second skill
+ * `drive` has a slot `drive.token` connected through OAuth at that issuer.
+ */
+export async function startConnectionsServer(
+  options: { label?: string; oauthIssuer?: string } = {},
+): Promise<ConnectionsServer> {
   const dir = await mkdtemp(path.join(os.tmpdir(), "skillport-connections-"));
   const keyFile = path.join(dir, "credentials.key");
   await writeFile(keyFile, randomBytes(32).toString("base64"));
@@ -65,6 +88,14 @@ export async function startConnectionsServer(options: { label?: string } = {}): 
           package: "skill-gh",
           credentials: { token: { perCaller: true, ...(options.label === undefined ? {} : { label: options.label }) } },
         },
+        ...(options.oauthIssuer === undefined
+          ? []
+          : [
+              {
+                package: "skill-drive",
+                credentials: { token: { perCaller: true, label: "Drive", oauth: { issuer: options.oauthIssuer } } },
+              },
+            ]),
       ],
       credentials: { keys: [{ id: "k1", file: keyFile }] },
       http: {
@@ -74,7 +105,7 @@ export async function startConnectionsServer(options: { label?: string } = {}): 
       },
       audit: { file: path.join(dir, "audit.log") },
     }),
-    modules: { "skill-gh": { register } },
+    modules: { "skill-gh": { register }, "skill-drive": { register: registerDrive } },
     logger: silentLogger(),
     lock: "off",
   });
@@ -101,6 +132,10 @@ export async function startConnectionsServer(options: { label?: string } = {}): 
         ...(error.code === undefined ? {} : { code: error.code }),
         ...(error.connectUrl === undefined ? {} : { connectUrl: error.connectUrl }),
       };
+    },
+    async linkFor(who, slot = "gh.token") {
+      const { token } = await (host.credentials as NonNullable<Host["credentials"]>).links.mint(`token:${who}`, slot);
+      return `${origin}/connections/open?link=${token}`;
     },
     async stop() {
       await Promise.all(clients.map((c) => c.close().catch(() => undefined)));

@@ -1,0 +1,211 @@
+// The connections page under attack: links replayed, expired, forged or opened in another caller's browser; forms
+// without the session's CSRF token or from another origin; an open redirect through the callback; markup in a label.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createConnectLinks } from "../../src/credentials/connect-links.js";
+import type { OAuthConnections } from "../../src/credentials/oauth-connect.js";
+import { createMemoryStore } from "../../src/state/memory-store.js";
+import { MAX_FORM_BYTES } from "../../src/transports/http/connections/connections-route.js";
+import type { ConnectionsServer } from "./connections-helpers.js";
+import { Browser, startConnectionsServer } from "./connections-helpers.js";
+
+const TOKEN = "ghp_attack_test_token_5678";
+
+describe("the connections page under attack", () => {
+  let server: ConnectionsServer;
+  const credentials = () => server.host.credentials as NonNullable<typeof server.host.credentials>;
+  const signedIn = async (who: "alice" | "bob") => {
+    const browser = new Browser(server.origin);
+    expect((await browser.request(await server.linkFor(who))).status).toBe(303);
+    return browser;
+  };
+
+  beforeAll(async () => {
+    server = await startConnectionsServer({
+      label: `<script>alert("x")</script>`,
+      oauthIssuer: "https://auth.example.com",
+    });
+  });
+  afterAll(async () => {
+    await server?.stop();
+  });
+
+  it("refuses a link opened a second time", async () => {
+    const link = await server.linkFor("alice");
+    expect((await new Browser(server.origin).request(link)).status).toBe(303);
+    const again = await new Browser(server.origin).request(link);
+    expect(again.status).toBe(403);
+    expect(again.headers.get("set-cookie")).toBeNull();
+    const text = await again.text();
+    expect(text).toContain("already opened");
+    expect(text).toContain("Call the tool again for a new link.");
+  });
+
+  it("refuses an expired link", async () => {
+    // Minted with the host's own keys an hour ago, for ten minutes.
+    const past = createConnectLinks({
+      keyring: credentials().vault.keyring,
+      state: createMemoryStore(),
+      ttlMs: 600_000,
+      now: () => Date.now() - 3_600_000,
+    });
+    const { token } = await past.mint("token:alice", "gh.token");
+    const answer = await new Browser(server.origin).request(`/connections/open?link=${token}`);
+    expect(answer.status).toBe(403);
+    expect(await answer.text()).toContain("This link has expired.");
+  });
+
+  it("refuses a forged link (one byte changed) and a malformed one", async () => {
+    const link = await server.linkFor("alice");
+    const last = link.at(-1) === "A" ? "B" : "A";
+    const forged = await new Browser(server.origin).request(`${link.slice(0, -1)}${last}`);
+    expect(forged.status).toBe(403);
+    expect(await forged.text()).toContain("was not made by this host, or was changed");
+    // One byte of the body (who it is for) changed.
+    const token = new URL(link).searchParams.get("link") as string;
+    const body = token.slice(0, 5) + (token[5] === "x" ? "y" : "x") + token.slice(6);
+    expect((await new Browser(server.origin).request(`/connections/open?link=${body}`)).status).toBe(403);
+    for (const bad of ["", "abc", "a.b"]) {
+      const answer = await new Browser(server.origin).request(`/connections/open?link=${bad}`);
+      expect(answer.status).toBe(400);
+    }
+    // The genuine link was not used up by any of these.
+    expect((await new Browser(server.origin).request(link)).status).toBe(303);
+  });
+
+  it("refuses alice's link in bob's browser: bob stays bob, nothing is connected, the link stays unused", async () => {
+    const bob = await signedIn("bob");
+    const bobCookie = bob.cookie;
+    const link = await server.linkFor("alice");
+    const refused = await bob.request(link);
+    expect(refused.status).toBe(403);
+    expect(refused.headers.get("set-cookie")).toBeNull();
+    expect(await refused.text()).toContain("signed in to the connections page as token:bob");
+    expect(bob.cookie).toBe(bobCookie);
+    expect(await (await bob.request("/connections")).text()).toContain("<strong>token:bob</strong>");
+    expect(await credentials().vault.get("gh.token", "token:alice")).toBeUndefined();
+    // Alice can still open it in her own browser.
+    expect((await new Browser(server.origin).request(link)).status).toBe(303);
+  });
+
+  it("refuses a POST without the session's CSRF token, with another session's, or from another origin", async () => {
+    const alice = await signedIn("alice");
+    const bob = await signedIn("bob");
+    const bobCsrf = await bob.csrf();
+    const aliceCsrf = await alice.csrf();
+    const attempts: [string, Record<string, string>, Record<string, string>?][] = [
+      ["/connections/token", { slot: "gh.token", token: TOKEN }],
+      ["/connections/token", { slot: "gh.token", token: TOKEN, csrf: "" }],
+      ["/connections/token", { slot: "gh.token", token: TOKEN, csrf: bobCsrf }],
+      ["/connections/token", { slot: "gh.token", token: TOKEN, csrf: aliceCsrf }, { origin: "https://evil.example" }],
+      ["/connections/token", { slot: "gh.token", token: TOKEN, csrf: aliceCsrf }, { origin: "null" }],
+      ["/connections/connect", { slot: "gh.token", csrf: bobCsrf }],
+    ];
+    for (const [target, form, headers] of attempts) {
+      const answer = await alice.request(target, { form, ...(headers === undefined ? {} : { headers }) });
+      expect(answer.status, `${target} ${JSON.stringify(form)} ${JSON.stringify(headers)}`).toBe(403);
+    }
+    expect(await credentials().vault.get("gh.token", "token:alice")).toBeUndefined();
+
+    // Kept, then a disconnect with a wrong token leaves it kept.
+    expect(
+      (await alice.request("/connections/token", { form: { slot: "gh.token", token: TOKEN, csrf: aliceCsrf } })).status,
+    ).toBe(303);
+    const disconnect = await alice.request("/connections/disconnect", { form: { slot: "gh.token", csrf: bobCsrf } });
+    expect(disconnect.status).toBe(403);
+    expect(await credentials().vault.get("gh.token", "token:alice")).toMatchObject({ kind: "token", value: TOKEN });
+    // A POST with no session at all.
+    const stranger = await new Browser(server.origin).request("/connections/disconnect", {
+      form: { slot: "gh.token", csrf: aliceCsrf },
+    });
+    expect(stranger.status).toBe(401);
+    expect(await credentials().vault.get("gh.token", "token:alice")).toBeDefined();
+    await credentials().vault.remove("gh.token", "token:alice");
+  });
+
+  it("reads forms only, within a bounded size, and tokens only for token slots", async () => {
+    const alice = await signedIn("alice");
+    const csrf = await alice.csrf();
+    const json = await alice.request("/connections/token", {
+      method: "POST",
+      headers: { "content-type": "application/json", cookie: alice.cookie as string },
+    });
+    expect(json.status).toBe(415);
+    const huge = await alice.request("/connections/token", {
+      form: { slot: "gh.token", csrf, token: "x".repeat(MAX_FORM_BYTES) },
+    });
+    expect(huge.status).toBe(413);
+    const oauthSlot = await alice.request("/connections/token", { form: { slot: "drive.token", csrf, token: TOKEN } });
+    expect(oauthSlot.status).toBe(400);
+    const unknown = await alice.request("/connections/token", { form: { slot: "nope.token", csrf, token: TOKEN } });
+    expect(unknown.status).toBe(400);
+    expect(await credentials().vault.get("drive.token", "token:alice")).toBeUndefined();
+  });
+
+  it("refuses a session id it never gave", async () => {
+    const browser = new Browser(server.origin);
+    browser.cookie = `skillport_session=${"A".repeat(43)}`;
+    expect((await browser.request("/connections")).status).toBe(401);
+  });
+
+  it("escapes a label's markup", async () => {
+    const alice = await signedIn("alice");
+    const html = await (await alice.request("/connections")).text();
+    expect(html).not.toContain("<script>");
+    expect(html).toContain("&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;");
+  });
+
+  it("answers 501 for OAuth without the host's OAuth connections, and the callback never redirects off-site", async () => {
+    const alice = await signedIn("alice");
+    const csrf = await alice.csrf();
+    const html = await (await alice.request("/connections")).text();
+    expect(html).toContain(`href="/connections/connect?slot=drive.token&amp;csrf=${encodeURIComponent(csrf)}"`);
+    const absent = await alice.request(`/connections/connect?slot=drive.token&csrf=${encodeURIComponent(csrf)}`);
+    expect(absent.status).toBe(501);
+
+    // A stand-in for the host's OAuth connections (the real flow is tested with them): it records what it is asked.
+    const started: string[] = [];
+    const finished: unknown[] = [];
+    const oauth: OAuthConnections = {
+      start: async (slot, caller) => {
+        started.push(`${slot.id} ${caller}`);
+        return { authorizationUrl: "https://auth.example.com/authorize?state=s1" };
+      },
+      finish: async (params, caller) => {
+        finished.push({ ...params, caller });
+        return params.state === "s1" ? { ok: true, slot: "drive.token" } : { ok: false, reason: "unknown state" };
+      },
+      refresh: async () => undefined,
+    };
+    credentials().oauth = oauth;
+    try {
+      const noCsrf = await alice.request("/connections/connect?slot=drive.token");
+      expect(noCsrf.status).toBe(403);
+      const go = await alice.request(`/connections/connect?slot=drive.token&csrf=${encodeURIComponent(csrf)}`);
+      expect(go.status).toBe(303);
+      expect(go.headers.get("location")).toBe("https://auth.example.com/authorize?state=s1");
+      expect(started).toEqual(["drive.token token:alice"]);
+
+      const back = await alice.request(
+        "/connections/callback?code=c1&state=s1&iss=https%3A%2F%2Fauth.example.com&next=https%3A%2F%2Fevil.example&redirect_uri=https%3A%2F%2Fevil.example",
+      );
+      expect(back.status).toBe(303);
+      expect(back.headers.get("location")).toBe("/connections");
+      expect(finished).toEqual([{ state: "s1", code: "c1", iss: "https://auth.example.com", caller: "token:alice" }]);
+      const refused = await alice.request("/connections/callback?code=c1&state=s2&next=https%3A%2F%2Fevil.example");
+      expect(refused.status).toBe(400);
+      expect(refused.headers.get("location")).toBeNull();
+      expect(await refused.text()).toContain("unknown state");
+      const denied = await alice.request(
+        "/connections/callback?error=access_denied&error_description=%3Cb%3Eno%3C%2Fb%3E",
+      );
+      expect(denied.status).toBe(400);
+      expect(await denied.text()).toContain("access_denied: &lt;b&gt;no&lt;/b&gt;");
+      // No session: the callback signs no one in.
+      const stranger = await new Browser(server.origin).request("/connections/callback?code=c1&state=s1");
+      expect(stranger.status).toBe(401);
+      expect(finished).toHaveLength(2);
+    } finally {
+      delete credentials().oauth;
+    }
+  });
+});
