@@ -1,7 +1,9 @@
 // The connections page of `serve --http`, in process over a loopback listener: a CREDENTIALS_MISSING answer's link
 // signs a browser in, a saved personal token makes the caller's next call run with it, and disconnect forgets it.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { resolveHttpConfig } from "../../src/transports/http/config.js";
 import { PAGE_CSP } from "../../src/transports/http/connections/connection-pages.js";
+import { manifestOf } from "../helpers.js";
 import { raw } from "../http-helpers.js";
 import type { ConnectionsServer } from "./connections-helpers.js";
 import { Browser, fingerprint, startConnectionsServer } from "./connections-helpers.js";
@@ -35,6 +37,8 @@ describe("the connections page", () => {
 
     const listed = await browser.request("/connections");
     expect(listed.status).toBe(200);
+    // A page with forms sends its Origin with them (see connection-pages.ts); nothing goes to another origin.
+    expect(listed.headers.get("referrer-policy")).toBe("same-origin");
     const html = await listed.text();
     expect(html).toContain("token:alice");
     expect(html).toMatch(/<td>GitHub<\/td><td>Personal token<\/td><td class="state-missing">Not connected/);
@@ -79,6 +83,14 @@ describe("the connections page", () => {
   it("checks the Host header like the MCP endpoint", async () => {
     const answer = await raw(`${server.origin}/connections`, { method: "GET", headers: { host: "evil.example" } });
     expect(answer.status).toBe(403);
+  });
+
+  it("keeps the MCP endpoint off the page's paths", async () => {
+    for (const taken of ["/connections", "/connections/open", "/connections/anything"]) {
+      await expect(resolveHttpConfig(manifestOf({ skills: [], http: { path: taken } }))).rejects.toThrow(
+        `path: "${taken}" is taken by the server itself`,
+      );
+    }
   });
 
   it("refuses other methods with Allow", async () => {

@@ -52,8 +52,14 @@ const ROUTES = {
     },
 } as const satisfies Record<`/${string}`, (options: RoutesOptions) => Route>;
 
-/** The paths of the server's own routes and of the connections page: the MCP endpoint may not take one. */
-export const RESERVED_PATHS: readonly string[] = [...Object.keys(ROUTES), ...Object.values(CONNECT_PATHS)];
+/** The paths of the server's own routes: the MCP endpoint may not take one. */
+export const RESERVED_PATHS: readonly string[] = Object.keys(ROUTES);
+
+/**
+ * Where the connections page lives (CONNECT_PATHS, on a host with per-caller credentials): the MCP endpoint may not
+ * be there or under it.
+ */
+export const CONNECTIONS_PREFIX = CONNECT_PATHS.page;
 
 /** Where well-known documents live (RFC 8615): the protected-resource metadata, and nothing of the MCP endpoint. */
 export const WELL_KNOWN_PREFIX = "/.well-known/";

@@ -46,6 +46,7 @@ export function slotsPage(caller: string, rows: readonly SlotRow[], csrf: string
     200,
     "Your connections",
     `<p>Signed in as <strong>${escapeHtml(caller)}</strong>. What you connect here is used for your calls only, kept sealed, and never shown again.</p>${body}`,
+    WITH_FORMS,
   );
 }
 
@@ -55,6 +56,7 @@ export function tokenFormPage(row: Pick<SlotRow, "id" | "label">, csrf: string):
     200,
     `Connect ${row.label}`,
     `<form method="post" action="${CONNECT_PATHS.token}">${hidden("slot", row.id)}${hidden("csrf", csrf)}<label for="token">Your personal token for ${escapeHtml(row.label)}</label><input id="token" name="token" type="password" autocomplete="off" required maxlength="8192"><button type="submit">Save</button></form><p><a href="${CONNECT_PATHS.page}">Back to your connections</a></p>`,
+    WITH_FORMS,
   );
 }
 
@@ -97,6 +99,14 @@ function page(status: number, title: string, body: string, headers: Record<strin
 function escapeHtml(text: string): string {
   return text.replace(/[&<>"'`]/g, (c) => ENTITIES[c] ?? c);
 }
+
+/**
+ * The referrer policy of a page with forms: same-origin, so the browser sends the page's Origin with a form, which
+ * the server checks (under no-referrer Chromium sends `Origin: null`, as the Fetch standard says, and an attacker's
+ * page could do the same to pass for a browser that sends none). Nothing is sent to another origin; every other
+ * answer, the redirects included, is no-referrer.
+ */
+const WITH_FORMS = { "referrer-policy": "same-origin" };
 
 const ENTITIES: Record<string, string> = {
   "&": "&amp;",

@@ -55,6 +55,7 @@ export function createConnectionsRoute(options: ConnectionsRouteOptions): Connec
     if (session === undefined) return signedOutPage();
     const form = await readForm(request);
     if (form instanceof Response) return form;
+    // An Origin, when sent, is the base URL's: `null` (an opaque origin, or a page that hides its own) is refused.
     const origin = request.headers.get("origin");
     if (origin !== null && origin !== originOf(credentials.baseUrl ?? request.url)) {
       return messagePage(403, "Refused", "This form was sent from another site.", "Open the connections page again.");
