@@ -55,6 +55,7 @@ export default defineConfig({
           { text: "What happens on a call", link: "/docs/calls" },
           { text: "Long-running calls: tasks", link: "/docs/tasks" },
           { text: "Serving over HTTP", link: "/docs/http" },
+          { text: "Per-caller credentials", link: "/docs/credentials" },
           { text: "Traces (OpenTelemetry)", link: "/docs/observability" },
           { text: "Deploying", link: "/docs/deploying" },
           { text: "Security", link: "/docs/security" },

@@ -33,6 +33,20 @@ const SECTIONS = [
   { title: "stdio", prefix: "stdio", where: "`stdio`.", pointer: "#/$defs/stdio" },
   { title: "Shared state", prefix: "state", where: "`state`.", pointer: "#/$defs/state" },
   {
+    title: "Per-caller credentials",
+    prefix: "credentials",
+    where: "`credentials`.",
+    pointer: "#/$defs/credentials",
+  },
+  { title: "A sealing key", where: "Each entry of `credentials.keys`.", pointer: "#/$defs/sealingKey" },
+  {
+    title: "A per-caller skill credential",
+    where: 'A skill credential written `{ "perCaller": true, … }`.',
+    pointer: "#/$defs/perCallerCredential",
+  },
+  { title: "An OAuth client", where: "A per-caller skill credential's `oauth`.", pointer: "#/$defs/oauthClient" },
+  { title: "A server's auth", where: "A server entry's `auth`.", pointer: "#/$defs/serverAuth" },
+  {
     title: "A secret source",
     where: "Credentials, static tokens, the confirmation secret and the Redis URL.",
     pointer: "#/$defs/secretSource",

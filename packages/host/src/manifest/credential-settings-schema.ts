@@ -14,10 +14,15 @@ const KeyId = matching("^[A-Za-z0-9._-]{1,32}$").meta({
 });
 
 /** One key credentials are sealed with (AES-256-GCM): 32 bytes, base64 or hex, from the environment or a file. */
-const SealingKey = z.xor([
-  z.strictObject({ id: KeyId, env: matching("^[A-Za-z_][A-Za-z0-9_]*$").describe("The environment variable.") }),
-  z.strictObject({ id: KeyId, file: z.string().min(1).describe("A file holding it, relative to the manifest.") }),
-]);
+const SealingKey = z
+  .xor([
+    z.strictObject({ id: KeyId, env: matching("^[A-Za-z_][A-Za-z0-9_]*$").describe("The environment variable.") }),
+    z.strictObject({ id: KeyId, file: z.string().min(1).describe("A file holding it, relative to the manifest.") }),
+  ])
+  .meta({
+    id: "sealingKey",
+    description: "A key per-caller credentials are sealed with: its id, and where its 32 bytes (base64 or hex) are.",
+  });
 
 export const CredentialSettingsSchema = z
   .strictObject({

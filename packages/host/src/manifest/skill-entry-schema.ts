@@ -112,7 +112,7 @@ export const SkillEntrySchema = z
       .describe('Which of the skill\'s prompts this instance serves, named "<mcp><separator><prompt>" like tools.')
       .optional(),
     credentials: z
-      .record(SafeName, z.union([SecretSourceSchema, PerCallerCredentialSchema]))
+      .record(SafeName, z.xor([SecretSourceSchema, PerCallerCredentialSchema]))
       .meta({
         description:
           "Where each credential the skill declares comes from: the host's environment or a file, or `{ \"perCaller\": true }` for each caller's own (over HTTP). `token` reaches ctx.token; every one reaches ctx.credentials.<name>.",

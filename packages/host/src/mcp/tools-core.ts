@@ -56,8 +56,11 @@ export interface ToolCallRequest {
   trace?: TraceContext | undefined;
 }
 
-/** What the client can answer when asked (MCP elicitation, sampling, roots), read once from its capabilities. */
-export type ClientSupports = Readonly<Record<InputFeature, boolean>>;
+/**
+ * What the client can answer when asked (MCP elicitation, sampling, roots), read once from its capabilities; and
+ * whether it takes URL-mode elicitation (a link the user opens, 2025-11-25), which carries a connect link.
+ */
+export type ClientSupports = Readonly<Record<InputFeature, boolean>> & { readonly elicitationUrl?: boolean };
 
 /**
  * What the core needs of the connection a tools/call came on: what its client can answer, who is calling, how the
@@ -241,7 +244,7 @@ export function createToolsCore(host: Host, options: ToolsCoreOptions = {}): Too
           observer?.finished(name, tool.instance, code, seconds, outcome.stage);
         }
         if (span !== undefined) endToolSpan(span, outcome, host.registry, name);
-        const answer = answerOf(outcome);
+        const answer = answerOf(outcome, connection.supports);
         // Every progress notification is on its way before the answer (the client ignores progress after it).
         return notifying !== undefined && notifying.size > 0 ? Promise.all(notifying).then(() => answer) : answer;
       };
@@ -305,7 +308,12 @@ export function supportsOf(capabilities: ClientCapabilities | undefined): Client
   if (capabilities === undefined) return NOTHING;
   const { elicitation, sampling, roots } = capabilities;
   if (elicitation === undefined && sampling === undefined && roots === undefined) return NOTHING;
-  return { elicitation: elicitation !== undefined, sampling: sampling !== undefined, roots: roots !== undefined };
+  const supports = {
+    elicitation: elicitation !== undefined,
+    sampling: sampling !== undefined,
+    roots: roots !== undefined,
+  };
+  return elicitation?.url === undefined ? supports : { ...supports, elicitationUrl: true };
 }
 
 /** The text rendering for clients that ignore structured output, from the envelope as it leaves (redacted). */
@@ -401,8 +409,20 @@ function answerDiscovery(
 }
 
 /** A call's outcome as tools/call answers it. */
-function answerOf(outcome: CallOutcome): ToolsAnswer {
+function answerOf(outcome: CallOutcome, supports: ClientSupports): ToolsAnswer {
   const { tool } = outcome;
+  if (outcome.connect !== undefined && supports.elicitationUrl === true) {
+    // The caller connects a credential first: a client that takes URL-mode elicitation shows them the link, and
+    // calls again once they are done (MCP's URLElicitationRequiredError).
+    const { url, message, elicitationId } = outcome.connect;
+    return {
+      error: {
+        code: ProtocolErrorCode.UrlElicitationRequired,
+        message: outcome.envelope.message,
+        data: { elicitations: [{ mode: "url", elicitationId, url, message }] },
+      },
+    };
+  }
   if (tool === undefined)
     return { error: { code: ProtocolErrorCode.InvalidParams, message: outcome.envelope.message } };
   if (outcome.rejected !== undefined) {

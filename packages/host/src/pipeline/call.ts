@@ -271,6 +271,7 @@ export function answer(call: Call, stage: StageName, outcome: Omit<CallOutcome, 
   if (outcome.input !== undefined) answered.input = outcome.input;
   if (outcome.rejected !== undefined) answered.rejected = outcome.rejected;
   if (outcome.content !== undefined) answered.content = outcome.content;
+  if (outcome.connect !== undefined) answered.connect = outcome.connect;
   return new AnsweredCall(call, answered);
 }
 

@@ -193,6 +193,7 @@ export function createPipeline(registry: Registry, deps: PipelineDeps): Pipeline
           envelope: redactor.value(outcome.envelope),
           ...(outcome.content === undefined ? {} : { content: redactor.value(outcome.content) }),
           ...(outcome.input === undefined ? {} : { input: redactor.value(outcome.input) }),
+          ...(outcome.connect === undefined ? {} : { connect: redactor.value(outcome.connect) }),
           // The user's question holds the brief, made from the client's arguments.
           ...(outcome.elicit === undefined
             ? {}
