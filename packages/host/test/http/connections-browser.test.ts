@@ -1,5 +1,7 @@
 // The connections page in a real browser: Debian's chromium, driven by playwright-core (nothing downloads a browser).
 // Without chromium this file is skipped, except under CI=true, where it fails.
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
 import { CHROMIUM, hasTool, missingTool, skipWithout } from "@skillport/test-utils";
 import type { Browser } from "playwright-core";
 import { chromium } from "playwright-core";
@@ -21,16 +23,18 @@ const FLAGS = [
 describe.skipIf(skipWithout("chromium"))("the connections page in headless Chromium", () => {
   let server: ConnectionsServer;
   let browser: Browser;
+  let authorization: Server | undefined;
 
   beforeAll(async () => {
     // Here only in CI (where a missing browser is not skipped): say so, not how launching it failed.
     if (!hasTool("chromium")) throw missingTool("chromium");
-    server = await startConnectionsServer({ label: "GitHub" });
+    server = await startConnectionsServer({ label: "GitHub", oauthIssuer: "https://auth.example.com" });
     browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: FLAGS });
   });
   afterAll(async () => {
     await browser?.close();
     await server?.stop();
+    await new Promise((resolve) => authorization?.close(resolve));
   });
 
   it("opens alice's link, saves her personal token, and her next MCP call runs with it", async () => {
@@ -79,6 +83,44 @@ describe.skipIf(skipWithout("chromium"))("the connections page in headless Chrom
     }
     expect(await server.whoami("alice")).toEqual({ fingerprint: fingerprint("ghp_browser_token_0123456789") });
     expect((await server.whoami("bob")).code).toBe("CREDENTIALS_MISSING");
+  });
+
+  it("leaves for the authorization server from Connect and comes back signed in (a cross-site redirect keeps the Lax cookie)", async () => {
+    // A stand-in authorization server on another site (localhost, not 127.0.0.1): it sends the browser straight back.
+    authorization = createServer((request, response) => {
+      const state = new URL(request.url ?? "/", "http://localhost").searchParams.get("state") ?? "";
+      response.writeHead(302, { location: `${server.origin}/connections/callback?code=c1&state=${state}` }).end();
+    });
+    await new Promise<void>((resolve) => authorization?.listen(0, "127.0.0.1", resolve));
+    const authorizeUrl = `http://localhost:${(authorization.address() as AddressInfo).port}/authorize`;
+    // A stand-in for the host's OAuth connections (the real flow is tested with them).
+    const finished: unknown[] = [];
+    const credentials = server.host.credentials as NonNullable<typeof server.host.credentials>;
+    credentials.oauth = {
+      start: async (slot, caller) => ({ authorizationUrl: `${authorizeUrl}?state=${slot.id}~${caller}` }),
+      finish: async (params, caller) => {
+        finished.push({ ...params, caller });
+        return { ok: true, slot: "drive.token" };
+      },
+      refresh: async () => undefined,
+    };
+    const context = await browser.newContext();
+    try {
+      context.setDefaultTimeout(5_000);
+      const tab = await context.newPage();
+      const reported: string[] = [];
+      tab.on("console", (message) => {
+        if (message.type() === "error" || message.type() === "warning") reported.push(message.text());
+      });
+      await tab.goto(await server.linkFor("alice", "drive.token"));
+      await tab.getByRole("row", { name: /Drive/ }).getByRole("link", { name: "Connect" }).click();
+      await tab.waitForURL(`${server.origin}/connections`);
+      expect(finished).toEqual([{ code: "c1", state: "drive.token~token:alice", caller: "token:alice" }]);
+      expect(reported).toEqual([]);
+    } finally {
+      await context.close();
+      delete credentials.oauth;
+    }
   });
 });
 
