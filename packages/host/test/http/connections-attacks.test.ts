@@ -5,6 +5,7 @@ import { createConnectLinks } from "../../src/credentials/connect-links.js";
 import type { OAuthConnections } from "../../src/credentials/oauth-connect.js";
 import { createMemoryStore } from "../../src/state/memory-store.js";
 import { MAX_FORM_BYTES } from "../../src/transports/http/connections/connections-route.js";
+import { createPageSessions } from "../../src/transports/http/connections/page-sessions.js";
 import type { ConnectionsServer } from "./connections-helpers.js";
 import { Browser, startConnectionsServer } from "./connections-helpers.js";
 
@@ -139,6 +140,24 @@ describe("the connections page under attack", () => {
     const unknown = await alice.request("/connections/token", { form: { slot: "nope.token", csrf, token: TOKEN } });
     expect(unknown.status).toBe(400);
     expect(await credentials().vault.get("drive.token", "token:alice")).toBeUndefined();
+  });
+
+  it("gives a new session id at each sign-in: the one before it no longer signs in", async () => {
+    const alice = await signedIn("alice");
+    const before = alice.cookie;
+    expect((await alice.request(await server.linkFor("alice"))).status).toBe(303);
+    expect(alice.cookie).not.toBe(before);
+    expect((await alice.request("/connections")).status).toBe(200);
+    const stale = new Browser(server.origin);
+    stale.cookie = before;
+    expect((await stale.request("/connections")).status).toBe(401);
+  });
+
+  it("marks the cookie Secure when the base URL is https", async () => {
+    const sessions = createPageSessions({ vault: credentials().vault, path: "/connections", secure: () => true });
+    const { cookie, session } = await sessions.start("token:alice");
+    expect(cookie).toMatch(/; HttpOnly; SameSite=Lax; Secure$/);
+    await sessions.end(session);
   });
 
   it("refuses a session id it never gave", async () => {

@@ -92,6 +92,7 @@ export function createConnectionsRoute(options: ConnectionsRouteOptions): Connec
       // A fresh session id at each sign-in (none fixed beforehand survives it).
       if (current !== undefined) await sessions.end(current);
       const { cookie } = await sessions.start(redeemed.caller);
+      logger.info({ caller: redeemed.caller, slot: redeemed.slot }, "connections page: signed in from a connect link");
       // At once to the page: the link leaves the address bar (and, with no-referrer, goes nowhere else).
       return seeOther(CONNECT_PATHS.page, { "set-cookie": cookie });
     },
@@ -159,6 +160,7 @@ export function createConnectionsRoute(options: ConnectionsRouteOptions): Connec
       if (value === "") return messagePage(400, "No token", "The form carried no token.", "Go back and paste it.");
       redactor.add([value]);
       await credentials.vault.put(slot.id, checked.session.caller, { kind: "token", value, savedAt: now() });
+      logger.info({ caller: checked.session.caller, slot: slot.id }, "connections page: a personal token was saved");
       return seeOther(CONNECT_PATHS.page);
     },
     [CONNECT_PATHS.disconnect]: async (request) => {
@@ -167,6 +169,7 @@ export function createConnectionsRoute(options: ConnectionsRouteOptions): Connec
       const slot = slotOf(checked.form.get("slot"));
       if (slot === undefined) return unknownSlot();
       await credentials.vault.remove(slot.id, checked.session.caller);
+      logger.info({ caller: checked.session.caller, slot: slot.id }, "connections page: disconnected");
       return seeOther(CONNECT_PATHS.page);
     },
     [CONNECT_PATHS.callback]: async (request) => {
@@ -202,6 +205,7 @@ export function createConnectionsRoute(options: ConnectionsRouteOptions): Connec
           "Start again from the connections page.",
         );
       }
+      logger.info({ caller: session.caller, slot: finished.slot }, "connections page: connected through OAuth");
       // Always this fixed path: nothing in the request chooses where the browser goes next.
       return seeOther(CONNECT_PATHS.page);
     },
