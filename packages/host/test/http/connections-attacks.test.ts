@@ -4,8 +4,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createConnectLinks } from "../../src/credentials/connect-links.js";
 import type { OAuthConnections } from "../../src/credentials/oauth-connect.js";
 import { createMemoryStore } from "../../src/state/memory-store.js";
-import { MAX_FORM_BYTES } from "../../src/transports/http/connections/connections-route.js";
 import { createPageSessions } from "../../src/transports/http/connections/page-sessions.js";
+import { MAX_FORM_BYTES } from "../../src/transports/http/connections/read-form.js";
 import type { ConnectionsServer } from "./connections-helpers.js";
 import { Browser, startConnectionsServer } from "./connections-helpers.js";
 
