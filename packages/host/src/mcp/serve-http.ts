@@ -63,7 +63,8 @@ export interface HttpServing {
  * GET and DELETE too), bearer authentication with static tokens or JWTs (401 pointing at RFC 9728 metadata), a
  * per-caller rate limit (429), a body limit (413), one
  * JSON-RPC message per request (a batch answers 400, so the rate limit counts calls) and socket timeouts. Beside it:
- * GET /healthz, /readyz and /metrics. Every static token is registered with `host.redactor`. The checks are the
+ * GET /healthz, /readyz and /metrics, and, on a host with per-caller credentials, the connections page (/connections;
+ * the credentials' base URL is set to the public URL's origin, else the bound one). Every static token is registered with `host.redactor`. The checks are the
  * web-standard guards of {@link createHostHttpHandler}; node:http only carries requests to it and answers back.
  *
  * Throws a HostError HTTP_CONFIG_INVALID before binding when the configuration is unsafe or incomplete,

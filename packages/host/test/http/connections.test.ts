@@ -11,7 +11,7 @@ import { Browser, fingerprint, startConnectionsServer } from "./connections-help
 describe("the connections page", () => {
   let server: ConnectionsServer;
   beforeAll(async () => {
-    server = await startConnectionsServer({ label: "GitHub" });
+    server = await startConnectionsServer({ label: "GitHub", oauthIssuer: "https://auth.example.com" });
   });
   afterAll(async () => {
     await server?.stop();
@@ -65,6 +65,32 @@ describe("the connections page", () => {
     expect(await (await browser.request("/connections")).text()).toMatch(/class="state-missing"/);
   });
 
+  it("shows an OAuth connection until when it holds, and once expired", async () => {
+    const vault = server.host.credentials?.vault;
+    const browser = new Browser(server.origin);
+    await browser.request(await server.linkFor("bob", "drive.token"));
+    const until = Date.now() + 3_600_000;
+    await vault?.put("drive.token", "token:bob", {
+      kind: "oauth",
+      accessToken: "at-bob-0123456789",
+      expiresAt: until,
+      savedAt: 1,
+    });
+    const connected = await (await browser.request("/connections")).text();
+    expect(connected).toContain(
+      `<td>Drive</td><td>OAuth (sign in)</td><td class="state-connected">Connected until ${new Date(until).toISOString()}</td>`,
+    );
+    expect(connected).not.toContain("at-bob-0123456789");
+    await vault?.put("drive.token", "token:bob", {
+      kind: "oauth",
+      accessToken: "at-bob-0123456789",
+      expiresAt: 1,
+      savedAt: 1,
+    });
+    expect(await (await browser.request("/connections")).text()).toContain('<td class="state-expired">Expired</td>');
+    await vault?.remove("drive.token", "token:bob");
+  });
+
   it("answers every page with the security headers and an exact CSP", async () => {
     const answer = await new Browser(server.origin).request("/connections");
     expect(answer.status).toBe(401);
@@ -91,6 +117,13 @@ describe("the connections page", () => {
         `path: "${taken}" is taken by the server itself`,
       );
     }
+  });
+
+  it("answers HEAD of the page with its headers and no body", async () => {
+    const answer = await raw(`${server.origin}/connections`, { method: "HEAD" });
+    expect(answer.status).toBe(401);
+    expect(answer.headers["content-security-policy"]).toBe(PAGE_CSP);
+    expect(answer.text).toBe("");
   });
 
   it("refuses other methods with Allow", async () => {
