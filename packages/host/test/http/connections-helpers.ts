@@ -69,7 +69,7 @@ export interface ConnectionsServer {
  * `drive` has a slot `drive.token` connected through OAuth at that issuer.
  */
 export async function startConnectionsServer(
-  options: { label?: string; oauthIssuer?: string } = {},
+  options: { label?: string; oauthIssuer?: string; publicUrl?: string } = {},
 ): Promise<ConnectionsServer> {
   const dir = await mkdtemp(path.join(os.tmpdir(), "skillport-connections-"));
   const keyFile = path.join(dir, "credentials.key");
@@ -99,6 +99,7 @@ export async function startConnectionsServer(
       ],
       credentials: { keys: [{ id: "k1", file: keyFile }] },
       http: {
+        ...(options.publicUrl === undefined ? {} : { publicUrl: options.publicUrl }),
         auth: {
           tokens: Object.keys(BEARER).map((name) => ({ name, scopes: [], token: { file: tokenFiles[name] } })),
         },

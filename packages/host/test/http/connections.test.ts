@@ -132,3 +132,20 @@ describe("the connections page", () => {
     expect(answer.headers.get("allow")).toBe("POST");
   });
 });
+
+describe("the connections page behind a public URL", () => {
+  it("makes links on the public origin and marks the session cookie Secure", async () => {
+    const server = await startConnectionsServer({ publicUrl: "https://skills.example.com/mcp" });
+    try {
+      expect(server.host.credentials?.baseUrl).toBe("https://skills.example.com");
+      const missing = await server.whoami("alice");
+      expect(missing.connectUrl).toMatch(/^https:\/\/skills\.example\.com\/connections\/open\?link=/);
+      const link = new URL(missing.connectUrl as string);
+      const opened = await new Browser(server.origin).request(`${link.pathname}${link.search}`);
+      expect(opened.status).toBe(303);
+      expect(opened.headers.get("set-cookie")).toMatch(/; Secure$/);
+    } finally {
+      await server.stop();
+    }
+  });
+});
