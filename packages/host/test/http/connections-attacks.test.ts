@@ -7,7 +7,7 @@ import { createMemoryStore } from "../../src/state/memory-store.js";
 import { createPageSessions } from "../../src/transports/http/connections/page-sessions.js";
 import { MAX_FORM_BYTES } from "../../src/transports/http/connections/read-form.js";
 import type { ConnectionsServer } from "./connections-helpers.js";
-import { Browser, startConnectionsServer } from "./connections-helpers.js";
+import { Browser, startConnectionsServer, swapOAuth } from "./connections-helpers.js";
 
 const TOKEN = "ghp_attack_test_token_5678";
 
@@ -178,8 +178,13 @@ describe("the connections page under attack", () => {
     const csrf = await alice.csrf();
     const html = await (await alice.request("/connections")).text();
     expect(html).toContain(`href="/connections/connect?slot=drive.token&amp;csrf=${encodeURIComponent(csrf)}"`);
-    const absent = await alice.request(`/connections/connect?slot=drive.token&csrf=${encodeURIComponent(csrf)}`);
-    expect(absent.status).toBe(501);
+    const none = swapOAuth(server.host, undefined);
+    try {
+      const absent = await alice.request(`/connections/connect?slot=drive.token&csrf=${encodeURIComponent(csrf)}`);
+      expect(absent.status).toBe(501);
+    } finally {
+      none();
+    }
 
     // A stand-in for the host's OAuth connections (the real flow is tested with them): it records what it is asked.
     const started: string[] = [];
@@ -195,7 +200,7 @@ describe("the connections page under attack", () => {
       },
       refresh: async () => undefined,
     };
-    credentials().oauth = oauth;
+    const restore = swapOAuth(server.host, oauth);
     try {
       const noCsrf = await alice.request("/connections/connect?slot=drive.token");
       expect(noCsrf.status).toBe(403);
@@ -224,7 +229,7 @@ describe("the connections page under attack", () => {
       expect(stranger.status).toBe(401);
       expect(finished).toHaveLength(2);
     } finally {
-      delete credentials().oauth;
+      restore();
     }
   });
 });

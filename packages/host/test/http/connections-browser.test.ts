@@ -7,7 +7,7 @@ import type { Browser } from "playwright-core";
 import { chromium } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ConnectionsServer } from "./connections-helpers.js";
-import { fingerprint, startConnectionsServer } from "./connections-helpers.js";
+import { fingerprint, startConnectionsServer, swapOAuth } from "./connections-helpers.js";
 
 const FLAGS = [
   "--headless",
@@ -95,15 +95,14 @@ describe.skipIf(skipWithout("chromium"))("the connections page in headless Chrom
     const authorizeUrl = `http://localhost:${(authorization.address() as AddressInfo).port}/authorize`;
     // A stand-in for the host's OAuth connections (the real flow is tested with them).
     const finished: unknown[] = [];
-    const credentials = server.host.credentials as NonNullable<typeof server.host.credentials>;
-    credentials.oauth = {
+    const restore = swapOAuth(server.host, {
       start: async (slot, caller) => ({ authorizationUrl: `${authorizeUrl}?state=${slot.id}~${caller}` }),
       finish: async (params, caller) => {
         finished.push({ ...params, caller });
         return { ok: true, slot: "drive.token" };
       },
       refresh: async () => undefined,
-    };
+    });
     const context = await browser.newContext();
     try {
       context.setDefaultTimeout(5_000);
@@ -119,7 +118,7 @@ describe.skipIf(skipWithout("chromium"))("the connections page in headless Chrom
       expect(reported).toEqual([]);
     } finally {
       await context.close();
-      delete credentials.oauth;
+      restore();
     }
   });
 });
