@@ -58,8 +58,11 @@ export interface ConnectionsServer {
   origin: string;
   /** An SDK client calling as `who`. */
   client(who: keyof typeof BEARER): Promise<Client>;
-  /** Calls `gh.whoami` as `who`: its fingerprint, or the error's code and connect URL. */
-  whoami(who: keyof typeof BEARER): Promise<{ fingerprint?: string; code?: string; connectUrl?: string }>;
+  /** Calls `<skill>.whoami` (`gh` unless told) as `who`: its fingerprint, or the error's code and connect URL. */
+  whoami(
+    who: keyof typeof BEARER,
+    skill?: string,
+  ): Promise<{ fingerprint?: string; code?: string; connectUrl?: string }>;
   /** A fresh connect link for `who`'s slot (`gh.token` unless told), as a CREDENTIALS_MISSING answer carries. */
   linkFor(who: keyof typeof BEARER, slot?: string): Promise<string>;
   stop(): Promise<void>;
@@ -67,10 +70,11 @@ export interface ConnectionsServer {
 
 /**
  * Starts a {@link ConnectionsServer}; `label` is the slot's label on the page; with `oauthIssuer`, a second skill
- * `drive` has a slot `drive.token` connected through OAuth at that issuer.
+ * `drive` has a slot `drive.token` connected through OAuth at that issuer (asking for `oauthResource`, with the
+ * scope `mcp`, when given).
  */
 export async function startConnectionsServer(
-  options: { label?: string; oauthIssuer?: string; publicUrl?: string } = {},
+  options: { label?: string; oauthIssuer?: string; oauthResource?: string; publicUrl?: string } = {},
 ): Promise<ConnectionsServer> {
   const dir = await mkdtemp(path.join(os.tmpdir(), "skillport-connections-"));
   const keyFile = path.join(dir, "credentials.key");
@@ -94,7 +98,18 @@ export async function startConnectionsServer(
           : [
               {
                 package: "skill-drive",
-                credentials: { token: { perCaller: true, label: "Drive", oauth: { issuer: options.oauthIssuer } } },
+                credentials: {
+                  token: {
+                    perCaller: true,
+                    label: "Drive",
+                    oauth: {
+                      issuer: options.oauthIssuer,
+                      ...(options.oauthResource === undefined
+                        ? {}
+                        : { resource: options.oauthResource, scopes: ["mcp"] }),
+                    },
+                  },
+                },
               },
             ]),
       ],
@@ -124,8 +139,8 @@ export async function startConnectionsServer(
     serving,
     origin,
     client,
-    async whoami(who) {
-      const result = await (await client(who)).callTool({ name: "gh.whoami", arguments: {} });
+    async whoami(who, skill = "gh") {
+      const result = await (await client(who)).callTool({ name: `${skill}.whoami`, arguments: {} });
       const content = result.structuredContent as Record<string, unknown> | undefined;
       if (result.isError !== true)
         return { fingerprint: String((content?.data as { fingerprint?: string } | undefined)?.fingerprint) };
