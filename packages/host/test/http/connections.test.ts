@@ -2,7 +2,7 @@
 // signs a browser in, a saved personal token makes the caller's next call run with it, and disconnect forgets it.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { resolveHttpConfig } from "../../src/transports/http/config.js";
-import { PAGE_CSP } from "../../src/transports/http/connections/connection-pages.js";
+import { PAGE_CSP, slotsPage } from "../../src/transports/http/connections/connection-pages.js";
 import { manifestOf } from "../helpers.js";
 import { raw } from "../http-helpers.js";
 import type { ConnectionsServer } from "./connections-helpers.js";
@@ -147,5 +147,31 @@ describe("the connections page behind a public URL", () => {
     } finally {
       await server.stop();
     }
+  });
+});
+
+describe("the connections page's rows", () => {
+  it("says how each slot connects and what the caller has, with the buttons that apply", async () => {
+    const html = await slotsPage(
+      "jwt:alice",
+      [
+        { id: "gh.token", label: "GitHub", via: "token", state: "missing", fallback: true },
+        { id: "jira.token", label: "Jira", via: "exchange", state: "missing", fallback: false },
+        { id: "drive.token", label: "Drive", via: "oauth", state: "expired", expiresAt: 0, fallback: false },
+      ],
+      "c1",
+    ).text();
+    expect(html).toContain(
+      '<td>GitHub</td><td>Personal token</td><td class="state-missing">Not connected (the host\'s shared credential is used meanwhile)</td>',
+    );
+    expect(html).toContain("<td>Jira</td><td>Exchanged automatically</td>");
+    expect(html).toContain("Automatic: your own sign-in is exchanged when you call</td><td></td>");
+    expect(html).toContain('<td>Drive</td><td>OAuth (sign in)</td><td class="state-expired">Expired</td>');
+    // Connect and disconnect for what was connected; nothing to disconnect where nothing is kept.
+    const drive = html.slice(html.indexOf('id="slot-drive.token"'));
+    expect(drive).toContain('href="/connections/connect?slot=drive.token&amp;csrf=c1">Connect</a>');
+    expect(drive).toContain('action="/connections/disconnect"');
+    const gh = html.slice(html.indexOf('id="slot-gh.token"'), html.indexOf('id="slot-jira.token"'));
+    expect(gh).not.toContain("disconnect");
   });
 });
