@@ -6,7 +6,13 @@ import { describe, expect, it } from "vitest";
 const DIST = fileURLToPath(new URL("../dist/", import.meta.url));
 
 /** Imported by the root entry only when first needed. */
-const LAZY = ["import-meta-resolve", "@skillport/core/confine", "@skillport/core/sandbox"];
+const LAZY = [
+  "import-meta-resolve",
+  "@skillport/core/confine",
+  "@skillport/core/sandbox",
+  // The SDK client's OAuth: when a caller first connects a slot through OAuth or has their token exchanged.
+  "@modelcontextprotocol/client",
+];
 
 describe("the serving entries of @skillport/host", () => {
   it("load the SDK's Skills extension only when a client first asks for skills", async () => {
@@ -46,10 +52,12 @@ describe("OpenTelemetry", () => {
 });
 
 describe("the root entry of @skillport/host", () => {
-  it("imports no MCP SDK and nothing HTTP-only: transports live behind subpaths", async () => {
+  it("imports no MCP SDK (but its client's OAuth, when first needed) and nothing HTTP-only: transports live behind subpaths", async () => {
     const imports = await importsOf(path.join(DIST, "index.js"));
     expect(imports).toContain("pino");
-    expect(imports.filter((s) => s.startsWith("@modelcontextprotocol"))).toEqual([]);
+    expect(
+      imports.filter((s) => s.startsWith("@modelcontextprotocol") && s !== "@modelcontextprotocol/client"),
+    ).toEqual([]);
     expect(imports.filter((s) => ["jose", "prom-client", "http", "net"].includes(s))).toEqual([]);
   });
 

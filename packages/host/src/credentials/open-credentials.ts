@@ -10,8 +10,10 @@ import type { ConnectLinks } from "./connect-links.js";
 import { createConnectLinks } from "./connect-links.js";
 import { readKeyring } from "./keyring.js";
 import type { OAuthConnections } from "./oauth-connect.js";
+import { createOAuthConnections } from "./oauth-connect.js";
 import type { CredentialResolver } from "./resolve-credentials.js";
 import { createCredentialResolver } from "./resolve-credentials.js";
+import { createTokenExchange } from "./token-exchange.js";
 import type { Vault } from "./vault.js";
 import { createVault } from "./vault.js";
 
@@ -23,6 +25,8 @@ export interface HostCredentials {
   readonly vault: Vault;
   readonly links: ConnectLinks;
   readonly resolver: CredentialResolver;
+  /** Connections through OAuth: what the connections page starts and finishes (the callback). */
+  readonly oauth: OAuthConnections;
   /** Every per-caller slot of the table in place (skill credentials and servers). */
   slots(): readonly CallerSlot[];
   /**
@@ -30,8 +34,6 @@ export interface HostCredentials {
    * when it knows where it listens (its publicUrl, else the bound address). Until then links cannot be minted.
    */
   baseUrl: string | undefined;
-  /** How callers connect `oauth` slots from the connections page; absent until the host can run the flow. */
-  oauth?: OAuthConnections;
   close(): Promise<void>;
 }
 
@@ -77,15 +79,27 @@ export async function openCredentials(
     ttlMs: settings.linkTtlSeconds * 1000,
     ...(options.now === undefined ? {} : { now: options.now }),
   });
+  const now = options.now === undefined ? {} : { now: options.now };
+  const oauth = createOAuthConnections({
+    vault,
+    slots: options.slots,
+    baseUrl: () => credentials.baseUrl,
+    clientName: `Skillport (${manifest.name})`,
+    flowTtlMs: settings.linkTtlSeconds * 1000,
+    ...now,
+  });
   const credentials: HostCredentials = {
     vault,
     links,
+    oauth,
     resolver: createCredentialResolver({
       vault,
       links,
       redactor: options.redactor,
       baseUrl: () => credentials.baseUrl,
-      ...(options.now === undefined ? {} : { now: options.now }),
+      refresh: oauth.refresh,
+      exchange: createTokenExchange(now),
+      ...now,
     }),
     slots: options.slots,
     baseUrl: undefined,

@@ -31,7 +31,7 @@ export function callerHandles(
   wrap: (handle: UpstreamHandle) => UpstreamHandle = (handle) => handle,
 ): CallerHandles {
   if (auth === undefined) return { handleFor: () => shared, stop: async () => {} };
-  const open = new Map<string, { value: string; handle: UpstreamHandle }>();
+  const open = new Map<string, CallerHandle>();
   return {
     handleFor(call) {
       const value = call.credentials?.token;
@@ -44,18 +44,18 @@ export function callerHandles(
           open.set(id, found); // most recently used last
           return found.handle;
         }
-        void found.handle.stop();
+        found.retire();
       }
-      const handle = wrap(connect(withCredential(spec, auth, value)));
-      open.set(id, { value, handle });
+      const opened = callerHandle(value, wrap(connect(withCredential(spec, auth, value))));
+      open.set(id, opened);
       if (open.size > MAX_CALLER_HANDLES) {
         const [oldest] = open.keys();
         if (oldest !== undefined) {
-          void open.get(oldest)?.handle.stop();
+          open.get(oldest)?.retire();
           open.delete(oldest);
         }
       }
-      return handle;
+      return opened.handle;
     },
     async stop() {
       const handles = [...open.values()].map((o) => o.handle.stop());
@@ -83,5 +83,43 @@ export function withCredential(spec: UpstreamSpec, auth: ServerAuth, value: stri
   return {
     ...spec,
     credentials: { ...spec.credentials, [`env ${variable}`]: { from: { value }, to: { env: variable } } },
+  };
+}
+
+// --- internal ---
+
+/** A caller's connection, stopped once replaced (their credential changed) and its calls under way have finished. */
+interface CallerHandle {
+  value: string;
+  handle: UpstreamHandle;
+  retire(): void;
+}
+
+function callerHandle(value: string, inner: UpstreamHandle): CallerHandle {
+  let running = 0;
+  let retired = false;
+  const handle: UpstreamHandle = {
+    start: () => inner.start(),
+    stop: () => inner.stop(),
+    get state() {
+      return inner.state;
+    },
+    async callTool(name, args, options) {
+      running++;
+      try {
+        return await inner.callTool(name, args, options);
+      } finally {
+        running--;
+        if (retired && running === 0) void inner.stop();
+      }
+    },
+  };
+  return {
+    value,
+    handle,
+    retire() {
+      retired = true;
+      if (running === 0) void inner.stop();
+    },
   };
 }

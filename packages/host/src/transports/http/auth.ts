@@ -1,6 +1,7 @@
 import { createHash, timingSafeEqual } from "node:crypto";
 import type { JWTPayload, JWTVerifyGetKey } from "jose";
 import { createLocalJWKSet, createRemoteJWKSet, errors as joseErrors, jwtVerify } from "jose";
+import { rememberSubjectToken } from "../../credentials/subject-tokens.js";
 import type { Caller } from "../../entries/check-scopes.js";
 import type { ResolvedHttpConfig, ResolvedJwt, ResolvedToken } from "./config.js";
 
@@ -120,7 +121,10 @@ function jwtVerifier(jwt: ResolvedJwt): (token: string) => Promise<AuthOutcome> 
     if (id === undefined) {
       return { ok: false, error: "invalid", description: "the access token names no subject (sub or client_id)" };
     }
-    return { ok: true, caller: { id: `${CALLER_SOURCES.jwt}${id}`, scopes: scopesOf(payload) }, via: "jwt" };
+    const caller: Caller = { id: `${CALLER_SOURCES.jwt}${id}`, scopes: scopesOf(payload) };
+    // Kept beside the caller, never on it: only a token exchange (RFC 8693) hands it on, to the identity provider.
+    rememberSubjectToken(caller, token);
+    return { ok: true, caller, via: "jwt" };
   };
 }
 
