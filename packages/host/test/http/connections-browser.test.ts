@@ -2,7 +2,15 @@
 // Without chromium this file is skipped, except under CI=true, where it fails.
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { CHROMIUM, hasTool, missingTool, skipWithout } from "@skillport/test-utils";
+import type { AuthorizationServer, ProtectedMcpServer } from "@skillport/test-utils";
+import {
+  CHROMIUM,
+  hasTool,
+  missingTool,
+  skipWithout,
+  startAuthorizationServer,
+  startProtectedMcpServer,
+} from "@skillport/test-utils";
 import type { Browser } from "playwright-core";
 import { chromium } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -120,6 +128,59 @@ describe.skipIf(skipWithout("chromium"))("the connections page in headless Chrom
       await context.close();
       restore();
     }
+  });
+});
+
+describe.skipIf(skipWithout("chromium"))("connecting through OAuth in headless Chromium", () => {
+  let as: AuthorizationServer;
+  let upstream: ProtectedMcpServer;
+  let server: ConnectionsServer;
+  let browser: Browser;
+
+  beforeAll(async () => {
+    if (!hasTool("chromium")) throw missingTool("chromium");
+    as = await startAuthorizationServer();
+    upstream = await startProtectedMcpServer({ issuer: as.issuer, jwksUrl: as.jwksUrl });
+    server = await startConnectionsServer({ oauthIssuer: as.issuer, oauthResource: upstream.resource });
+    browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: FLAGS });
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await server?.stop();
+    await upstream?.close();
+    await as?.close();
+  });
+
+  it("opens alice's link, logs in at the authorization server, comes back connected, and her call runs with it", async () => {
+    const missing = await server.whoami("alice", "drive");
+    expect(missing.code).toBe("CREDENTIALS_MISSING");
+    const context = await browser.newContext();
+    try {
+      context.setDefaultTimeout(5_000);
+      const tab = await context.newPage();
+      const reported: string[] = [];
+      tab.on("console", (message) => {
+        if (message.type() === "error" || message.type() === "warning") reported.push(message.text());
+      });
+      await tab.goto(missing.connectUrl as string);
+      await tab.getByRole("row", { name: /Drive/ }).getByRole("link", { name: "Connect" }).click();
+      // The fixture's login form, on the authorization server's origin.
+      await tab.waitForURL((url) => url.origin === new URL(as.issuer).origin);
+      await tab.locator('input[name="login"]').fill("alice");
+      await tab.getByRole("button", { name: "Log in" }).click();
+      await tab.waitForURL(`${server.origin}/connections`);
+      await expect(tab.getByRole("row", { name: /Drive/ }).getByRole("cell").nth(2).textContent()).resolves.toMatch(
+        /^Connected until \d{4}-/,
+      );
+      // Only the pages of this host are checked: the fixture's own pages carry no CSP.
+      expect(reported.filter((text) => text.includes("Content Security Policy"))).toEqual([]);
+    } finally {
+      await context.close();
+    }
+    const kept = await server.host.credentials?.vault.get("drive.token", "token:alice");
+    if (kept?.kind !== "oauth") throw new Error("nothing kept for alice");
+    expect(await server.whoami("alice", "drive")).toEqual({ fingerprint: fingerprint(kept.accessToken) });
+    expect((await server.whoami("bob", "drive")).code).toBe("CREDENTIALS_MISSING");
   });
 });
 
