@@ -1,8 +1,10 @@
 // The connections page under attack: links replayed, expired, forged or opened in another caller's browser; forms
 // without the session's CSRF token or from another origin; an open redirect through the callback; markup in a label.
+
+import type { AuthorizationServer, ProtectedMcpServer } from "@skillport/test-utils";
+import { authorizeWithoutBrowser, startAuthorizationServer, startProtectedMcpServer } from "@skillport/test-utils";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createConnectLinks } from "../../src/credentials/connect-links.js";
-import type { OAuthConnections } from "../../src/credentials/oauth-connect.js";
 import { createMemoryStore } from "../../src/state/memory-store.js";
 import { createPageSessions } from "../../src/transports/http/connections/page-sessions.js";
 import { MAX_FORM_BYTES } from "../../src/transports/http/connections/read-form.js";
@@ -173,7 +175,7 @@ describe("the connections page under attack", () => {
     expect(html).toContain("&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;");
   });
 
-  it("answers 501 for OAuth without the host's OAuth connections, and the callback never redirects off-site", async () => {
+  it("answers 501 for OAuth without the host's OAuth connections", async () => {
     const alice = await signedIn("alice");
     const csrf = await alice.csrf();
     const html = await (await alice.request("/connections")).text();
@@ -185,51 +187,79 @@ describe("the connections page under attack", () => {
     } finally {
       none();
     }
+  });
+});
 
-    // A stand-in for the host's OAuth connections (the real flow is tested with them): it records what it is asked.
-    const started: string[] = [];
-    const finished: unknown[] = [];
-    const oauth: OAuthConnections = {
-      start: async (slot, caller) => {
-        started.push(`${slot.id} ${caller}`);
-        return { authorizationUrl: "https://auth.example.com/authorize?state=s1" };
-      },
-      finish: async (params, caller) => {
-        finished.push({ ...params, caller });
-        return params.state === "s1" ? { ok: true, slot: "drive.token" } : { ok: false, reason: "unknown state" };
-      },
-      refresh: async () => undefined,
-    };
-    const restore = swapOAuth(server.host, oauth);
-    try {
-      const noCsrf = await alice.request("/connections/connect?slot=drive.token");
-      expect(noCsrf.status).toBe(403);
+describe("the OAuth callback under attack", () => {
+  let as: AuthorizationServer;
+  let upstream: ProtectedMcpServer;
+  let server: ConnectionsServer;
+
+  beforeAll(async () => {
+    as = await startAuthorizationServer();
+    upstream = await startProtectedMcpServer({ issuer: as.issuer, jwksUrl: as.jwksUrl });
+    server = await startConnectionsServer({ oauthIssuer: as.issuer, oauthResource: upstream.resource });
+  });
+  afterAll(async () => {
+    await server?.stop();
+    await upstream?.close();
+    await as?.close();
+  });
+
+  it("finishes only the signed-in caller's own flow, once, and never redirects off-site", async () => {
+    const alice = new Browser(server.origin);
+    await alice.request(await server.linkFor("alice", "drive.token"));
+    const bob = new Browser(server.origin);
+    await bob.request(await server.linkFor("bob", "drive.token"));
+    const csrf = await alice.csrf();
+
+    expect((await alice.request("/connections/connect?slot=drive.token")).status).toBe(403);
+    /** Starts a flow from alice's page and logs her in at the authorization server: the callback's query. */
+    const authorized = async () => {
       const go = await alice.request(`/connections/connect?slot=drive.token&csrf=${encodeURIComponent(csrf)}`);
       expect(go.status).toBe(303);
-      expect(go.headers.get("location")).toBe("https://auth.example.com/authorize?state=s1");
-      expect(started).toEqual(["drive.token token:alice"]);
+      const authorizationUrl = go.headers.get("location") as string;
+      expect(new URL(authorizationUrl).origin).toBe(as.issuer);
+      const { code, state, iss } = await authorizeWithoutBrowser(
+        authorizationUrl,
+        `${server.origin}/connections/callback`,
+        { login: "alice" },
+      );
+      return new URLSearchParams({ code, state: state ?? "", ...(iss === undefined ? {} : { iss }) });
+    };
+    const evil =
+      "&next=https%3A%2F%2Fevil.example&redirect_uri=https%3A%2F%2Fevil.example&return_to=%2F%2Fevil.example";
 
-      const back = await alice.request(
-        "/connections/callback?code=c1&state=s1&iss=https%3A%2F%2Fauth.example.com&next=https%3A%2F%2Fevil.example&redirect_uri=https%3A%2F%2Fevil.example",
-      );
-      expect(back.status).toBe(303);
-      expect(back.headers.get("location")).toBe("/connections");
-      expect(finished).toEqual([{ state: "s1", code: "c1", iss: "https://auth.example.com", caller: "token:alice" }]);
-      const refused = await alice.request("/connections/callback?code=c1&state=s2&next=https%3A%2F%2Fevil.example");
-      expect(refused.status).toBe(400);
-      expect(refused.headers.get("location")).toBeNull();
-      expect(await refused.text()).toContain("unknown state");
-      const denied = await alice.request(
-        "/connections/callback?error=access_denied&error_description=%3Cb%3Eno%3C%2Fb%3E",
-      );
-      expect(denied.status).toBe(400);
-      expect(await denied.text()).toContain("access_denied: &lt;b&gt;no&lt;/b&gt;");
-      // No session: the callback signs no one in.
-      const stranger = await new Browser(server.origin).request("/connections/callback?code=c1&state=s1");
-      expect(stranger.status).toBe(401);
-      expect(finished).toHaveLength(2);
-    } finally {
-      restore();
-    }
+    // Alice's own answer: back to the page's fixed path, whatever the query says.
+    const answer = await authorized();
+    const back = await alice.request(`/connections/callback?${answer}${evil}`);
+    expect(back.status).toBe(303);
+    expect(back.headers.get("location")).toBe("/connections");
+    expect(await server.host.credentials?.vault.get("drive.token", "token:alice")).toMatchObject({ kind: "oauth" });
+    // Once.
+    const replayed = await alice.request(`/connections/callback?${answer}${evil}`);
+    expect(replayed.status).toBe(400);
+    expect(replayed.headers.get("location")).toBeNull();
+    expect(await replayed.text()).toContain("already used");
+
+    // Alice's next answer, in bob's browser: refused, and nothing is connected for bob.
+    const another = await authorized();
+    expect((await new Browser(server.origin).request(`/connections/callback?${another}`)).status).toBe(401);
+    const crossed = await bob.request(`/connections/callback?${another}${evil}`);
+    expect(crossed.status).toBe(400);
+    expect(crossed.headers.get("location")).toBeNull();
+    expect(await crossed.text()).toContain("started by another caller");
+    expect(await server.host.credentials?.vault.get("drive.token", "token:bob")).toBeUndefined();
+
+    const forged = await alice.request(`/connections/callback?code=c1&state=forged${evil}`);
+    expect(forged.status).toBe(400);
+    expect(forged.headers.get("location")).toBeNull();
+
+    const denied = await alice.request(
+      `/connections/callback?error=access_denied&error_description=%3Cb%3Eno%3C%2Fb%3E${evil}`,
+    );
+    expect(denied.status).toBe(400);
+    expect(denied.headers.get("location")).toBeNull();
+    expect(await denied.text()).toContain("access_denied: &lt;b&gt;no&lt;/b&gt;");
   });
 });
