@@ -7,6 +7,7 @@ import type { Host } from "../host.js";
 import { createAuthenticator } from "../transports/http/auth.js";
 import type { ResolvedHttpConfig, ResolveHttpConfigOptions } from "../transports/http/config.js";
 import { resolveHttpConfig, withoutBrackets } from "../transports/http/config.js";
+import { createConnectionsRoute } from "../transports/http/connections/connections-route.js";
 import type { Endpoint } from "../transports/http/guard.js";
 import { paramHeadersOf } from "../transports/http/guards/param-headers.js";
 import type { HttpEdge, HttpHandler, ServeState } from "../transports/http/handler.js";
@@ -62,7 +63,8 @@ export interface HttpServing {
  * GET and DELETE too), bearer authentication with static tokens or JWTs (401 pointing at RFC 9728 metadata), a
  * per-caller rate limit (429), a body limit (413), one
  * JSON-RPC message per request (a batch answers 400, so the rate limit counts calls) and socket timeouts. Beside it:
- * GET /healthz, /readyz and /metrics. Every static token is registered with `host.redactor`. The checks are the
+ * GET /healthz, /readyz and /metrics, and, on a host with per-caller credentials, the connections page (/connections;
+ * the credentials' base URL is set to the public URL's origin, else the bound one). Every static token is registered with `host.redactor`. The checks are the
  * web-standard guards of {@link createHostHttpHandler}; node:http only carries requests to it and answers back.
  *
  * Throws a HostError HTTP_CONFIG_INVALID before binding when the configuration is unsafe or incomplete,
@@ -95,6 +97,8 @@ export async function serveHostHttp(host: Host, options: HttpServeOptions = {}):
   const url = `http://${localName(config.host)}:${port}${config.path}`;
   // The public URL comes from configuration, never from a request's Host or X-Forwarded-Proto.
   state.resource = config.publicUrl ?? (config.loopback ? url : undefined);
+  // Connect links and the OAuth callback are on the public origin, else on the bound one.
+  if (host.credentials !== undefined) host.credentials.baseUrl = new URL(config.publicUrl ?? url).origin;
   if (config.auth !== undefined && state.resource === undefined) {
     host.logger.info(
       "no http.publicUrl: the protected-resource metadata is not served and 401 answers name no resource_metadata",
@@ -240,6 +244,16 @@ function createHostHttpEdge(
     metadata: { name: host.manifest.name, scopes },
     endpoint: mcpEndpoint(core, mcp, sessions),
     paramHeaders: paramHeadersFor,
+    ...(host.credentials === undefined
+      ? {}
+      : {
+          connections: createConnectionsRoute({
+            credentials: host.credentials,
+            redactor: host.redactor,
+            logger: host.logger,
+            allowedHosts: config.allowedHosts,
+          }),
+        }),
   });
   return {
     edge,

@@ -150,7 +150,8 @@ describe("OAuth per caller to an upstream MCP server", () => {
       i % 2 === 0 ? { sub: "alice", client: alice } : { sub: "bob", client: bob },
     );
     const answered = await Promise.all(calls.map(async ({ sub, client }) => ({ sub, answer: await whoami(client) })));
-    for (const { sub, answer } of answered) expect(answer, JSON.stringify(answer).slice(0, 400)).toMatchObject({ ok: true, data: { sub } });
+    for (const { sub, answer } of answered)
+      expect(answer, JSON.stringify(answer).slice(0, 400)).toMatchObject({ ok: true, data: { sub } });
     await alice.close();
     await bob.close();
   });

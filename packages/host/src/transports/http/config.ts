@@ -4,7 +4,7 @@ import type { JSONWebKeySet } from "jose";
 import { HostError, messageOf } from "../../errors/host-error.js";
 import type { LoadedHttpSettings, LoadedManifest, SecretSource } from "../../manifest/manifest.js";
 import { readSecret } from "../../manifest/read-secret.js";
-import { RESERVED_PATHS, WELL_KNOWN_PREFIX } from "./routes.js";
+import { CONNECTIONS_PREFIX, RESERVED_PATHS, WELL_KNOWN_PREFIX } from "./routes.js";
 
 /** Command-line values that override the manifest's `http` object. */
 export interface HttpOverrides {
@@ -92,7 +92,12 @@ export async function resolveHttpConfig(
   if (!Number.isInteger(port) || port < 0 || port > 65535) problems.push(`port: ${port} is not a TCP port (0–65535)`);
   if (!mcpPath.startsWith("/") || /[?#\s]/.test(mcpPath)) {
     problems.push(`path: "${mcpPath}" must start with "/" and hold no "?", "#" or spaces`);
-  } else if (RESERVED_PATHS.includes(mcpPath) || mcpPath.startsWith(WELL_KNOWN_PREFIX)) {
+  } else if (
+    RESERVED_PATHS.includes(mcpPath) ||
+    mcpPath.startsWith(WELL_KNOWN_PREFIX) ||
+    mcpPath === CONNECTIONS_PREFIX ||
+    mcpPath.startsWith(`${CONNECTIONS_PREFIX}/`)
+  ) {
     problems.push(`path: "${mcpPath}" is taken by the server itself; choose another, e.g. "/mcp"`);
   }
 

@@ -2,6 +2,7 @@ import type { Logger } from "../../logging/logger.js";
 import { CallStop } from "../../pipeline/call-stop.js";
 import type { Authenticator } from "./auth.js";
 import type { ResolvedHttpConfig } from "./config.js";
+import type { ConnectionsRoute } from "./connections/connections-route.js";
 import type { EdgeContext, EdgeRequest, Endpoint, Guard, SerializedAnswer } from "./guard.js";
 import { checkAll } from "./guard.js";
 import { authGuard } from "./guards/auth.js";
@@ -41,6 +42,8 @@ export interface HttpHandlerOptions extends Pick<RoutesOptions, "metrics" | "rea
   endpoint: Endpoint;
   /** The arguments each tool mirrors into `Mcp-Param-*` headers (SEP-2243), by full tool name. @default none */
   paramHeaders?: (tool: string) => readonly ParamHeader[] | undefined;
+  /** The connections page, on a host with per-caller credentials. @default none */
+  connections?: ConnectionsRoute;
 }
 
 /** A web handler: one Request in, one Response out. `context` carries what the socket knows (the peer's address). */
@@ -63,7 +66,8 @@ export interface HttpEdge {
  * The HTTP edge. A request to the MCP endpoint passes the guards below, top to bottom, and the first that answers
  * stops it; the endpoint answers what all of them let through. Once the origin guard has allowed a browser page,
  * every answer carries its CORS headers. Any other path goes to the server's own routes (/healthz, /readyz,
- * /metrics, the protected-resource metadata), which no guard checks. `handle` takes web Requests; `serve` runs the
+ * /metrics, the protected-resource metadata), which no guard checks, and the connections page (which checks the
+ * Host itself). `handle` takes web Requests; `serve` runs the
  * same guards and endpoint on a Node request read through `nodeEdgeRequest` (`mcp/serve-http.ts`).
  *
  * @example
@@ -91,6 +95,7 @@ export function createHttpEdge(options: HttpHandlerOptions): HttpEdge {
     logger,
     draining: () => state.draining,
     readiness: options.readiness,
+    connections: options.connections,
     metadata:
       config.auth === undefined
         ? undefined

@@ -1,4 +1,6 @@
+import { CONNECT_PATHS } from "../../credentials/connect-paths.js";
 import type { Logger } from "../../logging/logger.js";
+import type { ConnectionsRoute } from "./connections/connections-route.js";
 import type { HttpMetrics } from "./metrics.js";
 import type { ProtectedResourceOptions } from "./protected-resource.js";
 import { isMetadataPath, protectedResourceMetadata } from "./protected-resource.js";
@@ -19,6 +21,8 @@ export interface RoutesOptions {
    * request since the URL is known once the server is bound.
    */
   metadata: (() => ProtectedResourceOptions | undefined) | undefined;
+  /** The connections page (CONNECT_PATHS), served when the host has per-caller credentials. */
+  connections?: ConnectionsRoute | undefined;
 }
 
 /** A route of the server's own: it answers every GET (and HEAD) of its path. */
@@ -51,12 +55,19 @@ const ROUTES = {
 /** The paths of the server's own routes: the MCP endpoint may not take one. */
 export const RESERVED_PATHS: readonly string[] = Object.keys(ROUTES);
 
+/**
+ * Where the connections page lives (CONNECT_PATHS, on a host with per-caller credentials): the MCP endpoint may not
+ * be there or under it.
+ */
+export const CONNECTIONS_PREFIX = CONNECT_PATHS.page;
+
 /** Where well-known documents live (RFC 8615): the protected-resource metadata, and nothing of the MCP endpoint. */
 export const WELL_KNOWN_PREFIX = "/.well-known/";
 
 /**
  * Answers a request for any path but the MCP endpoint's: the routes in {@link RESERVED_PATHS} (405 with
- * `Allow: GET, HEAD` for other methods), the protected-resource metadata when served, and 404 for anything else.
+ * `Allow: GET, HEAD` for other methods), the connections page when served (its own methods), the
+ * protected-resource metadata when served, and 404 for anything else.
  *
  * @example
  * const route = createRoutes({ mcpPath: "/mcp", metrics, logger, draining: () => false, readiness, metadata });
@@ -65,6 +76,8 @@ export const WELL_KNOWN_PREFIX = "/.well-known/";
 export function createRoutes(options: RoutesOptions): (request: Request, path: string) => Promise<Response> {
   const routes = new Map<string, Route>(Object.entries(ROUTES).map(([path, make]) => [path, make(options)]));
   return async (request, path) => {
+    const page = await options.connections?.(request, path);
+    if (page !== undefined) return page;
     const route = routes.get(path);
     if (!isRead(request.method)) {
       return route === undefined
