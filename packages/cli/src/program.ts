@@ -214,6 +214,65 @@ export function buildProgram(serveWith: (options: ServeOptions) => Promise<numbe
     exitCode = await (await import("./commands/lock.js")).lock(options);
   });
 
+  const credentials = program
+    .command("credentials")
+    .summary("set, list or remove callers' own credentials kept by a host (per-caller slots)")
+    .description(
+      "Manage the credentials each caller brings (a manifest's per-caller slots: a skill credential { \"perCaller\": true } or a server's auth), in the store the manifest names (credentials.store: a file, or the state's Redis), sealed with its credentials.keys. No skill is loaded and no server started. Values are never printed, and never taken on the command line.",
+    );
+  const credentialsSet = credentials
+    .command("set")
+    .summary("store a caller's personal token for a token slot")
+    .description(
+      "Seal a caller's personal token for a token slot. The value is read from stdin (not echoed on a terminal), --from-env or --from-file: never from the command line, where the process list would show it.",
+    )
+    .argument("<slot>", "<mcp>.<credential>, e.g. gh.token (a server's is <mcp>.token)")
+    .option("--caller <id>", "required: the caller's id as the host sees it, token:<name> or jwt:<sub>")
+    .option("--from-env <variable>", "read the value from this environment variable")
+    .option("--from-file <path>", "read the value from this file (trimmed)");
+  const credentialsList = credentials
+    .command("list")
+    .summary("list kept credentials: slot, caller, kind, state and times, never values")
+    .option("--slot <slot>", "only this slot's")
+    .option("--json", "print JSON");
+  const credentialsRemove = credentials
+    .command("remove")
+    .summary("remove what a caller connected for a slot")
+    .argument("<slot>", "<mcp>.<credential>, e.g. gh.token")
+    .option("--caller <id>", "required: the caller's id, token:<name> or jwt:<sub>");
+  const credentialsExplanation: Explanation = {
+    examples: [
+      ["skillport credentials set gh.token --caller token:alice", "asks for alice's token (not shown as typed)"],
+      ["skillport credentials set gh.token --caller jwt:bob --from-env BOB_GH", "from a variable"],
+      ['printf %s "$TOKEN" | skillport credentials set tickets.token --caller token:ci', "from stdin"],
+      ["skillport credentials list --slot gh.token", "whose gh.token is kept, and its state"],
+      ["skillport credentials remove gh.token --caller token:alice", "forget alice's"],
+    ],
+    environment: [
+      ["SKILLPORT_STATE_URL", 'the Redis the records are in, with "store": "state" (else the manifest\'s state)'],
+      ["…", "the variables credentials.keys names (the sealing keys)"],
+    ],
+    docs: "cli#skillport-credentials",
+  };
+  for (const command of [credentials, credentialsSet, credentialsList, credentialsRemove]) {
+    if (command !== credentials) manifestOption(command, "the manifest whose credentials to manage");
+    if (command !== credentials) logLevelOption(command, "warn");
+    explain(command, credentialsExplanation);
+  }
+  // Bare `skillport credentials` asks what it does: its help, on stdout, and no error.
+  credentials.action(() => {
+    credentials.outputHelp();
+  });
+  credentialsSet.action(async (slot: string, options) => {
+    exitCode = await (await import("./commands/credentials.js")).credentialsSet(slot, options);
+  });
+  credentialsList.action(async (options) => {
+    exitCode = await (await import("./commands/credentials.js")).credentialsList(options);
+  });
+  credentialsRemove.action(async (slot: string, options) => {
+    exitCode = await (await import("./commands/credentials.js")).credentialsRemove(slot, options);
+  });
+
   const scaffold = program
     .command("new")
     .summary("scaffold a new skill package and add it to the manifest, disabled")

@@ -6,7 +6,7 @@ import path from "node:path";
 import { loadManifest } from "@skillport/host";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ServedHttp } from "./workspace.js";
-import { connectStdio, REPO, runCli, serveHttp } from "./workspace.js";
+import { CLI, connectStdio, REPO, runCli, serveHttp } from "./workspace.js";
 
 // Every page of the docs site, run: the README, docs/**/*.md, SECURITY.md and bench/RESULTS.md. Every command their
 // shell blocks and transcripts (`$ command`, then its output) show runs against the default manifest in one scratch
@@ -264,6 +264,7 @@ function runnerOf(command: Command): Runner | undefined {
   if (text.startsWith("pnpm exec skillport dev ")) return devCommand;
   if (text.startsWith("pnpm exec skillport new ")) return skillportNew;
   if (text.startsWith("pnpm exec skillport ")) return skillport;
+  if (/^(printf [^|]*\| )?skillport credentials /.test(text)) return credentialsCommand;
   if (text.startsWith("claude mcp add ")) return claudeMcpAdd;
   if (text.startsWith("curl ")) return curl;
   return undefined;
@@ -363,6 +364,47 @@ async function skillportNew(command: Command): Promise<void> {
   if (scaffolded.has(command.text)) return;
   await skillport(command);
   scaffolded.add(command.text);
+}
+
+/**
+ * `skillport credentials`, as a page shows it, in a folder of its own whose manifest has per-caller slots (`gh.token`,
+ * a server's `tickets.token`) and a file store, with the variables and files the pages name; a page's commands run
+ * in order (set before list and remove).
+ */
+let credentialsDir: string | undefined;
+async function credentialsCommand(command: Command): Promise<void> {
+  if (credentialsDir === undefined) {
+    credentialsDir = path.join(scratch, "credentials");
+    await mkdir(credentialsDir);
+    await writeFile(
+      path.join(credentialsDir, "skills.manifest.json"),
+      JSON.stringify({
+        skills: [
+          { path: path.join(REPO, "skills/skill-github"), mcp: "gh", credentials: { token: { perCaller: true } } },
+        ],
+        servers: [{ mcp: "tickets", url: "https://tickets.example.com/mcp", auth: { perCaller: "token" } }],
+        credentials: { keys: [{ id: "1", env: "DOCS_CREDENTIALS_KEY" }], store: { file: "./.credentials" } },
+      }),
+    );
+    for (const file of ["ci-token.txt", "alice-token.txt"])
+      await writeFile(path.join(credentialsDir, file), `${file}-0123\n`);
+  }
+  const env = {
+    ...process.env,
+    SKILLPORT_LOG_LEVEL: "warn",
+    DOCS_CREDENTIALS_KEY: "0".repeat(64),
+    BOB_GITHUB_TOKEN: "bob-github-token-0123",
+    TOKEN: "ci-token-0123",
+  };
+  const script = `skillport() { "${process.execPath}" "${CLI}" "$@"; }; ${command.text}`;
+  // What a terminal would have the operator type, for a command that reads stdin (a pipe or `<` on the page wins).
+  const run = await new Promise<{ code: number; out: string }>((resolve) => {
+    const child = execFile("sh", ["-c", script], { cwd: credentialsDir, env }, (error, stdout, stderr) =>
+      resolve({ code: error === null ? 0 : Number(error.code ?? 1), out: `${stdout}${stderr}` }),
+    );
+    child.stdin?.end("typed-token-0123\n");
+  });
+  expect(run.code, `${command.text}\n${run.out}`).toBe(0);
 }
 
 async function claudeMcpAdd(command: Command): Promise<void> {
@@ -536,6 +578,7 @@ function commandsOf(block: Block): Command[] {
     while (text.endsWith("\\") && i + 1 < lines.length)
       text = `${text.slice(0, -1).trimEnd()} ${(lines[++i] as string).trim()}`;
     text = withoutComment(transcript ? text.slice(2) : text).trim();
+    if (text === "") continue;
     const output: string[] = [];
     while (transcript && i + 1 < lines.length && !(lines[i + 1] as string).startsWith("$ "))
       output.push(lines[++i] as string);
@@ -552,7 +595,7 @@ function withoutComment(line: string): string {
     if (quote !== undefined) {
       if (c === quote) quote = undefined;
     } else if (c === "'" || c === '"') quote = c;
-    else if (c === "#" && /\s/.test(line[i - 1] ?? "")) return line.slice(0, i);
+    else if (c === "#" && /\s/.test(line[i - 1] ?? " ")) return line.slice(0, i);
   }
   return line;
 }

@@ -9,6 +9,8 @@ import { compileSchema, hashOf, listedTools, lockCommand, lockPathOf, readLock }
 import type { SurfaceChange } from "@skillport/tooling";
 import { classifyServerChanges, classifySkillChanges, lintSkill, lintSkillDoc } from "@skillport/tooling";
 import semver from "semver";
+import type { CredentialsReport } from "../check-credentials.js";
+import { checkCredentials, credentialsLines } from "../check-credentials.js";
 import { count } from "../count.js";
 import { formatTable } from "../format-table.js";
 import { messageOf } from "../message-of.js";
@@ -59,14 +61,18 @@ export async function check(options: CheckOptions): Promise<number> {
     );
     return 2;
   }
-  const host = await createHost({
-    manifest: options.manifest,
-    client: upstreamClient,
-    logger: quietLogger(),
-    lock: "off",
-  });
+  // Read before the host starts: a per-caller slot without credentials, or a key that is not set, stops the host.
+  const credentials = await checkCredentials(options.manifest);
+  let host: Host;
   try {
-    const findings: Finding[] = [];
+    host = await createHost({ manifest: options.manifest, client: upstreamClient, logger: quietLogger(), lock: "off" });
+  } catch (error) {
+    if (credentials === undefined || !credentials.findings.some((f) => f.severity === "error")) throw error;
+    printCredentials(credentials, options.json === true, error);
+    return 1;
+  }
+  try {
+    const findings: Finding[] = [...(credentials?.findings ?? [])];
     const add = (severity: Finding["severity"], rule: string, where: string, message: string) =>
       findings.push({ severity, rule, where, message });
 
@@ -99,9 +105,10 @@ export async function check(options: CheckOptions): Promise<number> {
     const notes = note === undefined ? [] : [note];
     if (options.json) {
       process.stdout.write(
-        `${JSON.stringify({ ok, manifest: host.manifest.file, findings, sizes, changes, notes }, null, 2)}\n`,
+        `${JSON.stringify({ ok, manifest: host.manifest.file, findings, sizes, changes, notes, credentials: credentials === undefined ? undefined : { slots: credentials.slots, keys: credentials.keys, store: credentials.store } }, null, 2)}\n`,
       );
     } else {
+      if (credentials !== undefined) process.stdout.write(`${credentialsLines(credentials).join("\n")}\n`);
       process.stdout.write(report(host, findings, sizes, changes, ok));
       for (const line of notes) process.stdout.write(`\n${line}\n`);
     }
@@ -112,6 +119,21 @@ export async function check(options: CheckOptions): Promise<number> {
 }
 
 // --- internal ---
+
+/** The credentials' findings when the host cannot start for them, with the host's own message on stderr. */
+function printCredentials(credentials: CredentialsReport, json: boolean, error: unknown): void {
+  const { slots, keys, store, findings } = credentials;
+  if (json) {
+    process.stdout.write(`${JSON.stringify({ ok: false, findings, credentials: { slots, keys, store } }, null, 2)}\n`);
+  } else {
+    const table = formatTable(
+      ["", "RULE", "WHERE", "PROBLEM"],
+      findings.map((f) => [f.severity === "error" ? "✖" : "!", f.rule, f.where, f.message]),
+    );
+    process.stdout.write(`${[...credentialsLines(credentials), table].join("\n")}\n`);
+  }
+  process.stderr.write(`${messageOf(error)}\n`);
+}
 
 type Add = (severity: Finding["severity"], rule: string, where: string, message: string) => void;
 
