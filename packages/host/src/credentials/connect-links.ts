@@ -3,7 +3,7 @@ import type { StateStore } from "../state/store.js";
 import type { Keyring } from "./keyring.js";
 
 /** What a connect link says: who it was minted for, which slot, until when. */
-export interface ConnectLink {
+interface ConnectLink {
   caller: string;
   slot: string;
   /** Epoch ms. */

@@ -7,7 +7,7 @@ import { subjectTokenOf } from "./subject-tokens.js";
 import type { KeptCredential, Vault } from "./vault.js";
 
 /** What a call gets of its owner's per-caller credentials: each value by credential name, or why it cannot run. */
-export type Resolution =
+type Resolution =
   | { ok: true; values: Record<string, string> }
   | {
       ok: false;

@@ -3,7 +3,7 @@ import type { RunCall } from "./tool-entry.js";
 import type { UpstreamConnect, UpstreamHandle, UpstreamSpec } from "./upstream-client.js";
 
 /** The most callers' connections a per-caller server keeps open; the least recently used is stopped first. */
-export const MAX_CALLER_HANDLES = 256;
+const MAX_CALLER_HANDLES = 256;
 
 /**
  * The connection a call to an upstream server goes through: the server's one handle, or, for a server called per
