@@ -83,6 +83,22 @@ describe("the file sealed store", () => {
 });
 
 describe("the vault", () => {
+  it("reads the store on every get: what another replica changed or removed counts at once", async () => {
+    const store = createMemorySealedStore();
+    const keyring = createKeyring([{ id: "k", key: randomBytes(32) }]);
+    const here = createVault(store, keyring);
+    const there = createVault(store, keyring);
+    await here.put("gh.token", "jwt:alice", { kind: "token", value: "first-token-value", savedAt: 1 });
+    expect(await here.get("gh.token", "jwt:alice")).toMatchObject({ value: "first-token-value" });
+    await there.put("gh.token", "jwt:alice", { kind: "token", value: "second-token-value", savedAt: 2 });
+    expect(await here.get("gh.token", "jwt:alice")).toMatchObject({ value: "second-token-value" });
+    await there.remove("gh.token", "jwt:alice");
+    expect(await here.get("gh.token", "jwt:alice")).toBeUndefined();
+    await there.put("gh.token", "jwt:alice", { kind: "token", value: "third-token-value", savedAt: 3 });
+    const kept = await here.get("gh.token", "jwt:alice");
+    expect(Object.isFrozen(kept)).toBe(true);
+  });
+
   it("does not open a record copied under another caller's key", async () => {
     const store = createMemorySealedStore();
     const vault = createVault(store, createKeyring([{ id: "k", key: randomBytes(32) }]));
