@@ -213,7 +213,9 @@ function httpNote() {
   return `
 Over HTTP a per-caller call costs more than its resolution does in process (file store: ${ms(cost(http))} ms against
 ${ms(cost(inProcess))} ms), beyond the control: the store's lookup is the in-process figure, so the rest is spent on
-the HTTP path of a per-caller call. This benchmark does not yet say where.
+the HTTP path of a per-caller call. A CPU profile of the same calls through \`serveHostHttp\` in one process (each
+instance 15,000 calls) showed no function of the host's above the profile's noise once a kept record is opened once
+per sealed text; what remains here is the child process's and the run's.
 `;
 }
 
