@@ -6,10 +6,9 @@
 // sequential fetch calls as the caller), and the resolver alone; a control instance (the host's own token again)
 // shows the run's noise. Tokens are stored with `skillport credentials set`, as an operator would. Writes its section
 // of bench/RESULTS.md. Run with `pnpm bench`, or alone: node bench/credentials.mjs [--quick] [--no-write].
-import { spawn, spawnSync } from "node:child_process";
+import { spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
-import { createServer } from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -17,6 +16,7 @@ import { createHost, createLogger } from "@skillport/host";
 // The OAuth fixtures the host's tests use: an identity provider (oidc-provider) and an upstream requiring its tokens.
 import { startAuthorizationServer, startProtectedMcpServer } from "../packages/test-utils/dist/index.js";
 import { check, ROOT, requestFor, start, stop } from "./http-helpers.mjs";
+import { startRedis } from "./redis-server.mjs";
 import { WROTE, writeSection } from "./results-file.mjs";
 import { flag, QUICK } from "./run-options.mjs";
 import { median } from "./sequential-calls.mjs";
@@ -316,30 +316,4 @@ async function p50Of(call, count) {
   }
   samples.sort();
   return samples[Math.floor(count / 2)];
-}
-
-async function startRedis() {
-  const port = await new Promise((resolve, reject) => {
-    const server = createServer().listen(0, "127.0.0.1", () => {
-      const { port } = server.address();
-      server.close(() => resolve(port));
-    });
-    server.once("error", reject);
-  });
-  const child = spawn(
-    "redis-server",
-    ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"],
-    { stdio: ["ignore", "pipe", "pipe"] },
-  );
-  await new Promise((resolve, reject) => {
-    let out = "";
-    child.stdout.on("data", (d) => {
-      out += d;
-      if (out.includes("Ready to accept connections")) resolve();
-    });
-    child.once("error", (error) => reject(new Error(`redis-server could not start (${error.message}); install it`)));
-    child.once("exit", (code) => reject(new Error(`redis-server exited with ${code}:\n${out}`)));
-  });
-  const version = /v=([\d.]+)/.exec(spawnSync("redis-server", ["--version"], { encoding: "utf8" }).stdout ?? "")?.[1];
-  return { child, url: `redis://127.0.0.1:${port}/0`, version: version ?? "" };
 }

@@ -7,8 +7,6 @@
 // memory store, and Redis once the host has a Redis task store (see taskStores below). Calls are sequential, in
 // interleaved rounds after a warm-up; each cell is the median over rounds of the round's p50 / p99.
 // Writes its section of bench/RESULTS.md. Run with `pnpm bench` or `node bench/tasks.mjs` (`--rounds 5`).
-import { spawn } from "node:child_process";
-import { createServer } from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -16,6 +14,7 @@ import { Client } from "@modelcontextprotocol/client";
 import * as hostModule from "@skillport/host";
 import { serveHostHttp } from "@skillport/host/http";
 import { connectInMemory } from "@skillport/host/testing";
+import { startRedis } from "./redis-server.mjs";
 import { WROTE, writeSection } from "./results-file.mjs";
 import { flag } from "./run-options.mjs";
 import { median, timeCalls } from "./sequential-calls.mjs";
@@ -46,32 +45,6 @@ async function taskStores() {
   // Each host its own prefix: two hosts on one Redis would otherwise share their tasks.
   stores.redis = () => hostModule.createRedisTaskStore({ url: redis.url, prefix: `skillport-bench-${++hosts}:` });
   return { stores, stop: () => redis.child.kill("SIGKILL") };
-}
-
-/** A redis-server on a free loopback port, without persistence. */
-async function startRedis() {
-  const port = await new Promise((resolve, reject) => {
-    const server = createServer().listen(0, "127.0.0.1", () => {
-      const { port } = server.address();
-      server.close(() => resolve(port));
-    });
-    server.once("error", reject);
-  });
-  const child = spawn(
-    "redis-server",
-    ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"],
-    { stdio: ["ignore", "pipe", "pipe"] },
-  );
-  await new Promise((resolve, reject) => {
-    let out = "";
-    child.stdout.on("data", (d) => {
-      out += d;
-      if (out.includes("Ready to accept connections")) resolve();
-    });
-    child.once("error", (error) => reject(new Error(`redis-server could not start (${error.message})`)));
-    child.once("exit", (code) => reject(new Error(`redis-server exited with ${code}:\n${out}`)));
-  });
-  return { url: `redis://127.0.0.1:${port}/0`, child };
 }
 
 /** A host over the bench's echo skill; `immediateMs` 0 makes a task of every echo_task call. */

@@ -8,7 +8,7 @@ import type { AddressInfo } from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { CHROMIUM, hasTool, missingTool, skipWithout } from "@skillport/test-utils";
+import { CHROMIUM, CHROMIUM_FLAGS, hasTool, missingTool, skipWithout } from "@skillport/test-utils";
 import { build } from "esbuild";
 import { chromium } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -16,17 +16,6 @@ import type { Scratch, ServedHttp } from "./helpers.js";
 import { notesManifest, scratch, serveHttp } from "./helpers.js";
 
 const ENTRY = fileURLToPath(new URL("../dist/index.js", import.meta.url));
-const FLAGS = [
-  "--headless",
-  "--no-sandbox",
-  "--disable-gpu",
-  "--disable-quic",
-  "--no-first-run",
-  "--disable-background-networking",
-  "--disable-component-update",
-  "--disable-sync",
-];
-
 /** The browser entry as one ES module for a browser, and every module it pulled in. */
 async function bundleBrowserEntry() {
   const result = await build({
@@ -107,7 +96,7 @@ document.title = "ready";
       const context = await chromium.launchPersistentContext(profile, {
         executablePath: CHROMIUM,
         headless: true,
-        args: FLAGS,
+        args: [...CHROMIUM_FLAGS],
       });
       try {
         const tab = await context.newPage();

@@ -7,7 +7,7 @@ export type { LineEnds, LinePipe, Message } from "./line-pipe.js";
 export { linePipe } from "./line-pipe.js";
 export { jsonLineIn, linesOf, untilLines } from "./lines.js";
 export type { Tool } from "./needs.js";
-export { CHROMIUM, CI, hasTool, missingTool, SKIPS_FILE_VARIABLE, skipWithout } from "./needs.js";
+export { CHROMIUM, CHROMIUM_FLAGS, CI, hasTool, missingTool, SKIPS_FILE_VARIABLE, skipWithout } from "./needs.js";
 export type {
   AuthorizationServer,
   AuthorizationServerOptions,

@@ -17,6 +17,18 @@ export const SKIPS_FILE_VARIABLE = "SKILLPORT_TEST_SKIPS";
 /** Where Debian's chromium lives (the client's browser test drives it; nothing downloads a browser). */
 export const CHROMIUM = "/usr/bin/chromium";
 
+/** How the tests launch it: headless, quiet, no network of its own beyond the pages they open. */
+export const CHROMIUM_FLAGS: readonly string[] = [
+  "--headless",
+  "--no-sandbox",
+  "--disable-gpu",
+  "--disable-quic",
+  "--no-first-run",
+  "--disable-background-networking",
+  "--disable-component-update",
+  "--disable-sync",
+];
+
 /**
  * Whether `tool` runs here. bubblewrap must be able to make its namespaces, not only be installed (a container may
  * refuse them); give `available` where the test has its own, finer probe (core's `sandboxAvailable()`).

@@ -3,6 +3,7 @@
 import type { AuthorizationServer, ProtectedMcpServer } from "@skillport/test-utils";
 import {
   CHROMIUM,
+  CHROMIUM_FLAGS,
   hasTool,
   missingTool,
   skipWithout,
@@ -15,17 +16,6 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ConnectionsServer } from "./connections-helpers.js";
 import { fingerprint, startConnectionsServer } from "./connections-helpers.js";
 
-const FLAGS = [
-  "--headless",
-  "--no-sandbox",
-  "--disable-gpu",
-  "--disable-quic",
-  "--no-first-run",
-  "--disable-background-networking",
-  "--disable-component-update",
-  "--disable-sync",
-];
-
 describe.skipIf(skipWithout("chromium"))("the connections page in headless Chromium", () => {
   let server: ConnectionsServer;
   let browser: Browser;
@@ -34,7 +24,7 @@ describe.skipIf(skipWithout("chromium"))("the connections page in headless Chrom
     // Here only in CI (where a missing browser is not skipped): say so, not how launching it failed.
     if (!hasTool("chromium")) throw missingTool("chromium");
     server = await startConnectionsServer({ label: "GitHub" });
-    browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: FLAGS });
+    browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: [...CHROMIUM_FLAGS] });
   });
   afterAll(async () => {
     await browser?.close();
@@ -106,7 +96,7 @@ describe.skipIf(skipWithout("chromium"))("connecting through OAuth in headless C
     // callback is a cross-site navigation that must still carry the SameSite=Lax session cookie.
     page = server.origin.replace("127.0.0.1", "localhost");
     (server.host.credentials as NonNullable<typeof server.host.credentials>).baseUrl = page;
-    browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: FLAGS });
+    browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: [...CHROMIUM_FLAGS] });
   });
   afterAll(async () => {
     await browser?.close();
