@@ -89,6 +89,28 @@ describe("Host.reload", () => {
     expect((await client.listTools()).tools.map((t) => t.name)).toEqual(["w.wait"]);
   });
 
+  it("lets go of a connection's swap listener once the connection closed", async () => {
+    const { host } = await reloadable();
+    const live = new Set<unknown>();
+    const onSwap = host.onSwap.bind(host);
+    host.onSwap = (listener) => {
+      const off = onSwap(listener);
+      live.add(listener);
+      return () => {
+        live.delete(listener);
+        return off();
+      };
+    };
+    const before = live.size;
+    for (let i = 0; i < 3; i++) {
+      const client = new Client({ name: "short-lived", version: "0.0.0" });
+      await client.connect(await connectInMemory(host));
+      expect(live.size).toBe(before + 1);
+      await client.close();
+      expect(live.size).toBe(before);
+    }
+  });
+
   it("is not declared by a host that does not reload: its servers say listChanged false", async () => {
     const host = await createHost({
       manifest: manifestOf({ name: "n", version: "1.0.0", skills: [] }),

@@ -100,19 +100,30 @@ export function createServerFactory(
   const toolsChanged = () => {
     for (const server of open) server.sendToolListChanged().catch(() => undefined);
   };
-  let unsubscribe = host.registry.subscribe(toolsChanged);
-  if (host.reloadable) {
-    host.onSwap(({ previous, current: next }) => {
+  // Listening to the table only while a server is open: a factory made per connection (connectInMemory) lets go of
+  // the host once its connection closed.
+  let detach: (() => void) | undefined;
+  const attach = () => {
+    if (detach !== undefined) return;
+    let unsubscribe = host.registry.subscribe(toolsChanged);
+    const offSwap = host.reloadable
+      ? host.onSwap(({ previous, current: next }) => {
+          unsubscribe();
+          unsubscribe = next.subscribe(toolsChanged);
+          toolsChanged();
+          const { resources, prompts } = listsChanged({ previous, current: next });
+          for (const server of open) {
+            if (resources) server.sendResourceListChanged().catch(() => undefined);
+            if (prompts) server.sendPromptListChanged().catch(() => undefined);
+          }
+        })
+      : undefined;
+    detach = () => {
       unsubscribe();
-      unsubscribe = next.subscribe(toolsChanged);
-      toolsChanged();
-      const { resources, prompts } = listsChanged({ previous, current: next });
-      for (const server of open) {
-        if (resources) server.sendResourceListChanged().catch(() => undefined);
-        if (prompts) server.sendPromptListChanged().catch(() => undefined);
-      }
-    });
-  }
+      offSwap?.();
+      detach = undefined;
+    };
+  };
 
   return (requestContext) => {
     const caller = callerOf?.(requestContext);
@@ -120,7 +131,11 @@ export function createServerFactory(
     const server = new Server(info, { capabilities, instructions: current().instructions });
     if (changes && announce) {
       open.add(server);
-      server.onclose = () => open.delete(server);
+      attach();
+      server.onclose = () => {
+        open.delete(server);
+        if (open.size === 0) detach?.();
+      };
     }
     const base = (ctx: ServerContext) => optionsOf(connectionOf(server, ctx, caller, overHttp));
     // Traced, a request other than tools/call (which the tools core traces) has a span of its own.
