@@ -149,7 +149,15 @@ describe("OAuth per caller to an upstream MCP server", () => {
     const calls = Array.from({ length: 100 }, (_, i) =>
       i % 2 === 0 ? { sub: "alice", client: alice } : { sub: "bob", client: bob },
     );
-    const answered = await Promise.all(calls.map(async ({ sub, client }) => ({ sub, answer: await whoami(client) })));
+    // Ten at a time: within the server's concurrency and queue (8 and 64) however slow the machine is.
+    const answered = [];
+    for (let at = 0; at < calls.length; at += 10) {
+      answered.push(
+        ...(await Promise.all(
+          calls.slice(at, at + 10).map(async ({ sub, client }) => ({ sub, answer: await whoami(client) })),
+        )),
+      );
+    }
     for (const { sub, answer } of answered)
       expect(answer, JSON.stringify(answer).slice(0, 400)).toMatchObject({ ok: true, data: { sub } });
     await alice.close();
