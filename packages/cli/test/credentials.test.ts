@@ -58,26 +58,6 @@ function manifestOf(keys: { id: string; env: string }[], store: unknown = { file
   };
 }
 
-/** The built CLI with `input` on its stdin. */
-function runWithStdin(args: string[], cwd: string, input: string, env: Record<string, string | undefined>) {
-  return new Promise<Ran>((resolve, reject) => {
-    const merged: Record<string, string | undefined> = { ...process.env, ...env };
-    for (const [name, value] of Object.entries(env)) if (value === undefined) delete merged[name];
-    const child = spawn(process.execPath, [CLI, ...args], { cwd, env: merged, stdio: ["pipe", "pipe", "pipe"] });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (d: Buffer) => {
-      stdout += d.toString();
-    });
-    child.stderr.on("data", (d: Buffer) => {
-      stderr += d.toString();
-    });
-    child.on("error", reject);
-    child.on("close", (code) => resolve({ code, stdout, stderr }));
-    child.stdin.end(input);
-  });
-}
-
 /** util-linux's `script`: runs a command on a pseudo-terminal, as an operator's shell would. */
 const hasScript = spawnSync("script", ["--version"]).status === 0;
 
@@ -133,11 +113,11 @@ describe("skillport credentials over a file store", () => {
   afterAll(() => ws.dispose());
 
   it("sets a caller's token from stdin and from a variable, and lists them without their values", async () => {
-    const fromStdin = await runWithStdin(
+    const fromStdin = await runCli(
       ["credentials", "set", "who.token", "--caller", "token:alice", "--manifest", manifest],
       ws.dir,
-      `${ALICE_TOKEN}\n`,
       ENV,
+      `${ALICE_TOKEN}\n`,
     );
     expect(fromStdin.code, fromStdin.stderr).toBe(0);
     expect(fromStdin.stdout).toContain(`saved token:alice's token for who.token`);
@@ -371,11 +351,11 @@ describe.skipIf(skipWithout("redis-server"))("skillport credentials over the sta
   it("keeps records in Redis, where a host sharing that state uses them", async () => {
     const manifest = await ws.writeManifest(manifestOf([{ id: "k", env: "KEY_NEW" }], "state"), "redis.manifest.json");
     const env = { ...ENV, SKILLPORT_STATE_URL: redis.url };
-    const set = await runWithStdin(
+    const set = await runCli(
       ["credentials", "set", "who.token", "--caller", "token:alice", "--manifest", manifest],
       ws.dir,
-      ALICE_TOKEN,
       env,
+      ALICE_TOKEN,
     );
     expect(set.code, set.stderr).toBe(0);
     expect(set.stdout).toContain("Redis");

@@ -49,24 +49,36 @@ export interface Ran {
   stderr: string;
 }
 
-/** Runs the built CLI to completion; `env` adds to this process's environment (undefined removes a variable). */
-export function runCli(args: string[], cwd: string, env: Record<string, string | undefined> = {}): Promise<Ran> {
-  return runNode(CLI, args, cwd, env);
+/**
+ * Runs the built CLI to completion; `env` adds to this process's environment (undefined removes a variable); `input`,
+ * when given, is its stdin.
+ */
+export function runCli(
+  args: string[],
+  cwd: string,
+  env: Record<string, string | undefined> = {},
+  input?: string,
+): Promise<Ran> {
+  return runNode(CLI, args, cwd, env, input);
 }
 
-/** Runs a Node script to completion, its stdout and stderr kept apart. */
+/** Runs a Node script to completion, its stdout and stderr kept apart; `input`, when given, is its stdin. */
 export function runNode(
   file: string,
   args: string[],
   cwd: string,
   env: Record<string, string | undefined> = {},
+  input?: string,
 ): Promise<Ran> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [file, ...args], {
       cwd,
       env: withEnv(env),
-      stdio: ["ignore", "pipe", "pipe"],
+      stdio: ["pipe", "pipe", "pipe"],
     });
+    // Without input, stdin is at its end at once, as from /dev/null; a child that exits first needs none of it.
+    child.stdin.on("error", () => undefined);
+    child.stdin.end(input ?? "");
     let stdout = "";
     let stderr = "";
     child.stdout.on("data", (d: Buffer) => {
