@@ -18,37 +18,28 @@ const BEARER = { alice: "alice-bearer-0123456789abcdef", bob: "bob-bearer-012345
 /** The first hex characters of a token's SHA-256: what the skill answers, so a test knows whose token it ran with. */
 export const fingerprint = (token: string) => createHash("sha256").update(token).digest("hex").slice(0, 12);
 
-/** A skill whose one tool needs each caller's own token and answers its fingerprint. */
-const register = defineSkill({
-  name: "gh",
-  credentials: { token: { description: "a personal token", required: true } },
-  tools: [
-    defineTool({
-      name: "whoami",
-      title: "Who am I",
-      description: "Answers the fingerprint of the caller's token.",
-      risk: "read_only",
-      input: { type: "object", properties: {}, additionalProperties: false },
-      run: (_p, ctx) => ({ fingerprint: fingerprint(ctx.token ?? "") }),
-    }),
-  ],
-});
+/** A skill named `name` whose one tool needs each caller's own credential and answers its fingerprint. */
+const fingerprintSkill = (name: string, credential: string) =>
+  defineSkill({
+    name,
+    credentials: { token: { description: credential, required: true } },
+    tools: [
+      defineTool({
+        name: "whoami",
+        title: "Who am I",
+        description: "Answers the fingerprint of the caller's token.",
+        risk: "read_only",
+        input: { type: "object", properties: {}, additionalProperties: false },
+        run: (_p, ctx) => ({ fingerprint: fingerprint(ctx.token ?? "") }),
+      }),
+    ],
+  });
 
-/** A skill whose one tool needs each caller's own credential, connected through OAuth. */
-const registerDrive = defineSkill({
-  name: "drive",
-  credentials: { token: { description: "an OAuth access token", required: true } },
-  tools: [
-    defineTool({
-      name: "whoami",
-      title: "Who am I",
-      description: "Answers the fingerprint of the caller's token.",
-      risk: "read_only",
-      input: { type: "object", properties: {}, additionalProperties: false },
-      run: (_p, ctx) => ({ fingerprint: fingerprint(ctx.token ?? "") }),
-    }),
-  ],
-});
+/** A personal token per caller. */
+const register = fingerprintSkill("gh", "a personal token");
+
+/** Connected through OAuth. */
+const registerDrive = fingerprintSkill("drive", "an OAuth access token");
 
 /** A loopback server over a host whose skill `gh` has a per-caller token slot `gh.token`. */
 export interface ConnectionsServer {
