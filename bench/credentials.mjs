@@ -81,7 +81,7 @@ const row = (label, store, r, target) =>
   `| ${label} | ${store} | ${ms(r.plain)} | ${ms(r.own)} | **${ms(r.own - r.plain)}** | ${ms(r.control - r.plain)} | ${target === undefined ? "see below" : `< ${target}${r.own - r.plain < target ? " ✔" : " ✖"}`} |`;
 const report = `${HEADING}
 
-\`pnpm bench\` (bench/credentials.mjs) — the echo tool of bench/skill-token-echo as two instances of one host: one given
+\`pnpm bench\` (bench/credentials.mjs) — the echo tool of bench/skill-echo as two instances of one host: one given
 the host's own token (\`{ "env": … }\`), one whose token each caller brings (\`{ "perCaller": true }\`), called one at a
 time as the same caller (\`token:bench\`, whose token \`skillport credentials set\` stored). The difference of their
 p50 latencies is what resolving the caller's credential costs a call. **Redis**: the records in the state's Redis (a
@@ -224,10 +224,10 @@ function manifestOf(store) {
     name: "bench-credentials",
     version: "1.0.0",
     skills: [
-      { path: path.join(HERE, "skill-token-echo"), mcp: "plain", credentials: { token: { env: "BENCH_SHARED" } } },
-      { path: path.join(HERE, "skill-token-echo"), mcp: "own", credentials: { token: { perCaller: true } } },
+      { path: path.join(HERE, "skill-echo"), mcp: "plain", credentials: { token: { env: "BENCH_SHARED" } } },
+      { path: path.join(HERE, "skill-echo"), mcp: "own", credentials: { token: { perCaller: true } } },
       // A second instance given the host's own token: its difference from the first is the run's own noise.
-      { path: path.join(HERE, "skill-token-echo"), mcp: "control", credentials: { token: { env: "BENCH_SHARED" } } },
+      { path: path.join(HERE, "skill-echo"), mcp: "control", credentials: { token: { env: "BENCH_SHARED" } } },
     ],
     credentials: { keys: [{ id: "k1", env: "BENCH_KEY" }], store },
     http: {

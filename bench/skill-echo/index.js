@@ -1,8 +1,10 @@
-// The benchmark's tool: echo a string back, with the same input schema the raw SDK server declares.
+// The benchmark's tool: echo a string back, with the same input schema the raw SDK server declares. Its optional
+// token is for bench/credentials.mjs, which gives one instance the host's token and another each caller's own.
 import { defineSkill, defineTool } from "@skillport/core";
 
 export const register = defineSkill({
   name: "bench",
+  credentials: { token: { description: "a token the call gets (unused)", required: false } },
   tools: [
     defineTool({
       name: "echo",

@@ -58,6 +58,27 @@ describe("servers in the manifest", () => {
     ]);
   });
 
+  it("refuses a caller's credential where the server cannot take it: a program's in a variable, a remote one's in a header", () => {
+    const problems = problemsOf({
+      skills: [],
+      servers: [
+        { mcp: "a", command: "x", auth: { perCaller: "token" } },
+        { mcp: "b", command: "x", auth: { perCaller: "oauth" } },
+        { mcp: "c", url: "https://a.example/mcp", auth: { perCaller: "token", env: "API_TOKEN" } },
+        { mcp: "d", command: "x", auth: { perCaller: "token", env: "API_TOKEN" } },
+        { mcp: "e", url: "https://a.example/mcp", auth: { perCaller: "oauth" } },
+      ],
+      credentials: { keys: [{ id: "1", env: "KEY" }] },
+    });
+    const program =
+      'a "command" server gets each caller\'s token in a variable of its process: write { "perCaller": "token", "env": "NAME" }';
+    expect(problems).toEqual([
+      `servers[0].auth: ${program}`,
+      `servers[1].auth: ${program}`,
+      'servers[2].auth.env: a "url" server gets the caller\'s token in a header (auth.header), not a variable',
+    ]);
+  });
+
   it("refuses a ${NAME} in a program's command, args or cwd, naming each field and the fix; env, headers and url read them", () => {
     const problems = problemsOf({
       skills: [],

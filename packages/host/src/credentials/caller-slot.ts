@@ -33,6 +33,11 @@ export interface OAuthTarget {
    * authorization server's RFC 8414 metadata), or an authorization server's issuer.
    */
   readonly serverUrl: string;
+  /**
+   * Which `serverUrl` is: an MCP server (a `servers` entry: discovery starts at its protected resource metadata) or
+   * an authorization server (a skill credential's `oauth.issuer`: discovery starts at its own metadata).
+   */
+  readonly kind: "mcp-server" | "authorization-server";
   /** A client registered beforehand; without it the host registers itself (RFC 7591). */
   readonly clientId?: string;
   readonly clientSecret?: string;

@@ -1,13 +1,15 @@
 import { randomBytes } from "node:crypto";
+import type { CallerSlot, OAuthTarget } from "./caller-slot.js";
+import { CONNECT_PATHS } from "./connect-paths.js";
 import type {
   OAuthClientMetadata,
   OAuthClientProvider,
   OAuthDiscoveryState,
+  OAuthSdk,
   OAuthTokens,
   StoredOAuthClientInformation,
-} from "@modelcontextprotocol/client";
-import type { CallerSlot, OAuthTarget } from "./caller-slot.js";
-import { CONNECT_PATHS } from "./connect-paths.js";
+} from "./oauth-sdk.js";
+import { oauthSdk as sdk } from "./oauth-sdk.js";
 import type { Refresh } from "./resolve-credentials.js";
 import type { KeptCredential, Vault } from "./vault.js";
 
@@ -142,7 +144,7 @@ export function createOAuthConnections(options: OAuthConnectionsOptions): OAuthC
       state: randomBytes(32).toString("base64url"),
       redirectUrl: `${base}${CONNECT_PATHS.callback}`,
       // A skill names an authorization server's issuer: discovery starts there, not at protected resource metadata.
-      ...(namesIssuer(slot) ? { discovery: { authorizationServerUrl: target.serverUrl } } : {}),
+      ...(target.kind === "authorization-server" ? { discovery: { authorizationServerUrl: target.serverUrl } } : {}),
     };
     const { auth } = await sdk();
     // One flow of a slot at a time registers the host, so callers starting together share one registration.
@@ -277,16 +279,6 @@ export function createOAuthConnections(options: OAuthConnectionsOptions): OAuthC
 const FLOW = "flow:";
 const CLIENT = "client:";
 
-type Sdk = typeof import("@modelcontextprotocol/client");
-
-let loaded: Promise<Sdk> | undefined;
-
-/** The MCP SDK client, imported when a slot first connects through OAuth. */
-function sdk(): Promise<Sdk> {
-  loaded ??= import("@modelcontextprotocol/client");
-  return loaded;
-}
-
 /** One authorization code flow, from `start` to its callback. */
 interface Flow {
   slot: string;
@@ -312,11 +304,6 @@ function targetOf(slot: CallerSlot): OAuthTarget {
     throw new Error(`${slot.label} (${slot.where}) is not connected through OAuth`);
   }
   return slot.oauth;
-}
-
-/** A skill credential's `oauth.issuer` is an authorization server; a server entry's URL is an MCP server. */
-function namesIssuer(slot: CallerSlot): boolean {
-  return slot.where.startsWith("skills[");
 }
 
 function sameIssuer(a: string, b: string): boolean {
@@ -349,7 +336,7 @@ function keptOf(
 }
 
 /** Why a callback's code was refused, naming the OAuth error (never the code, the response or a token). */
-function refusal(sdkModule: Sdk, slot: CallerSlot, error: unknown): string {
+function refusal(sdkModule: OAuthSdk, slot: CallerSlot, error: unknown): string {
   if (error instanceof sdkModule.IssuerMismatchError) {
     return `${slot.label}: the callback names another authorization server than the one you signed in at (RFC 9207); connect again`;
   }

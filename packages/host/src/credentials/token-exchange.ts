@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
-import type { AuthorizationServerMetadata, OAuthClientProvider, OAuthTokens } from "@modelcontextprotocol/client";
 import type { CallerSlot } from "./caller-slot.js";
+import type { AuthorizationServerMetadata, OAuthClientProvider, OAuthSdk, OAuthTokens } from "./oauth-sdk.js";
+import { oauthSdk as sdk } from "./oauth-sdk.js";
 import type { Exchange } from "./resolve-credentials.js";
 
 /** What {@link createTokenExchange} needs; every field has a default. */
@@ -32,7 +33,7 @@ export function createTokenExchange(options: TokenExchangeOptions = {}): Exchang
   const cached = new Map<string, { token: string; freshUntil: number }>();
   const running = new Map<string, ReturnType<Exchange>>();
 
-  function metadataOf(sdkModule: Sdk, issuer: string) {
+  function metadataOf(sdkModule: OAuthSdk, issuer: string) {
     let found = metadata.get(issuer);
     if (found === undefined) {
       found = sdkModule.discoverAuthorizationServerMetadata(issuer);
@@ -95,16 +96,6 @@ export function createTokenExchange(options: TokenExchangeOptions = {}): Exchang
 
 const TOKEN_EXCHANGE = "urn:ietf:params:oauth:grant-type:token-exchange";
 const ACCESS_TOKEN = "urn:ietf:params:oauth:token-type:access_token";
-
-type Sdk = typeof import("@modelcontextprotocol/client");
-
-let loaded: Promise<Sdk> | undefined;
-
-/** The MCP SDK client, imported when a caller's token is first exchanged. */
-function sdk(): Promise<Sdk> {
-  loaded ??= import("@modelcontextprotocol/client");
-  return loaded;
-}
 
 /** The SDK's client for one exchange: a confidential client whose token request is RFC 8693's. */
 function exchangeClient(

@@ -280,6 +280,7 @@ function serverProblems(servers: readonly ServerEntry[]): string[] {
     if (entry.command !== undefined && entry.headers !== undefined) {
       problems.push(`${where}.headers: only a "url" server takes headers; give a program its secrets in env`);
     }
+    problems.push(...authProblems(entry, where));
     const { include, exclude } = entry.tools ?? {};
     if (include !== undefined && exclude !== undefined) {
       problems.push(`${where}.tools: use "include" or "exclude", not both`);
@@ -288,6 +289,24 @@ function serverProblems(servers: readonly ServerEntry[]): string[] {
     ids.add(entry.mcp);
   }
   return problems;
+}
+
+/**
+ * A server's `auth` where its kind of server can use it: a program gets each caller's token in a variable of its own
+ * process (`"perCaller": "token"` with `env`); a remote server in a header, never in a variable.
+ */
+function authProblems(entry: ServerEntry, where: string): string[] {
+  const { auth } = entry;
+  if (auth === undefined) return [];
+  if (entry.command !== undefined && (auth.perCaller !== "token" || auth.env === undefined)) {
+    return [
+      `${where}.auth: a "command" server gets each caller's token in a variable of its process: write { "perCaller": "token", "env": "NAME" }`,
+    ];
+  }
+  if (entry.url !== undefined && auth.perCaller === "token" && auth.env !== undefined) {
+    return [`${where}.auth.env: a "url" server gets the caller's token in a header (auth.header), not a variable`];
+  }
+  return [];
 }
 
 /**

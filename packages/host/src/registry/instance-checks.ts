@@ -97,6 +97,7 @@ async function callerSlotOf(
     fallback,
     oauth: {
       serverUrl: oauth.issuer,
+      kind: "authorization-server",
       ...(oauth.clientId === undefined ? {} : { clientId: oauth.clientId }),
       ...(clientSecret === undefined ? {} : { clientSecret }),
       ...(oauth.scopes === undefined ? {} : { scopes: oauth.scopes }),

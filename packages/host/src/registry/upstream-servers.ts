@@ -192,6 +192,7 @@ async function serverSlot(
     const clientSecret = await read(auth.clientSecret, "clientSecret");
     const oauth: OAuthTarget = {
       serverUrl: entry.url ?? "",
+      kind: "mcp-server",
       ...(auth.clientId === undefined ? {} : { clientId: auth.clientId }),
       ...(clientSecret === undefined ? {} : { clientSecret }),
       ...(auth.scopes === undefined ? {} : { scopes: auth.scopes }),

@@ -203,7 +203,7 @@ describe("OAuth per caller to an upstream MCP server", () => {
   });
 
   it("says which slot cannot start a connection when its authorization server cannot be reached", async () => {
-    const away: CallerSlot = { ...slot, oauth: { serverUrl: "http://127.0.0.1:9/mcp" } };
+    const away: CallerSlot = { ...slot, oauth: { serverUrl: "http://127.0.0.1:9/mcp", kind: "mcp-server" } };
     await expect(credentials.oauth.start(away, "jwt:alice")).rejects.toThrow(
       /the server "up": the authorization server of http:\/\/127\.0\.0\.1:9\/mcp could not be reached; check servers\[0\]\.auth/,
     );
