@@ -50,8 +50,10 @@ export function createConnectLinks(options: {
     const [body = "", keyId = "", mac = ""] = parts;
     const key = keyring.deriveWith(keyId, PURPOSE);
     if (key === undefined) return "forged";
-    const given = Buffer.from(mac, "base64url");
-    const expected = sign(key, `${body}.${keyId}`);
+    // Compared as written, not decoded: base64's last character has bits a decoder ignores, so another spelling of
+    // the same signature would pass a comparison of bytes.
+    const given = Buffer.from(mac);
+    const expected = Buffer.from(sign(key, `${body}.${keyId}`).toString("base64url"));
     if (given.length !== expected.length || !timingSafeEqual(given, expected)) return "forged";
     let link: ConnectLink;
     try {

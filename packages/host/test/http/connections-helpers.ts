@@ -4,7 +4,6 @@ import os from "node:os";
 import path from "node:path";
 import type { Client } from "@modelcontextprotocol/client";
 import { defineSkill, defineTool } from "@skillport/core";
-import type { OAuthConnections } from "../../src/credentials/oauth-connect.js";
 import type { Host } from "../../src/host.js";
 import { createHost } from "../../src/host.js";
 import type { HttpServing } from "../../src/mcp/serve-http.js";
@@ -151,19 +150,6 @@ export async function startConnectionsServer(
       await host.close();
       await rm(dir, { recursive: true, force: true });
     },
-  };
-}
-
-/**
- * Puts `oauth` (a stand-in, or undefined for none) in place of the host's OAuth connections, and answers what puts
- * the host's own back.
- */
-export function swapOAuth(host: Host, oauth: OAuthConnections | undefined): () => void {
-  const credentials = host.credentials as { oauth?: OAuthConnections | undefined };
-  const own = credentials.oauth;
-  credentials.oauth = oauth;
-  return () => {
-    credentials.oauth = own;
   };
 }
 

@@ -89,14 +89,6 @@ export const startConnection: Step = async (context, request) => {
   if (slot.via === "exchange") {
     return messagePage(400, "Nothing to connect", `${slot.label} uses your own sign-in, exchanged when you call.`);
   }
-  if (credentials.oauth === undefined) {
-    return messagePage(
-      501,
-      "OAuth not available",
-      `${slot.label} connects through OAuth, which this host cannot run yet.`,
-      "Ask the host's operator; meanwhile its fallback, if any, is used.",
-    );
-  }
   try {
     const { authorizationUrl } = await credentials.oauth.start(slot, session.caller);
     return seeOther(authorizationUrl);
@@ -161,7 +153,7 @@ export const finishOAuth: Step = async ({ credentials, sessions, redactor, logge
   }
   const state = query.get("state");
   const code = query.get("code");
-  if (state === null || code === null || credentials.oauth === undefined) {
+  if (state === null || code === null) {
     return messagePage(400, "Not connected", "This is not an answer to a connection started here.");
   }
   const finished = await credentials.oauth.finish({ state, code, iss: query.get("iss") ?? undefined }, session.caller);

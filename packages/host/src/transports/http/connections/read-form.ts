@@ -1,3 +1,4 @@
+import { readAtMost } from "../guards/body.js";
 import { messagePage } from "./connection-pages.js";
 
 /** The largest form the connections page accepts (a personal token and two ids), in bytes. */
@@ -19,22 +20,9 @@ export async function readForm(request: Request): Promise<URLSearchParams | Resp
   }
   const declared = Number(request.headers.get("content-length") ?? "0");
   if (declared > MAX_FORM_BYTES) return tooLarge();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  if (request.body !== null) {
-    const reader = request.body.getReader();
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      size += value.byteLength;
-      if (size > MAX_FORM_BYTES) {
-        await reader.cancel().catch(() => undefined);
-        return tooLarge();
-      }
-      chunks.push(value);
-    }
-  }
-  return new URLSearchParams(Buffer.concat(chunks).toString("utf8"));
+  const bytes = await readAtMost(request.body, MAX_FORM_BYTES);
+  if (bytes === undefined) return tooLarge();
+  return new URLSearchParams(new TextDecoder().decode(bytes));
 }
 
 // --- internal ---

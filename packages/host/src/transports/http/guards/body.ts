@@ -24,10 +24,16 @@ export function bodyGuard(maxBytes: number): Guard {
   };
 }
 
-// --- internal ---
-
-/** The whole stream, or undefined as soon as it holds more than `maxBytes` (the stream is then cancelled). */
-async function readAtMost(body: ReadableStream<Uint8Array> | null, maxBytes: number): Promise<Uint8Array | undefined> {
+/**
+ * The whole stream, or undefined as soon as it holds more than `maxBytes` (the stream is then cancelled).
+ *
+ * @example
+ * const bytes = await readAtMost(request.body, 16_384); // undefined: too large
+ */
+export async function readAtMost(
+  body: ReadableStream<Uint8Array> | null,
+  maxBytes: number,
+): Promise<Uint8Array | undefined> {
   if (body === null) return new Uint8Array(0);
   const reader = body.getReader();
   const chunks: Uint8Array[] = [];
@@ -51,6 +57,8 @@ async function readAtMost(body: ReadableStream<Uint8Array> | null, maxBytes: num
   }
   return bytes;
 }
+
+// --- internal ---
 
 function parseJson(bytes: Uint8Array): RequestBody["json"] {
   if (bytes.byteLength === 0) return undefined;
