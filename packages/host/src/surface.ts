@@ -24,6 +24,8 @@ export { upstreamRisk } from "./entries/upstream-pin.js";
 export type { ClosestNamesOptions } from "./errors/closest-names.js";
 export { closestNames } from "./errors/closest-names.js";
 export { parseManifestText } from "./manifest/manifest-text.js";
+export type { SecretReading } from "./manifest/read-secret.js";
+export { readSecret } from "./manifest/read-secret.js";
 export { createRedactor } from "./redaction/redactor.js";
 export { discoveryListings, listedTools } from "./registry/discovery-listings.js";
 export type { InstanceConfig, InstanceConfigOptions } from "./registry/instance-config.js";

@@ -1,8 +1,8 @@
-import { readFile } from "node:fs/promises";
 import path from "node:path";
 import type { LoadedManifest } from "@skillport/host";
 import { loadManifest } from "@skillport/host";
 import type { KeptCredentialInfo } from "@skillport/host/surface";
+import { readSecret } from "@skillport/host/surface";
 import type { ManifestSlot } from "../caller-slots.js";
 import { manifestSlots } from "../caller-slots.js";
 import { count } from "../count.js";
@@ -175,17 +175,21 @@ async function readValue(options: CredentialsOptions, what: string): Promise<str
   if (options.fromEnv !== undefined && options.fromFile !== undefined) {
     throw new Error("give --from-env or --from-file, not both (or neither, to read stdin)");
   }
-  if (options.fromEnv !== undefined) {
-    const value = process.env[options.fromEnv];
-    if (value === undefined) throw new Error(`--from-env: the variable ${options.fromEnv} is not set`);
-    return value.trim();
-  }
-  if (options.fromFile !== undefined) {
-    try {
-      return (await readFile(options.fromFile, "utf8")).trim();
-    } catch (error) {
-      throw new Error(`--from-file: cannot read ${options.fromFile} (${messageOf(error)})`);
-    }
+  const source =
+    options.fromEnv !== undefined
+      ? { env: options.fromEnv }
+      : options.fromFile !== undefined
+        ? { file: options.fromFile }
+        : undefined;
+  if (source !== undefined) {
+    // As the host reads a manifest's secrets: trimmed, a file relative to here.
+    const reading = await readSecret(source, process.cwd());
+    if (reading.value !== undefined) return reading.value;
+    if (reading.missing === "empty") return "";
+    const flag = "env" in source ? "--from-env" : "--from-file";
+    throw new Error(
+      `${flag}: ${reading.where} is ${reading.missing === "unreadable" ? `unreadable (${reading.code})` : "not set"}`,
+    );
   }
   if (process.stdin.isTTY) return readHidden(`${what} (not shown as you type): `);
   const chunks: Buffer[] = [];
