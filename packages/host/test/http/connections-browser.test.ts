@@ -34,15 +34,8 @@ describe.skipIf(skipWithout("chromium"))("the connections page in headless Chrom
   it("opens alice's link, saves her personal token, and her next MCP call runs with it", async () => {
     const missing = await server.whoami("alice");
     expect(missing.code).toBe("CREDENTIALS_MISSING");
-    const context = await browser.newContext();
+    const { context, tab, reported } = await openTab(browser);
     try {
-      context.setDefaultTimeout(5_000);
-      const tab = await context.newPage();
-      const reported: string[] = [];
-      tab.on("console", (message) => {
-        if (message.type() === "error" || message.type() === "warning") reported.push(message.text());
-      });
-
       await tab.goto(missing.connectUrl as string);
       // Redirected at once: the link has left the address bar.
       expect(tab.url()).toBe(`${server.origin}/connections`);
@@ -108,14 +101,8 @@ describe.skipIf(skipWithout("chromium"))("connecting through OAuth in headless C
   it("opens alice's link, logs in at the authorization server on another site, comes back connected, and her call runs with it", async () => {
     const missing = await server.whoami("alice", "drive");
     expect(missing.code).toBe("CREDENTIALS_MISSING");
-    const context = await browser.newContext();
+    const { context, tab, reported } = await openTab(browser);
     try {
-      context.setDefaultTimeout(5_000);
-      const tab = await context.newPage();
-      const reported: string[] = [];
-      tab.on("console", (message) => {
-        if (message.type() === "error" || message.type() === "warning") reported.push(message.text());
-      });
       expect(missing.connectUrl?.startsWith(`${page}/connections/open?link=`)).toBe(true);
       await tab.goto(missing.connectUrl as string);
       await tab.getByRole("row", { name: /Drive/ }).getByRole("link", { name: "Connect" }).click();
@@ -138,6 +125,18 @@ describe.skipIf(skipWithout("chromium"))("connecting through OAuth in headless C
     expect((await server.whoami("bob", "drive")).code).toBe("CREDENTIALS_MISSING");
   });
 });
+
+/** A fresh browser context's tab, and the console errors and warnings its pages report. */
+async function openTab(browser: Browser) {
+  const context = await browser.newContext();
+  context.setDefaultTimeout(5_000);
+  const tab = await context.newPage();
+  const reported: string[] = [];
+  tab.on("console", (message) => {
+    if (message.type() === "error" || message.type() === "warning") reported.push(message.text());
+  });
+  return { context, tab, reported };
+}
 
 /** What the page has that this file uses (the tests compile without the DOM library). */
 interface PageGlobals {
