@@ -142,13 +142,7 @@ describe("skillport credentials over a file store", () => {
   });
 
   it("is used by a host for that caller, and only for that caller", async () => {
-    const host = await createHost({
-      manifest,
-      modules: { "skill-who": { register } },
-      lock: "off",
-      client: upstreamClient,
-      logger: createLogger({ level: "silent" }),
-    });
+    const host = await hostOf(manifest);
     try {
       const as = (id: string) => host.pipeline.call("who.token_digest", {}, { caller: { id, scopes: [] } });
       const alice = await as("token:alice");
@@ -174,13 +168,7 @@ describe("skillport credentials over a file store", () => {
     expect(ran.screen).toContain("token:erin's token for who.token (not shown as you type)");
     expect(ran.screen).toContain("saved token:erin's token");
     expect(ran.screen).not.toContain(typed);
-    const host = await createHost({
-      manifest,
-      modules: { "skill-who": { register } },
-      lock: "off",
-      client: upstreamClient,
-      logger: createLogger({ level: "silent" }),
-    });
+    const host = await hostOf(manifest);
     try {
       const outcome = await host.pipeline.call("who.token_digest", {}, { caller: { id: "token:erin", scopes: [] } });
       expect(outcome.envelope).toMatchObject({ ok: true, data: { digest: digest(typed) } });
@@ -366,13 +354,7 @@ describe.skipIf(skipWithout("redis-server"))("skillport credentials over the sta
     expectNoSecret(listed);
 
     process.env.SKILLPORT_STATE_URL = redis.url;
-    const host = await createHost({
-      manifest,
-      modules: { "skill-who": { register } },
-      lock: "off",
-      client: upstreamClient,
-      logger: createLogger({ level: "silent" }),
-    }).finally(() => {
+    const host = await hostOf(manifest).finally(() => {
       delete process.env.SKILLPORT_STATE_URL;
     });
     try {
@@ -389,3 +371,14 @@ describe.skipIf(skipWithout("redis-server"))("skillport credentials over the sta
     expect(removed.code, removed.stderr).toBe(0);
   });
 });
+
+/** A host over the test's manifest, its skill given in memory, as a replica serving it would be built. */
+function hostOf(manifest: string) {
+  return createHost({
+    manifest,
+    modules: { "skill-who": { register } },
+    lock: "off",
+    client: upstreamClient,
+    logger: createLogger({ level: "silent" }),
+  });
+}
