@@ -1,7 +1,6 @@
 // A command server (stdio) called per caller: each caller's token is the API_TOKEN variable of a process of their
-// own, never another caller's, and the host's listing process holds the host's own token.
+// own, never another caller's.
 import { createHash, randomBytes } from "node:crypto";
-import path from "node:path";
 import { fileURLToPath } from "node:url";
 import type { Client } from "@modelcontextprotocol/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
